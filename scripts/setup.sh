@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Installs everything attnseq needs on a Debian 12 machine, as root, idempotently:
+# Debian packages (Emscripten 3.1.6, wabt, doctest, clang for fuzzing, Chromium, a Hangul font),
+# the private header-only xsimd 13 (from Debian trixie, unpacked into third_party/, never installed
+# system-wide), and the npm dev dependencies. Fast when everything is already there.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+log() { printf '[setup] %s\n' "$*" >&2; }
+SUDO=""
+if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
+
+# --- Debian packages -------------------------------------------------------------------------
+PKGS=(emscripten wabt doctest-dev cmake g++ clang libclang-rt-14-dev llvm-14 chromium fonts-nanum ca-certificates)
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  log "installing Debian packages: ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get -o DPkg::Lock::Timeout=600 update -qq
+  $SUDO apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# --- xsimd 13, private ------------------------------------------------------------------------
+XSIMD_VER=13.2.0-1
+XDIR="$ROOT/third_party/xsimd"
+if [ ! -f "$XDIR/usr/include/xsimd/arch/xsimd_wasm.hpp" ]; then
+  log "fetching libxsimd-dev=$XSIMD_VER from Debian trixie (private apt state, system sources untouched)"
+  A="$ROOT/third_party/.apt"
+  mkdir -p "$A/lists/partial" "$A/cache/archives/partial"
+  echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian trixie main" > "$A/sources.list"
+  OPTS=(-o "Dir::Etc::SourceList=$A/sources.list" -o Dir::Etc::SourceParts=/dev/null
+        -o "Dir::State::Lists=$A/lists" -o "Dir::Cache=$A/cache" -o APT::Sandbox::User=root)
+  apt-get "${OPTS[@]}" update -qq
+  (cd "$A" && apt-get "${OPTS[@]}" download "libxsimd-dev=$XSIMD_VER" >/dev/null)
+  rm -rf "$XDIR"; mkdir -p "$XDIR"
+  dpkg -x "$A"/libxsimd-dev_*.deb "$XDIR"
+  rm -rf "$A"
+fi
+# doctest for the wasm build: a private copy, because -I/usr/include would pull glibc headers into wasm.
+DDIR="$ROOT/third_party/doctest/doctest"
+if [ ! -f "$DDIR/doctest.h" ]; then
+  mkdir -p "$DDIR"; cp /usr/include/doctest/doctest.h "$DDIR/doctest.h"
+fi
+
+# --- npm ----------------------------------------------------------------------------------------
+if [ -f package.json ]; then
+  if [ ! -d node_modules ] || [ package.json -nt node_modules/.setup-stamp ] || { [ -f package-lock.json ] && [ package-lock.json -nt node_modules/.setup-stamp ]; }; then
+    log "installing npm packages"
+    if [ -f package-lock.json ]; then npm ci --no-audit --no-fund --loglevel=error; else npm install --no-audit --no-fund --loglevel=error; fi
+    touch node_modules/.setup-stamp
+  fi
+fi
+log "ok"

@@ -1,0 +1,205 @@
+// `attnseq translate` and `attnseq info`: load a checkpoint, decode, print tokens and the alignment
+// as a shaded text heatmap (rows: target tokens, columns: source tokens) or as JSON.
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+
+#include "cli/commands.hpp"
+#include "decode/decode.hpp"
+#include "model/checkpoint.hpp"
+#include "model/json.hpp"
+#include "model/vocab.hpp"
+
+namespace attnseq::cli {
+namespace {
+
+struct Args {
+  std::string model, text, ids, prefix;
+  bool json = false, has_text = false;
+  DecodeOptions opt;
+};
+
+long parse_int(const std::string& flag, const std::string& v) {
+  std::size_t used = 0;
+  long x = 0;
+  try {
+    x = std::stol(v, &used);
+  } catch (...) {
+    used = 0;
+  }
+  if (used != v.size() || v.empty()) throw std::invalid_argument(flag + " expects an integer, got '" + v + "'");
+  return x;
+}
+
+float parse_float(const std::string& flag, const std::string& v) {
+  std::size_t used = 0;
+  float x = 0;
+  try {
+    x = std::stof(v, &used);
+  } catch (...) {
+    used = 0;
+  }
+  if (used != v.size() || v.empty()) throw std::invalid_argument(flag + " expects a number, got '" + v + "'");
+  return x;
+}
+
+Args parse(const std::vector<std::string>& a) {
+  Args r;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    auto value = [&]() -> const std::string& {
+      if (i + 1 >= a.size()) throw std::invalid_argument(a[i] + " needs a value");
+      return a[++i];
+    };
+    const std::string& f = a[i];
+    if (f == "--model") r.model = value();
+    else if (f == "--beam") r.opt.beam = int(parse_int(f, value()));
+    else if (f == "--max-length") r.opt.max_length = int(parse_int(f, value()));
+    else if (f == "--length-penalty") r.opt.length_penalty = parse_float(f, value());
+    else if (f == "--temperature") r.opt.temperature = parse_float(f, value());
+    else if (f == "--seed") r.opt.seed = std::uint64_t(parse_int(f, value()));
+    else if (f == "--prefix") r.prefix = value();
+    else if (f == "--ids") r.ids = value();
+    else if (f == "--json") r.json = true;
+    else if (f.size() > 2 && f.compare(0, 2, "--") == 0) throw std::invalid_argument("unknown option " + f);
+    else if (!r.has_text) r.text = f, r.has_text = true;
+    else throw std::invalid_argument("give the source text as one argument (quote it)");
+  }
+  if (r.model.empty()) throw std::invalid_argument("--model FILE is required");
+  return r;
+}
+
+std::vector<std::int32_t> parse_ids(const std::string& s) {
+  std::vector<std::int32_t> out;
+  std::size_t i = 0;
+  while (i <= s.size()) {
+    const std::size_t j = s.find(',', i);
+    const std::string part = s.substr(i, j == std::string::npos ? std::string::npos : j - i);
+    out.push_back(std::int32_t(parse_int("--ids", part)));
+    if (j == std::string::npos) break;
+    i = j + 1;
+  }
+  return out;
+}
+
+// Shade characters from light to dark: a terminal-friendly heatmap.
+const char* shade(float w) {
+  static const char* levels[] = {" ", "\u2591", "\u2592", "\u2593", "\u2588"};
+  int k = int(std::lround(w * 4.f));
+  return levels[k < 0 ? 0 : k > 4 ? 4 : k];
+}
+
+}  // namespace
+
+int translate(const std::vector<std::string>& argv) {
+  Args a = parse(argv);
+  Model model = load_checkpoint_file(a.model);
+  const auto& c = model.config();
+  const Vocab sv = Vocab::source(c), tv = Vocab::target(c);
+  std::vector<std::int32_t> src;
+  std::vector<std::string> src_pieces;
+  if (!a.ids.empty()) {
+    if (a.has_text) throw std::invalid_argument("give either --ids or TEXT, not both");
+    src = parse_ids(a.ids);
+    for (auto id : src) src_pieces.push_back(sv.token(id));
+  } else {
+    if (!a.has_text) throw std::invalid_argument("no source: give TEXT or --ids");
+    src_pieces = sv.pieces(a.text);
+    for (const auto& p : src_pieces) src.push_back(sv.lookup(p));
+  }
+  if (!a.prefix.empty()) a.opt.prefix = tv.has_text() ? tv.encode(a.prefix) : parse_ids(a.prefix);
+  Encoded enc;
+  model.encode(src.data(), int(src.size()), enc);
+  const DecodeResult r = decode(model, enc, a.opt);
+  const std::size_t T = src.size();
+  if (a.json) {
+    std::string out = "{\"hypotheses\":[";
+    for (std::size_t h = 0; h < r.hypotheses.size(); ++h) {
+      const auto& hy = r.hypotheses[h];
+      out += h ? "," : "";
+      out += "{\"text\":" + json::quote(tv.decode(hy.tokens.data(), hy.tokens.size())) + ",\"tokens\":[";
+      for (std::size_t k = 0; k < hy.tokens.size(); ++k) out += (k ? "," : "") + json::quote(tv.token(hy.tokens[k]));
+      out += "],\"ids\":[";
+      for (std::size_t k = 0; k < hy.tokens.size(); ++k) out += (k ? "," : "") + std::to_string(hy.tokens[k]);
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "%.6g", hy.score);
+      out += "],\"score\":" + std::string(buf) + ",\"attention\":[";
+      for (std::size_t k = 0; k < hy.tokens.size(); ++k) {
+        out += k ? ",[" : "[";
+        for (std::size_t t = 0; t < T; ++t) {
+          std::snprintf(buf, sizeof buf, "%.6g", hy.attention[k * T + t]);
+          out += (t ? "," : "") + std::string(buf);
+        }
+        out += "]";
+      }
+      out += "]}";
+    }
+    out += "],\"src_tokens\":[";
+    for (std::size_t t = 0; t < T; ++t) out += (t ? "," : "") + json::quote(src_pieces[t]);
+    const auto& best = r.hypotheses[0];
+    // Top-level fields mirror the best hypothesis for convenience.
+    out += "],\"text\":" + json::quote(tv.decode(best.tokens.data(), best.tokens.size())) + ",\"tokens\":[";
+    for (std::size_t k = 0; k < best.tokens.size(); ++k) out += (k ? "," : "") + json::quote(tv.token(best.tokens[k]));
+    out += "],\"attention\":[";
+    char buf[64];
+    for (std::size_t k = 0; k < best.tokens.size(); ++k) {
+      out += k ? ",[" : "[";
+      for (std::size_t t = 0; t < T; ++t) {
+        std::snprintf(buf, sizeof buf, "%.6g", best.attention[k * T + t]);
+        out += (t ? "," : "") + std::string(buf);
+      }
+      out += "]";
+    }
+    out += "]}\n";
+    std::fputs(out.c_str(), stdout);
+    return 0;
+  }
+  for (std::size_t h = 0; h < r.hypotheses.size(); ++h) {
+    const auto& hy = r.hypotheses[h];
+    std::printf("%s%s\n", r.hypotheses.size() > 1 ? ("[" + std::to_string(h + 1) + "] ").c_str() : "",
+                tv.decode(hy.tokens.data(), hy.tokens.size()).c_str());
+  }
+  const auto& best = r.hypotheses[0];
+  if (!c.has_attention()) {
+    std::printf("\n(style none: the decoder sees only the encoder's final state; there is no alignment)\n");
+    return 0;
+  }
+  std::printf("\nalignment (rows: output tokens, columns: source tokens; darker = more weight)\n");
+  std::size_t wrow = 0;
+  std::vector<std::string> rows;
+  for (auto id : best.tokens) rows.push_back(tv.token(id)), wrow = std::max(wrow, rows.back().size());
+  wrow = std::min<std::size_t>(wrow, 16);
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    std::string label = rows[k].substr(0, 16);
+    std::printf("%-*s |", int(wrow), label.c_str());
+    std::size_t best_t = 0;
+    for (std::size_t t = 0; t < T; ++t) {
+      std::printf("%s%s", shade(best.attention[k * T + t]), shade(best.attention[k * T + t]));
+      if (best.attention[k * T + t] > best.attention[k * T + best_t]) best_t = t;
+    }
+    std::printf("| %.2f on %s\n", best.attention[k * T + best_t], src_pieces[best_t].c_str());
+  }
+  std::printf("%-*s  ", int(wrow), "");
+  for (std::size_t t = 0; t < T; ++t) std::printf("%-2zu", t % 100);
+  std::printf("\nsource: ");
+  for (std::size_t t = 0; t < T; ++t) std::printf("%zu=%s ", t, src_pieces[t].c_str());
+  std::printf("\n");
+  return 0;
+}
+
+int info(const std::vector<std::string>& argv) {
+  Args a = parse(argv);
+  Model model = load_checkpoint_file(a.model);
+  const auto& c = model.config();
+  std::printf("cell %s, style %s, score %s, input_feeding %s, bidirectional %s, bridge %s, layers %d\n",
+              to_string(c.cell), to_string(c.style), to_string(c.score), c.input_feeding ? "yes" : "no",
+              c.bidirectional ? "yes" : "no", c.bridge ? "yes" : "no", c.layers);
+  std::printf("vocab %d -> %d, embedding %d/%d, hidden %d/%d, attn_dim %d, tokenizer %s\n", c.src_vocab, c.tgt_vocab,
+              c.src_emb, c.tgt_emb, c.enc_hidden, c.dec_hidden, c.attn_dim, to_string(c.tokenizer));
+  for (const auto& kv : c.extra) std::printf("%s: %s\n", kv.first.c_str(), kv.second.c_str());
+  std::size_t n = model.params().data.size();
+  std::printf("parameters: %zu\n", n);
+  return 0;
+}
+
+}  // namespace attnseq::cli

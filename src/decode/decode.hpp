@@ -1,0 +1,88 @@
+// Decoding on top of Model::step: greedy, beam search (hypotheses batched into one product per step),
+// temperature sampling with a seed, and a forced target prefix, all behind decode(). Every
+// hypothesis carries its alignment matrix (target tokens x source positions).
+// Session is the same machinery one step at a time, for callers that drive the decoder by hand.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "model/model.hpp"
+
+namespace attnseq {
+
+struct DecodeOptions {
+  int beam = 1;                      // beam width; 1 = greedy (or sampling when temperature > 0)
+  int max_length = 0;                // most target tokens, EOS included; 0 = 2 * source length + 10
+  float length_penalty = 1.0f;       // beam ranking: log p / length^length_penalty (0 = raw log p)
+  float temperature = 0.f;           // > 0: sample from softmax(logits / temperature); beam must be 1
+  std::uint64_t seed = 0;            // sampling seed (same seed, same output, native or wasm)
+  std::vector<std::int32_t> prefix;  // forced first target tokens (they count toward max_length)
+  int num_hypotheses = 0;            // hypotheses returned; 0 = all beam hypotheses (1 for greedy)
+};
+
+struct Hypothesis {
+  std::vector<std::int32_t> tokens;  // target ids; the last is EOS if one was produced
+  float log_prob = 0.f;              // sum of log p(token | prefix, source)
+  float score = 0.f;                 // log_prob / length^length_penalty: what beams rank by
+  std::vector<float> attention;      // (tokens.size(), src_len): row k is the step that produced token k
+  bool finished = false;             // ended with EOS (false: stopped at max_length)
+};
+
+struct DecodeResult {
+  int src_len = 0;
+  std::vector<Hypothesis> hypotheses;  // best first
+};
+
+// Throws std::invalid_argument for bad options (naming the option and value).
+void validate(const DecodeOptions& o, const ModelConfig& c, int src_len);
+int effective_max_length(const DecodeOptions& o, int src_len);
+
+DecodeResult decode(const Model& model, const Encoded& enc, const DecodeOptions& options);
+DecodeResult greedy_or_sample(const Model& model, const Encoded& enc, const DecodeOptions& options);
+DecodeResult beam_search(const Model& model, const Encoded& enc, const DecodeOptions& options);
+
+// Deterministic random numbers for sampling: splitmix64, identical on every platform.
+struct Rng {
+  std::uint64_t state;
+  explicit Rng(std::uint64_t seed) : state(seed) {}
+  std::uint64_t next();
+  float uniform();  // [0, 1)
+};
+// Index drawn from softmax(logits / temperature); scratch holds n floats.
+std::int32_t sample_token(const float* logits, std::size_t n, float temperature, Rng& rng, float* scratch);
+
+// Step-at-a-time decoding of one hypothesis. The Encoded must outlive the Session.
+class Session {
+ public:
+  // options.beam must be 1; prefix, temperature, seed and max_length apply.
+  Session(const Model& model, const Encoded& enc, const DecodeOptions& options);
+  struct Step {
+    std::int32_t prev = 0;     // token fed in (BOS on the first step)
+    std::int32_t token = 0;    // token chosen
+    float log_prob = 0.f;      // log p(token)
+    bool forced = false;       // token came from the prefix or the caller
+    bool done = false;         // token is EOS or max_length was reached
+  };
+  // Runs one step. forced >= 0 chooses the token instead of the model; attn_override (src_len) replaces
+  // the attention weights. After EOS or max_length only a forced step is accepted.
+  const Step& step(std::int32_t forced = -1, const float* attn_override = nullptr);
+  const Step& last() const { return last_; }
+  int length() const { return int(tokens_.size()); }
+  bool done() const { return last_.done; }
+  const std::vector<std::int32_t>& tokens() const { return tokens_; }
+  const DecoderState& state() const { return st_; }
+  int max_length() const { return max_len_; }
+
+ private:
+  const Model& model_;
+  const Encoded& enc_;
+  DecodeOptions opt_;
+  DecoderState st_;
+  Rng rng_;
+  std::vector<float> scratch_;
+  std::vector<std::int32_t> tokens_;
+  Step last_;
+  int max_len_ = 0;
+};
+
+}  // namespace attnseq

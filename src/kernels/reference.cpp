@@ -1,0 +1,103 @@
+// Reference kernels: the plainest correct loops. They define what every SIMD kernel must compute
+// and are the whole kernel set when ATTNSEQ_REFERENCE_KERNELS is on.
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <vector>
+
+#include "kernels/kernels.hpp"
+
+namespace attnseq::ref {
+
+float dot(const float* a, const float* b, std::size_t n) {
+  float s = 0.f;
+  for (std::size_t i = 0; i < n; ++i) s += a[i] * b[i];
+  return s;
+}
+
+void axpy(float alpha, const float* x, float* y, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) y[i] += alpha * x[i];
+}
+
+void gemv(const float* W, const float* x, float* y, std::size_t M, std::size_t N, bool accumulate) {
+  for (std::size_t m = 0; m < M; ++m) {
+    float s = dot(W + m * N, x, N);
+    y[m] = accumulate ? y[m] + s : s;
+  }
+}
+
+void gemv_t(const float* W, const float* x, float* y, std::size_t M, std::size_t N) {
+  for (std::size_t m = 0; m < M; ++m) axpy(x[m], W + m * N, y, N);
+}
+
+void gemm_nt(const float* X, std::size_t ldx, const float* W, float* C, std::size_t ldc,
+             std::size_t B, std::size_t M, std::size_t N, bool accumulate) {
+  for (std::size_t b = 0; b < B; ++b) gemv(W, X + b * ldx, C + b * ldc, M, N, accumulate);
+}
+
+void gemm_tn_acc(const float* A, const float* G, float* C, std::size_t B, std::size_t M,
+                 std::size_t N) {
+  for (std::size_t b = 0; b < B; ++b)
+    for (std::size_t m = 0; m < M; ++m) axpy(A[b * M + m], G + b * N, C + m * N, N);
+}
+
+void add(const float* x, float* y, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) y[i] += x[i];
+}
+
+void mul(const float* a, const float* b, float* y, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) y[i] = a[i] * b[i];
+}
+
+void sigmoid(float* x, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) x[i] = 1.f / (1.f + std::exp(-x[i]));
+}
+
+void tanh(float* x, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) x[i] = std::tanh(x[i]);
+}
+
+float max(const float* x, std::size_t n) {
+  float m = -INFINITY;
+  for (std::size_t i = 0; i < n; ++i) m = std::max(m, x[i]);
+  return m;
+}
+
+void masked_softmax(float* x, std::size_t n, std::size_t valid) {
+  valid = std::min(valid, n);
+  if (valid > 0) {
+    const float m = max(x, valid);
+    float s = 0.f;
+    for (std::size_t i = 0; i < valid; ++i) s += (x[i] = std::exp(x[i] - m));
+    const float inv = 1.f / s;
+    for (std::size_t i = 0; i < valid; ++i) x[i] *= inv;
+  }
+  for (std::size_t i = valid; i < n; ++i) x[i] = 0.f;
+}
+
+float logsumexp(const float* x, std::size_t n) {
+  const float m = max(x, n);
+  if (!std::isfinite(m)) return m;
+  double s = 0.0;
+  for (std::size_t i = 0; i < n; ++i) s += std::exp(double(x[i] - m));
+  return m + float(std::log(s));
+}
+
+std::size_t argmax(const float* x, std::size_t n) {
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < n; ++i)
+    if (x[i] > x[best]) best = i;
+  return best;
+}
+
+void topk(const float* x, std::size_t n, std::size_t k, std::int32_t* idx, float* val) {
+  std::vector<std::int32_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](std::int32_t a, std::int32_t b) { return x[a] > x[b]; });
+  for (std::size_t i = 0; i < k; ++i) {
+    idx[i] = order[i];
+    val[i] = x[order[i]];
+  }
+}
+
+}  // namespace attnseq::ref

@@ -1,0 +1,266 @@
+// Checkpoint load and save. Loading is in three passes: the container (safetensors::parse), the
+// configuration (shapes first, metadata checked against them), then every tensor against the
+// shapes that configuration implies, converted to F32 and checked for NaN/Inf.
+#include "model/checkpoint.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <memory>
+#include <stdexcept>
+
+#include "model/json.hpp"
+#include "model/safetensors.hpp"
+
+namespace attnseq {
+namespace {
+
+std::string shape_str(const std::vector<std::int64_t>& s) {
+  std::string r = "[";
+  for (std::size_t i = 0; i < s.size(); ++i) r += (i ? ", " : "") + std::to_string(s[i]);
+  return r + "]";
+}
+
+[[noreturn]] void fail(const std::string& msg) { throw std::invalid_argument("checkpoint: " + msg); }
+
+const safetensors::TensorInfo& need(const safetensors::File& f, const std::string& name, std::size_t rank) {
+  const auto* t = f.find(name);
+  if (!t) fail("missing tensor '" + name + "'");
+  if (t->shape.size() != rank)
+    fail("tensor '" + name + "' has shape " + shape_str(t->shape) + ", expected " + std::to_string(rank) + " dimensions");
+  for (auto d : t->shape)
+    if (d < 1 || d > kMaxDim) fail("tensor '" + name + "' has shape " + shape_str(t->shape) + ": dimension out of range");
+  return *t;
+}
+
+int count_layers(const safetensors::File& f, const std::string& prefix) {
+  int n = 0;
+  while (n < 64 && f.find(prefix + "weight_hh_l" + std::to_string(n))) ++n;
+  return n;
+}
+
+bool parse_bool(const std::string& key, const std::string& v) {
+  if (v == "true" || v == "1") return true;
+  if (v == "false" || v == "0") return false;
+  fail("metadata '" + key + "' is \"" + v + "\"; expected \"true\" or \"false\"");
+}
+
+int parse_id(const std::string& key, const std::string& v) {
+  std::size_t used = 0;
+  long long x = 0;
+  try {
+    x = std::stoll(v, &used);
+  } catch (...) {
+    used = 0;
+  }
+  if (used != v.size() || v.empty() || x < 0 || x > std::numeric_limits<int>::max())
+    fail("metadata '" + key + "' is \"" + v + "\"; expected a non-negative integer");
+  return int(x);
+}
+
+std::vector<std::string> parse_vocab(const std::string& key, const std::string& v) {
+  json::Value j;
+  try {
+    j = json::parse(v);
+  } catch (const std::invalid_argument& e) {
+    fail("metadata '" + key + "' is not valid JSON: " + e.what());
+  }
+  if (!j.is_array()) fail("metadata '" + key + "' must be a JSON array of strings");
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < j.array.size(); ++i) {
+    if (!j.array[i].is_string()) fail("metadata '" + key + "' entry " + std::to_string(i) + " is not a string");
+    if (j.array[i].string.empty()) fail("metadata '" + key + "' entry " + std::to_string(i) + " is an empty string");
+    out.push_back(j.array[i].string);
+  }
+  return out;
+}
+
+ModelConfig infer_config(const safetensors::File& f) {
+  ModelConfig c;
+  const auto& se = need(f, "encoder.embedding.weight", 2);
+  const auto& te = need(f, "decoder.embedding.weight", 2);
+  c.src_vocab = int(se.shape[0]);
+  c.src_emb = int(se.shape[1]);
+  c.tgt_vocab = int(te.shape[0]);
+  c.tgt_emb = int(te.shape[1]);
+  const auto& ehh = need(f, "encoder.rnn.weight_hh_l0", 2);
+  const auto& dhh = need(f, "decoder.rnn.weight_hh_l0", 2);
+  c.enc_hidden = int(ehh.shape[1]);
+  c.dec_hidden = int(dhh.shape[1]);
+  const std::int64_t eg = ehh.shape[0] / ehh.shape[1], dg = dhh.shape[0] / dhh.shape[1];
+  if (ehh.shape[0] % ehh.shape[1] || (eg != 3 && eg != 4))
+    fail("tensor 'encoder.rnn.weight_hh_l0' has shape " + shape_str(ehh.shape) +
+         ": rows must be 3 (GRU) or 4 (LSTM) times the hidden size");
+  if (dhh.shape[0] != eg * dhh.shape[1])
+    fail("tensor 'decoder.rnn.weight_hh_l0' has shape " + shape_str(dhh.shape) + " but the encoder's cell has " +
+         std::to_string(eg) + " gates: encoder and decoder must use the same cell");
+  (void)dg;
+  c.cell = eg == 3 ? Cell::GRU : Cell::LSTM;
+  c.layers = count_layers(f, "encoder.rnn.");
+  const int dec_layers = count_layers(f, "decoder.rnn.");
+  if (dec_layers != c.layers)
+    fail("the decoder has " + std::to_string(dec_layers) + " layers and the encoder " + std::to_string(c.layers) +
+         ": s_0 is taken layer by layer, so the counts must be equal");
+  c.bidirectional = f.find("encoder.rnn.weight_hh_l0_reverse") != nullptr;
+  c.bridge = f.find("bridge.weight") != nullptr;
+  const bool has_combine = f.find("decoder.combine.weight") != nullptr;
+  if (f.find("decoder.attention.weight")) c.score = Score::General;
+  else if (f.find("decoder.attention.v.weight")) c.score = Score::Additive;
+  else c.score = Score::Dot;
+  if (c.score == Score::Additive) c.attn_dim = int(need(f, "decoder.attention.v.weight", 2).shape[1]);
+
+  // Style from the shapes where they decide it; the metadata settles luong vs bahdanau otherwise.
+  const auto& dih = need(f, "decoder.rnn.weight_ih_l0", 2);
+  const std::int64_t din = dih.shape[1];
+  const auto* meta_style = f.meta("style");
+  if (!has_combine) c.style = Style::None;
+  else if (din == c.tgt_emb) c.style = Style::Luong;
+  else if (din == c.tgt_emb + c.enc_out() && din != c.tgt_emb + c.dec_hidden) c.style = Style::Bahdanau;
+  else if (din == c.tgt_emb + c.dec_hidden && din != c.tgt_emb + c.enc_out()) c.style = Style::Luong;
+  else c.style = (meta_style && *meta_style == "bahdanau") ? Style::Bahdanau : Style::Luong;
+  c.input_feeding = c.style == Style::Luong && din == c.tgt_emb + c.dec_hidden && din != c.tgt_emb;
+
+  // Metadata: checked against what the shapes say.
+  auto meta = [&](const char* k) { return f.meta(k); };
+  if (const auto* s = meta("style")) {
+    Style m = *s == "luong" ? Style::Luong : *s == "bahdanau" ? Style::Bahdanau : *s == "none" ? Style::None
+              : throw std::invalid_argument("checkpoint: metadata 'style' is \"" + *s + "\"; expected luong, bahdanau or none");
+    if (m != c.style)
+      fail(std::string("metadata says style ") + to_string(m) + " but the tensors describe " + to_string(c.style) +
+           " (decoder.rnn.weight_ih_l0 has " + std::to_string(din) + " columns, decoder.combine " +
+           (has_combine ? "present" : "absent") + ")");
+  }
+  if (const auto* s = meta("cell")) {
+    if (*s != "gru" && *s != "lstm") fail("metadata 'cell' is \"" + *s + "\"; expected gru or lstm");
+    if (*s != to_string(c.cell))
+      fail("metadata says cell " + *s + " but encoder.rnn.weight_hh_l0 has " + std::to_string(eg) + " gates (" +
+           to_string(c.cell) + ")");
+  }
+  if (const auto* s = meta("score"); s && c.style != Style::None) {
+    if (*s != "dot" && *s != "general" && *s != "additive")
+      fail("metadata 'score' is \"" + *s + "\"; expected dot, general or additive");
+    if (*s != to_string(c.score))
+      fail("metadata says score " + *s + " but the attention tensors describe " + to_string(c.score));
+  }
+  if (const auto* s = meta("input_feeding")) {
+    const bool m = parse_bool("input_feeding", *s);
+    if (m != c.input_feeding)
+      fail(std::string("metadata says input_feeding ") + *s + " but decoder.rnn.weight_ih_l0 has " +
+           std::to_string(din) + " columns (embedding " + std::to_string(c.tgt_emb) + ", hidden " +
+           std::to_string(c.dec_hidden) + ")");
+  }
+  if (const auto* s = meta("pad")) c.pad = parse_id("pad", *s);
+  if (const auto* s = meta("bos")) c.bos = parse_id("bos", *s);
+  if (const auto* s = meta("eos")) c.eos = parse_id("eos", *s);
+  if (const auto* s = meta("unk")) c.unk = parse_id("unk", *s);
+  const auto* tok = meta("tokenizer");
+  const auto* sv = meta("src_vocab");
+  const auto* tv = meta("tgt_vocab");
+  if (tok) {
+    if (*tok == "char") c.tokenizer = TokenizerKind::Char;
+    else if (*tok == "word") c.tokenizer = TokenizerKind::Word;
+    else if (*tok == "ids") c.tokenizer = TokenizerKind::Ids;
+    else fail("metadata 'tokenizer' is \"" + *tok + "\"; expected char, word or ids");
+  }
+  if (c.tokenizer != TokenizerKind::Ids) {
+    if (!sv || !tv) fail(std::string("metadata 'tokenizer' is ") + *tok + " but " + (!sv ? "src_vocab" : "tgt_vocab") + " is missing");
+    c.src_tokens = parse_vocab("src_vocab", *sv);
+    c.tgt_tokens = parse_vocab("tgt_vocab", *tv);
+  } else if (sv || tv) {
+    fail("metadata has a vocabulary but no 'tokenizer' (char or word)");
+  }
+  static const char* known[] = {"style", "score", "input_feeding", "cell", "tokenizer", "src_vocab",
+                                "tgt_vocab", "pad", "bos", "eos", "unk"};
+  for (const auto& kv : f.metadata) {
+    bool k = false;
+    for (const char* n : known) k = k || kv.first == n;
+    if (!k) c.extra.push_back(kv);
+  }
+  c.validate();
+  return c;
+}
+
+}  // namespace
+
+Model load_checkpoint(const std::uint8_t* bytes, std::size_t size) {
+  const safetensors::File f = safetensors::parse(bytes, size);
+  ModelConfig c = infer_config(f);
+  // Every expected tensor must be present with its exact shape before anything is allocated, so
+  // the allocation is bounded by what the file really holds.
+  const auto specs = param_specs(c);
+  for (const auto& spec : specs) {
+    const auto* t = f.find(spec.name);
+    if (!t) fail("missing tensor '" + spec.name + "' (shape " + shape_str(spec.shape) + ")");
+    if (t->shape != spec.shape)
+      fail("tensor '" + spec.name + "' has shape " + shape_str(t->shape) + ", expected " + shape_str(spec.shape));
+  }
+  Params p(c);
+  for (std::size_t i = 0; i < p.specs.size(); ++i) {
+    const auto& spec = p.specs[i];
+    float* dst = p.data.data() + p.offsets[i];
+    safetensors::read_f32(f, *f.find(spec.name), dst);
+    for (std::int64_t k = 0; k < spec.numel(); ++k)
+      if (!std::isfinite(dst[k])) fail("tensor '" + spec.name + "' holds a non-finite value at index " + std::to_string(k));
+  }
+  for (const auto& t : f.tensors) {
+    bool expected = false;
+    for (const auto& s : p.specs) expected = expected || s.name == t.name;
+    if (!expected) fail("unexpected tensor '" + t.name + "' for a " + std::string(to_string(c.cell)) + " " +
+                        to_string(c.style) + " model");
+  }
+  return Model(std::move(c), std::move(p));
+}
+
+std::vector<std::uint8_t> read_file_bytes(const std::string& path) {
+  std::unique_ptr<FILE, int (*)(FILE*)> fp(std::fopen(path.c_str(), "rb"), &std::fclose);
+  if (!fp) throw std::invalid_argument("cannot open '" + path + "'");
+  std::vector<std::uint8_t> out;
+  std::uint8_t buf[1 << 16];
+  std::size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, fp.get())) > 0) out.insert(out.end(), buf, buf + n);
+  if (std::ferror(fp.get())) throw std::invalid_argument("cannot read '" + path + "'");
+  return out;
+}
+
+Model load_checkpoint_file(const std::string& path) {
+  const auto bytes = read_file_bytes(path);
+  try {
+    return load_checkpoint(bytes.data(), bytes.size());
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(path + ": " + e.what());
+  }
+}
+
+std::vector<std::uint8_t> save_checkpoint(const Model& model) {
+  const auto& c = model.config();
+  const auto& p = model.params();
+  std::vector<safetensors::TensorOut> ts;
+  for (std::size_t i = 0; i < p.specs.size(); ++i)
+    ts.push_back({p.specs[i].name, p.specs[i].shape, p.data.data() + p.offsets[i]});
+  std::vector<std::pair<std::string, std::string>> m = {
+      {"style", to_string(c.style)}, {"score", to_string(c.score)},
+      {"input_feeding", c.input_feeding ? "true" : "false"}, {"cell", to_string(c.cell)},
+      {"pad", std::to_string(c.pad)}, {"bos", std::to_string(c.bos)}, {"eos", std::to_string(c.eos)},
+      {"unk", std::to_string(c.unk)}};
+  if (c.tokenizer != TokenizerKind::Ids) {
+    m.push_back({"tokenizer", to_string(c.tokenizer)});
+    auto arr = [](const std::vector<std::string>& v) {
+      std::string s = "[";
+      for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + json::quote(v[i]);
+      return s + "]";
+    };
+    m.push_back({"src_vocab", arr(c.src_tokens)});
+    m.push_back({"tgt_vocab", arr(c.tgt_tokens)});
+  }
+  for (const auto& kv : c.extra) m.push_back(kv);
+  return safetensors::write(ts, m);
+}
+
+void save_checkpoint_file(const Model& model, const std::string& path) {
+  const auto bytes = save_checkpoint(model);
+  std::unique_ptr<FILE, int (*)(FILE*)> fp(std::fopen(path.c_str(), "wb"), &std::fclose);
+  if (!fp || std::fwrite(bytes.data(), 1, bytes.size(), fp.get()) != bytes.size())
+    throw std::invalid_argument("cannot write '" + path + "'");
+}
+
+}  // namespace attnseq

@@ -1,0 +1,118 @@
+// Configuration strings, sanity checks and the list of parameters a configuration implies
+// (PyTorch names, DESIGN.md's checkpoint table).
+#include "model/config.hpp"
+
+#include <stdexcept>
+
+namespace attnseq {
+
+const char* to_string(Cell c) { return c == Cell::GRU ? "gru" : "lstm"; }
+const char* to_string(Style s) {
+  return s == Style::Luong ? "luong" : s == Style::Bahdanau ? "bahdanau" : "none";
+}
+const char* to_string(Score s) {
+  return s == Score::Dot ? "dot" : s == Score::General ? "general" : "additive";
+}
+const char* to_string(TokenizerKind t) {
+  return t == TokenizerKind::Ids ? "ids" : t == TokenizerKind::Char ? "char" : "word";
+}
+
+std::int64_t ParamSpec::numel() const {
+  std::int64_t n = 1;
+  for (auto d : shape) n *= d;
+  return n;
+}
+
+namespace {
+void check_dim(const char* what, std::int64_t v, std::int64_t lo = 1) {
+  if (v < lo || v > kMaxDim)
+    throw std::invalid_argument(std::string("model config: ") + what + " = " + std::to_string(v) +
+                                " is outside [" + std::to_string(lo) + ", " + std::to_string(kMaxDim) + "]");
+}
+}  // namespace
+
+void ModelConfig::validate() const {
+  check_dim("src_vocab", src_vocab, 4);
+  check_dim("tgt_vocab", tgt_vocab, 4);
+  check_dim("src_emb", src_emb);
+  check_dim("tgt_emb", tgt_emb);
+  check_dim("enc_hidden", enc_hidden);
+  check_dim("dec_hidden", dec_hidden);
+  check_dim("layers", layers);
+  if (layers > 16) throw std::invalid_argument("model config: layers = " + std::to_string(layers) + " exceeds 16");
+  if (score == Score::Additive && style != Style::None) check_dim("attn_dim", attn_dim);
+  if (!bridge && enc_out() != dec_hidden)
+    throw std::invalid_argument("model config: without a bridge the encoder's output size (" +
+                                std::to_string(enc_out()) + ") must equal the decoder's hidden size (" +
+                                std::to_string(dec_hidden) + ")");
+  if (style != Style::None && score == Score::Dot && enc_out() != dec_hidden)
+    throw std::invalid_argument("model config: dot score needs encoder output size (" + std::to_string(enc_out()) +
+                                ") == decoder hidden size (" + std::to_string(dec_hidden) + ")");
+  if (input_feeding && style != Style::Luong)
+    throw std::invalid_argument(std::string("model config: input_feeding applies to style luong only, not ") +
+                                to_string(style));
+  for (int id : {pad, bos, eos, unk})
+    if (id < 0 || id >= src_vocab || id >= tgt_vocab)
+      throw std::invalid_argument("model config: special token id " + std::to_string(id) +
+                                  " is outside the vocabularies (source " + std::to_string(src_vocab) +
+                                  ", target " + std::to_string(tgt_vocab) + ")");
+  if (tokenizer != TokenizerKind::Ids) {
+    if (int(src_tokens.size()) != src_vocab)
+      throw std::invalid_argument("model config: src_vocab lists " + std::to_string(src_tokens.size()) +
+                                  " tokens but encoder.embedding.weight has " + std::to_string(src_vocab) + " rows");
+    if (int(tgt_tokens.size()) != tgt_vocab)
+      throw std::invalid_argument("model config: tgt_vocab lists " + std::to_string(tgt_tokens.size()) +
+                                  " tokens but decoder.embedding.weight has " + std::to_string(tgt_vocab) + " rows");
+  }
+  std::int64_t total = 0;
+  for (const auto& p : param_specs(*this)) total += p.numel();
+  if (total > kMaxParams)
+    throw std::invalid_argument("model config: " + std::to_string(total) + " parameters exceed the limit of " +
+                                std::to_string(kMaxParams));
+}
+
+std::vector<ParamSpec> param_specs(const ModelConfig& c) {
+  using S = std::vector<std::int64_t>;
+  std::vector<ParamSpec> p;
+  const std::int64_t G = c.gates(), He = c.enc_hidden, Hd = c.dec_hidden, Ho = c.enc_out();
+  p.push_back({"encoder.embedding.weight", S{c.src_vocab, c.src_emb}});
+  for (int l = 0; l < c.layers; ++l) {
+    const std::int64_t in = l == 0 ? c.src_emb : Ho;
+    for (const char* suffix : {"", "_reverse"}) {
+      if (*suffix && !c.bidirectional) continue;
+      const std::string k = "_l" + std::to_string(l) + suffix;
+      p.push_back({"encoder.rnn.weight_ih" + k, S{G * He, in}});
+      p.push_back({"encoder.rnn.weight_hh" + k, S{G * He, He}});
+      p.push_back({"encoder.rnn.bias_ih" + k, S{G * He}});
+      p.push_back({"encoder.rnn.bias_hh" + k, S{G * He}});
+    }
+  }
+  if (c.bridge) {
+    p.push_back({"bridge.weight", S{Hd, Ho}});
+    p.push_back({"bridge.bias", S{Hd}});
+  }
+  p.push_back({"decoder.embedding.weight", S{c.tgt_vocab, c.tgt_emb}});
+  for (int l = 0; l < c.layers; ++l) {
+    const std::int64_t in = l == 0 ? c.dec_input() : Hd;
+    const std::string k = "_l" + std::to_string(l);
+    p.push_back({"decoder.rnn.weight_ih" + k, S{G * Hd, in}});
+    p.push_back({"decoder.rnn.weight_hh" + k, S{G * Hd, Hd}});
+    p.push_back({"decoder.rnn.bias_ih" + k, S{G * Hd}});
+    p.push_back({"decoder.rnn.bias_hh" + k, S{G * Hd}});
+  }
+  if (c.style != Style::None) {
+    if (c.score == Score::General) p.push_back({"decoder.attention.weight", S{Hd, Ho}});
+    if (c.score == Score::Additive) {
+      p.push_back({"decoder.attention.query.weight", S{c.attn_dim, Hd}});
+      p.push_back({"decoder.attention.key.weight", S{c.attn_dim, Ho}});
+      p.push_back({"decoder.attention.v.weight", S{1, c.attn_dim}});
+    }
+    p.push_back({"decoder.combine.weight", S{Hd, Ho + Hd}});
+    p.push_back({"decoder.combine.bias", S{Hd}});
+  }
+  p.push_back({"decoder.out.weight", S{c.tgt_vocab, Hd}});
+  p.push_back({"decoder.out.bias", S{c.tgt_vocab}});
+  return p;
+}
+
+}  // namespace attnseq

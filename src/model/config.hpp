@@ -1,0 +1,71 @@
+// The model's configuration: what a checkpoint's shapes and metadata say, in one struct.
+// Every field has its default; limits that guard every public entry point live here too.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace attnseq {
+
+enum class Cell { GRU, LSTM };
+enum class Style { Luong, Bahdanau, None };
+enum class Score { Dot, General, Additive };
+enum class TokenizerKind { Ids, Char, Word };
+
+const char* to_string(Cell);
+const char* to_string(Style);
+const char* to_string(Score);
+const char* to_string(TokenizerKind);
+
+// Documented limits: inputs beyond them are refused with a clear error instead of allocating.
+constexpr int kMaxSourceLength = 1024;   // source tokens per encode
+constexpr int kMaxTargetLength = 1024;   // target tokens per decode
+constexpr int kMaxBeam = 64;             // beam width
+constexpr std::size_t kMaxTextBytes = 1u << 20;  // bytes of user text per call
+constexpr std::int64_t kMaxDim = 1 << 16;         // any single dimension of a model
+constexpr std::int64_t kMaxParams = std::int64_t(1) << 28;  // 1 GiB of F32 parameters
+
+struct ModelConfig {
+  Cell cell = Cell::GRU;            // recurrent cell of encoder and decoder
+  Style style = Style::Luong;       // decoder style: luong (query s_k), bahdanau (query s_{k-1}), none
+  Score score = Score::Dot;         // attention score function
+  bool input_feeding = false;       // luong only: feed h~_{k-1} into the decoder input
+  bool bidirectional = false;       // encoder reads both ways; outputs [h_fwd; h_bwd]
+  bool bridge = false;              // s_0 = tanh(bridge(enc_final)) instead of enc_final
+  int layers = 1;                   // encoder layers = decoder layers
+  int src_vocab = 0;                // Vs
+  int tgt_vocab = 0;                // Vt
+  int src_emb = 0;                  // encoder embedding size
+  int tgt_emb = 0;                  // decoder embedding size
+  int enc_hidden = 0;               // He, per direction
+  int dec_hidden = 0;               // Hd
+  int attn_dim = 0;                 // A, additive score only
+  TokenizerKind tokenizer = TokenizerKind::Ids;  // how text becomes ids (Ids: callers pass ids)
+  std::vector<std::string> src_tokens;  // source vocabulary (empty for Ids)
+  std::vector<std::string> tgt_tokens;  // target vocabulary (empty for Ids)
+  int pad = 0, bos = 1, eos = 2, unk = 3;   // special ids, shared by both vocabularies
+  std::vector<std::pair<std::string, std::string>> extra;  // free-form metadata: name, task, description, ...
+
+  int enc_out() const { return bidirectional ? 2 * enc_hidden : enc_hidden; }  // He_out
+  int gates() const { return cell == Cell::GRU ? 3 : 4; }
+  // Size of the decoder RNN's first-layer input.
+  int dec_input() const {
+    if (style == Style::Bahdanau) return tgt_emb + enc_out();
+    if (style == Style::Luong && input_feeding) return tgt_emb + dec_hidden;
+    return tgt_emb;
+  }
+  bool has_attention() const { return style != Style::None; }
+  // Throws std::invalid_argument if the sizes cannot form a model (names the fields and values).
+  void validate() const;
+};
+
+// Parameter tensor names and shapes a configuration implies, in canonical order.
+struct ParamSpec {
+  std::string name;
+  std::vector<std::int64_t> shape;
+  std::int64_t numel() const;
+};
+std::vector<ParamSpec> param_specs(const ModelConfig& c);
+
+}  // namespace attnseq

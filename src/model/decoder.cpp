@@ -1,0 +1,178 @@
+// Model::start / step / reorder: the decoder, one step at a time for B rows (B = beam hypotheses).
+// Styles (DESIGN.md): luong queries with s_k after the RNN; bahdanau with s_{k-1} before it and feeds
+// c_k into the RNN; none (vanilla) has no attention: s_0 = h_T is all the decoder ever sees.
+// step() allocates nothing: start() sizes every buffer for the state's capacity.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
+
+#include "kernels/kernels.hpp"
+#include "model/model.hpp"
+
+namespace attnseq {
+
+void Model::start(const Encoded& enc, DecoderState& st, int capacity) const {
+  const auto& c = config_;
+  if (enc.T <= 0) throw std::invalid_argument("start: the source has not been encoded");
+  if (capacity < 1 || capacity > kMaxBeam)
+    throw std::invalid_argument("start: capacity " + std::to_string(capacity) + " is outside [1, " +
+                                std::to_string(kMaxBeam) + "]");
+  const std::size_t cap = capacity, L = c.layers, Hd = c.dec_hidden, Ho = c.enc_out(), T = enc.T;
+  const std::size_t G = c.gates(), A = c.attn_dim;
+  st.capacity = capacity;
+  st.T = enc.T;
+  st.B = 1;
+  st.h.assign(L * cap * Hd, 0.f);
+  st.c.assign(L * cap * Hd, 0.f);
+  st.htilde.assign(cap * Hd, 0.f);
+  st.query.assign(cap * Hd, 0.f);
+  st.scores.assign(cap * T, 0.f);
+  st.weights.assign(cap * T, 0.f);
+  st.context.assign(cap * Ho, 0.f);
+  st.logits.assign(cap * std::size_t(c.tgt_vocab), 0.f);
+  st.gi.assign(cap * G * Hd, 0.f);
+  st.gh.assign(cap * G * Hd, 0.f);
+  st.x.assign(cap * std::size_t(c.dec_input()), 0.f);
+  st.cat.assign(cap * (Ho + Hd), 0.f);
+  st.attn_scratch.assign(cap * A + T * A, 0.f);
+  st.tmp.assign(L * cap * Hd, 0.f);
+  for (std::size_t l = 0; l < L; ++l) {
+    std::memcpy(&st.h[l * cap * Hd], &enc.init_h[l * Hd], Hd * sizeof(float));
+    std::memcpy(&st.c[l * cap * Hd], &enc.init_c[l * Hd], Hd * sizeof(float));
+  }
+}
+
+// gi (B, G Hd) = [emb(prev); rest] W_ih^T + b_ih for decoder layer 0; rest (B, R) may be null if R = 0.
+const float* Model::input_projection(int, int, const float* rest, std::size_t ldr, const std::int32_t* prev,
+                                     std::size_t B, float* gi) const {
+  const auto& c = config_;
+  const std::size_t E = c.tgt_emb, D = c.dec_input(), R = D - E, GH = std::size_t(c.gates()) * c.dec_hidden;
+  if (tables_) {
+    for (std::size_t b = 0; b < B; ++b)
+      std::memcpy(gi + b * GH, &dec_table_[std::size_t(prev[b]) * GH], GH * sizeof(float));
+    if (R) kernels::gemm_nt(rest, ldr, dec_w_rest_.data(), gi, GH, B, GH, R, true);
+    return gi;
+  }
+  return nullptr;  // caller builds x and runs the full product
+}
+
+void Model::step(const Encoded& enc, DecoderState& st, const std::int32_t* prev, int Bi,
+                 const float* attn_override) const {
+  const auto& c = config_;
+  if (st.capacity == 0) throw std::invalid_argument("step: the decoder state was not started");
+  if (st.T != enc.T) throw std::invalid_argument("step: the decoder state belongs to a different source");
+  if (Bi < 1 || Bi > st.capacity)
+    throw std::invalid_argument("step: " + std::to_string(Bi) + " rows requested, state has room for " +
+                                std::to_string(st.capacity));
+  for (int b = 0; b < Bi; ++b)
+    if (prev[b] < 0 || prev[b] >= c.tgt_vocab)
+      throw std::invalid_argument("step: previous token id " + std::to_string(prev[b]) +
+                                  " is outside the target vocabulary [0, " + std::to_string(c.tgt_vocab) + ")");
+  if (attn_override) {  // validated before anything changes, so a bad row leaves the state intact
+    for (int b = 0; b < Bi; ++b) {
+      float s = 0.f;
+      for (int t = 0; t < enc.T; ++t) {
+        const float v = attn_override[b * enc.T + t];
+        if (!std::isfinite(v) || v < 0.f)
+          throw std::invalid_argument("step: attention override weight " + std::to_string(t) + " is " +
+                                      std::to_string(v) + "; weights must be finite and >= 0");
+        s += v;
+      }
+      if (!(s > 0.f)) throw std::invalid_argument("step: attention override row " + std::to_string(b) + " sums to 0");
+    }
+  }
+  const std::size_t B = Bi, cap = st.capacity, L = c.layers, Hd = c.dec_hidden, Ho = c.enc_out();
+  const std::size_t T = enc.T, E = c.tgt_emb, D = c.dec_input(), G = c.gates(), GH = G * Hd, V = c.tgt_vocab;
+  st.B = Bi;
+  float* h_top = &st.h[(L - 1) * cap * Hd];
+
+  auto attend = [&](const float* Q) {
+    std::memcpy(st.query.data(), Q, B * Hd * sizeof(float));
+    const float* keys = c.score == Score::Dot ? enc.memory.data() : enc.keys.data();
+    nn::attention_scores(attn_, Q, B, Hd, keys, T, 0, st.scores.data(), st.attn_scratch.data());
+    for (std::size_t b = 0; b < B; ++b) {
+      float* w = &st.weights[b * T];
+      if (attn_override) {
+        // Renormalise the user's row so it is a distribution, like softmax output.
+        const float* o = attn_override + b * T;
+        float s = 0.f;
+        for (std::size_t t = 0; t < T; ++t) s += o[t];
+        for (std::size_t t = 0; t < T; ++t) w[t] = o[t] / s;
+      } else {
+        std::memcpy(w, &st.scores[b * T], T * sizeof(float));
+        kernels::masked_softmax(w, T, T);
+      }
+    }
+    nn::attention_context(st.weights.data(), B, enc.memory.data(), T, Ho, st.context.data());
+  };
+
+  auto run_rnn = [&](const float* rest, std::size_t ldr) {
+    if (!input_projection(0, 0, rest, ldr, prev, B, st.gi.data())) {
+      for (std::size_t b = 0; b < B; ++b) {
+        std::memcpy(&st.x[b * D], dec_emb_ + std::size_t(prev[b]) * E, E * sizeof(float));
+        if (D > E) std::memcpy(&st.x[b * D + E], rest + b * ldr, (D - E) * sizeof(float));
+      }
+      nn::linear_forward(st.x.data(), D, dec_rnn_[0].w_ih, dec_rnn_[0].b_ih, st.gi.data(), GH, B, GH, D);
+    }
+    for (std::size_t l = 0; l < L; ++l) {
+      float* h = &st.h[l * cap * Hd];
+      if (l > 0)
+        nn::linear_forward(h - cap * Hd, Hd, dec_rnn_[l].w_ih, dec_rnn_[l].b_ih, st.gi.data(), GH, B, GH, Hd);
+      nn::cell_forward(dec_rnn_[l], st.gi.data(), st.gh.data(), h, &st.c[l * cap * Hd], B);
+    }
+  };
+
+  auto combine_and_output = [&]() {
+    for (std::size_t b = 0; b < B; ++b) {  // cat = [c_k; s_k], context first
+      std::memcpy(&st.cat[b * (Ho + Hd)], &st.context[b * Ho], Ho * sizeof(float));
+      std::memcpy(&st.cat[b * (Ho + Hd) + Ho], h_top + b * Hd, Hd * sizeof(float));
+    }
+    nn::linear_forward(st.cat.data(), Ho + Hd, combine_w_, combine_b_, st.htilde.data(), Hd, B, Hd, Ho + Hd);
+    kernels::tanh(st.htilde.data(), B * Hd);
+    nn::linear_forward(st.htilde.data(), Hd, out_w_, out_b_, st.logits.data(), V, B, V, Hd);
+  };
+
+  switch (c.style) {
+    case Style::Luong:
+      run_rnn(c.input_feeding ? st.htilde.data() : nullptr, Hd);
+      attend(h_top);
+      combine_and_output();
+      break;
+    case Style::Bahdanau:
+      attend(h_top);  // query s_{k-1}
+      run_rnn(st.context.data(), Ho);
+      combine_and_output();
+      break;
+    case Style::None:
+      run_rnn(nullptr, 0);
+      std::memcpy(st.query.data(), h_top, B * Hd * sizeof(float));
+      nn::linear_forward(h_top, Hd, out_w_, out_b_, st.logits.data(), V, B, V, Hd);
+      break;
+  }
+}
+
+void Model::reorder(DecoderState& st, const std::int32_t* parents, int n) const {
+  const auto& c = config_;
+  if (n < 1 || n > st.capacity)
+    throw std::invalid_argument("reorder: " + std::to_string(n) + " rows requested, state has room for " +
+                                std::to_string(st.capacity));
+  for (int r = 0; r < n; ++r)
+    if (parents[r] < 0 || parents[r] >= st.B)
+      throw std::invalid_argument("reorder: parent " + std::to_string(parents[r]) + " is not one of the " +
+                                  std::to_string(st.B) + " live rows");
+  const std::size_t cap = st.capacity, L = c.layers, Hd = c.dec_hidden;
+  auto gather = [&](std::vector<float>& buf, std::size_t blocks) {
+    for (std::size_t l = 0; l < blocks; ++l)
+      for (int r = 0; r < n; ++r)
+        std::memcpy(&st.tmp[l * cap * Hd + r * Hd], &buf[l * cap * Hd + parents[r] * Hd], Hd * sizeof(float));
+    for (std::size_t l = 0; l < blocks; ++l)
+      std::memcpy(&buf[l * cap * Hd], &st.tmp[l * cap * Hd], n * Hd * sizeof(float));
+  };
+  gather(st.h, L);
+  if (c.cell == Cell::LSTM) gather(st.c, L);
+  gather(st.htilde, 1);
+  st.B = n;
+}
+
+}  // namespace attnseq

@@ -1,0 +1,130 @@
+// Model construction: the flat parameter buffer, the layer views into it, and the derived
+// inference tables (per-token input projections) that make encode and step cheaper.
+#include "model/model.hpp"
+
+#include <cstring>
+#include <stdexcept>
+
+#include "kernels/kernels.hpp"
+
+namespace attnseq {
+
+Params::Params(const ModelConfig& c) : specs(param_specs(c)) {
+  std::size_t total = 0;
+  for (const auto& s : specs) {
+    offsets.push_back(total);
+    total += std::size_t(s.numel());
+  }
+  data.assign(total, 0.f);
+}
+
+const float* Params::find(std::string_view name) const {
+  for (std::size_t i = 0; i < specs.size(); ++i)
+    if (specs[i].name == name) return data.data() + offsets[i];
+  return nullptr;
+}
+float* Params::find(std::string_view name) {
+  return const_cast<float*>(static_cast<const Params*>(this)->find(name));
+}
+const float* Params::get(std::string_view name) const {
+  const float* p = find(name);
+  if (!p) throw std::invalid_argument("missing parameter '" + std::string(name) + "'");
+  return p;
+}
+float* Params::get(std::string_view name) { return const_cast<float*>(static_cast<const Params*>(this)->get(name)); }
+
+Model::Model(ModelConfig config) : config_(std::move(config)) {
+  config_.validate();
+  params_ = Params(config_);
+  prepare();
+}
+
+Model::Model(ModelConfig config, Params params) : config_(std::move(config)), params_(std::move(params)) {
+  config_.validate();
+  const auto expect = param_specs(config_);
+  if (expect.size() != params_.specs.size())
+    throw std::invalid_argument("model: expected " + std::to_string(expect.size()) + " parameter tensors, got " +
+                                std::to_string(params_.specs.size()));
+  for (std::size_t i = 0; i < expect.size(); ++i)
+    if (expect[i].name != params_.specs[i].name || expect[i].shape != params_.specs[i].shape)
+      throw std::invalid_argument("model: parameter " + std::to_string(i) + " is '" + params_.specs[i].name +
+                                  "', expected '" + expect[i].name + "'");
+  prepare();
+}
+
+void Model::bind() {
+  const auto& c = config_;
+  const int dirs = c.bidirectional ? 2 : 1;
+  auto rnn = [&](const std::string& prefix, const std::string& k, int in, int hidden) {
+    nn::RnnWeights w;
+    w.w_ih = params_.get(prefix + "weight_ih" + k);
+    w.w_hh = params_.get(prefix + "weight_hh" + k);
+    w.b_ih = params_.get(prefix + "bias_ih" + k);
+    w.b_hh = params_.get(prefix + "bias_hh" + k);
+    w.in = in;
+    w.hidden = hidden;
+    w.cell = c.cell;
+    return w;
+  };
+  enc_rnn_.clear();
+  dec_rnn_.clear();
+  for (int l = 0; l < c.layers; ++l)
+    for (int d = 0; d < dirs; ++d)
+      enc_rnn_.push_back(rnn("encoder.rnn.", "_l" + std::to_string(l) + (d ? "_reverse" : ""),
+                             l == 0 ? c.src_emb : c.enc_out(), c.enc_hidden));
+  for (int l = 0; l < c.layers; ++l)
+    dec_rnn_.push_back(rnn("decoder.rnn.", "_l" + std::to_string(l), l == 0 ? c.dec_input() : c.dec_hidden, c.dec_hidden));
+  enc_emb_ = params_.get("encoder.embedding.weight");
+  dec_emb_ = params_.get("decoder.embedding.weight");
+  bridge_w_ = params_.find("bridge.weight");
+  bridge_b_ = params_.find("bridge.bias");
+  att_general_ = params_.find("decoder.attention.weight");
+  att_key_ = params_.find("decoder.attention.key.weight");
+  attn_ = nn::AttentionWeights{};
+  attn_.score = c.score;
+  attn_.w_q = params_.find("decoder.attention.query.weight");
+  attn_.v = params_.find("decoder.attention.v.weight");
+  attn_.attn_dim = c.attn_dim;
+  combine_w_ = params_.find("decoder.combine.weight");
+  combine_b_ = params_.find("decoder.combine.bias");
+  out_w_ = params_.get("decoder.out.weight");
+  out_b_ = params_.get("decoder.out.bias");
+}
+
+void Model::prepare(bool token_tables) {
+  bind();
+  const auto& c = config_;
+  const std::size_t G = c.gates();
+  // A per-token table replaces emb(y) W_ih^T + b_ih by a row copy. It costs G H / E times the
+  // embedding's memory, so it is built only while that stays modest (32 MiB per table).
+  constexpr std::size_t kMaxTableFloats = std::size_t(8) << 20;
+  const std::size_t enc_floats = std::size_t(c.src_vocab) * G * c.enc_hidden;
+  const std::size_t dec_floats = std::size_t(c.tgt_vocab) * G * c.dec_hidden;
+  tables_ = token_tables && enc_floats <= kMaxTableFloats && dec_floats <= kMaxTableFloats;
+  enc_table_.clear();
+  dec_table_.clear();
+  dec_w_rest_.clear();
+  if (!tables_) return;
+  const int dirs = c.bidirectional ? 2 : 1;
+  for (int d = 0; d < dirs; ++d) {
+    const auto& w = enc_rnn_[d];
+    std::vector<float> t(enc_floats);
+    nn::linear_forward(enc_emb_, c.src_emb, w.w_ih, w.b_ih, t.data(), G * c.enc_hidden, c.src_vocab,
+                       G * c.enc_hidden, c.src_emb);
+    enc_table_.push_back(std::move(t));
+  }
+  // Decoder: split W_ih (G Hd, E + R) into its embedding columns (folded into the table) and the
+  // rest (input feeding / context), copied contiguous so the step streams it.
+  const auto& w = dec_rnn_[0];
+  const std::size_t E = c.tgt_emb, D = c.dec_input(), R = D - E, GH = G * c.dec_hidden;
+  std::vector<float> w_emb(GH * E);
+  dec_w_rest_.resize(GH * R);
+  for (std::size_t r = 0; r < GH; ++r) {
+    std::memcpy(w_emb.data() + r * E, w.w_ih + r * D, E * sizeof(float));
+    if (R) std::memcpy(dec_w_rest_.data() + r * R, w.w_ih + r * D + E, R * sizeof(float));
+  }
+  dec_table_.resize(dec_floats);
+  nn::linear_forward(dec_emb_, E, w_emb.data(), w.b_ih, dec_table_.data(), GH, c.tgt_vocab, GH, E);
+}
+
+}  // namespace attnseq

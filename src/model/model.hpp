@@ -1,0 +1,114 @@
+// The seq2seq model: parameters (one flat buffer with named views), encode and step.
+//   encode(source ids) runs the encoder once and precomputes everything that depends only on the
+//   source (memory bank, attention keys, initial decoder state).
+//   step(previous tokens) advances B decoder rows (B = 1, or the hypotheses of a beam) by one step
+//   and leaves the step's query, scores, attention weights, context and logits in the state.
+// Decoding strategies (greedy, beam, sampling, prefix) sit on top of step, in src/decode/.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/config.hpp"
+#include "nn/layers.hpp"
+
+namespace attnseq {
+
+// All parameters as named views into one flat buffer, in param_specs() order, so that zeroing,
+// optimiser updates, saving and gradient checks are loops over one array.
+struct Params {
+  std::vector<ParamSpec> specs;
+  std::vector<std::size_t> offsets;  // offsets[i] is where specs[i] starts in data
+  std::vector<float> data;
+
+  explicit Params(const ModelConfig& c);
+  Params() = default;
+  const float* find(std::string_view name) const;  // nullptr if absent
+  float* find(std::string_view name);
+  const float* get(std::string_view name) const;   // throws std::invalid_argument if absent
+  float* get(std::string_view name);
+};
+
+// Everything that depends only on the source. Reused across encodes (buffers only grow).
+struct Encoded {
+  int T = 0;                        // source length
+  std::vector<std::int32_t> src;    // (T) source ids
+  std::vector<float> memory;        // (T, Ho) encoder outputs h_1..h_T: the values (and dot keys)
+  std::vector<float> keys;          // general (T, Hd) = W_a h_i; additive (T, A) = W_k h_i; dot: empty
+  std::vector<float> init_h;        // (L, Hd) initial decoder state s_0 (after the bridge, if any)
+  std::vector<float> init_c;        // (L, Hd) LSTM initial cell state
+  std::vector<float> final_h;       // (L, Ho) encoder final states, before the bridge (h_T for vanilla)
+  // scratch for the encoder
+  std::vector<float> layer_in, layer_out, gi, gh, h, c;
+};
+
+// The decoder's state for up to `capacity` rows, plus the outputs of the last step.
+// Sized once by Model::start(); step() allocates nothing.
+struct DecoderState {
+  int B = 0;                // rows in use
+  int capacity = 0;         // rows allocated
+  int T = 0;                // source length of the Encoded this state belongs to
+  std::vector<float> h, c;  // (L, cap, Hd)
+  std::vector<float> htilde;         // (cap, Hd) attentional hidden state h~_k (input feeding)
+  // outputs of the last step
+  std::vector<float> query;          // (cap, Hd) the query Q used for the scores
+  std::vector<float> scores;         // (cap, T) raw attention scores
+  std::vector<float> weights;        // (cap, T) attention weights (rows sum to 1)
+  std::vector<float> context;        // (cap, Ho) context vector c_k
+  std::vector<float> logits;         // (cap, Vt)
+  // scratch
+  std::vector<float> gi, gh, x, cat, attn_scratch, tmp;
+};
+
+class Model {
+ public:
+  explicit Model(ModelConfig config);  // parameters zeroed
+  Model(ModelConfig config, Params params);
+  // Views point into the parameter buffer, which a move keeps and a copy would not.
+  Model(Model&&) = default;
+  Model& operator=(Model&&) = default;
+  Model(const Model&) = delete;
+  Model& operator=(const Model&) = delete;
+
+  const ModelConfig& config() const { return config_; }
+  Params& params() { return params_; }
+  const Params& params() const { return params_; }
+
+  // Derives what inference reads from the parameters (layer views, per-token input tables).
+  // Call again after changing parameters. token_tables=false forces the plain matrix path.
+  void prepare(bool token_tables = true);
+  bool uses_token_tables() const { return tables_; }
+
+  // Runs the encoder on src (T ids, each in [0, Vs)). Throws std::invalid_argument on bad input.
+  void encode(const std::int32_t* src, int T, Encoded& out) const;
+  // Sets state to one row holding s_0 for this source, with room for `capacity` rows.
+  void start(const Encoded& enc, DecoderState& st, int capacity = 1) const;
+  // One decoder step for rows 0..B-1 with previous tokens prev (B). attn_override (B, T), if given,
+  // replaces the computed attention weights (the "what if it had looked there" experiment).
+  void step(const Encoded& enc, DecoderState& st, const std::int32_t* prev, int B,
+            const float* attn_override = nullptr) const;
+  // Beam bookkeeping: row r of the new state is row parents[r] of the old; B becomes n.
+  void reorder(DecoderState& st, const std::int32_t* parents, int n) const;
+
+ private:
+  void bind();  // resolves layer views into params_
+  const float* input_projection(int layer, int dir, const float* x, std::size_t ldx, const std::int32_t* ids,
+                                std::size_t B, float* gi) const;
+
+  ModelConfig config_;
+  Params params_;
+  std::vector<nn::RnnWeights> enc_rnn_;  // [layer * dirs + dir]
+  std::vector<nn::RnnWeights> dec_rnn_;  // [layer]
+  nn::AttentionWeights attn_;
+  const float *enc_emb_ = nullptr, *dec_emb_ = nullptr, *bridge_w_ = nullptr, *bridge_b_ = nullptr;
+  const float *att_general_ = nullptr, *att_key_ = nullptr, *combine_w_ = nullptr, *combine_b_ = nullptr;
+  const float *out_w_ = nullptr, *out_b_ = nullptr;
+  // Inference-only derived data.
+  bool tables_ = false;
+  std::vector<std::vector<float>> enc_table_;  // per direction: (Vs, G He) = emb W_ih^T + b_ih
+  std::vector<float> dec_table_;               // (Vt, G Hd) = emb W_ih[:, :E]^T + b_ih
+  std::vector<float> dec_w_rest_;              // (G Hd, R) = W_ih[:, E:] (input feeding / bahdanau context)
+};
+
+}  // namespace attnseq

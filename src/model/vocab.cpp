@@ -1,0 +1,118 @@
+// Tokenizer implementation: a strict UTF-8 decoder (no overlongs, no surrogates, nothing above
+// U+10FFFF) and a hash map from piece to id.
+#include "model/vocab.hpp"
+
+#include <stdexcept>
+
+namespace attnseq {
+namespace {
+
+// Length of the valid UTF-8 sequence starting at s[i], or 0 if invalid.
+std::size_t utf8_len(std::string_view s, std::size_t i) {
+  const auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned c = b(i);
+  if (c < 0x80) return 1;
+  std::size_t n;
+  unsigned cp;
+  if ((c & 0xE0) == 0xC0) n = 2, cp = c & 0x1F;
+  else if ((c & 0xF0) == 0xE0) n = 3, cp = c & 0x0F;
+  else if ((c & 0xF8) == 0xF0) n = 4, cp = c & 0x07;
+  else return 0;
+  if (i + n > s.size()) return 0;
+  for (std::size_t k = 1; k < n; ++k) {
+    if ((b(i + k) & 0xC0) != 0x80) return 0;
+    cp = (cp << 6) | (b(i + k) & 0x3F);
+  }
+  static const unsigned min_cp[] = {0, 0, 0x80, 0x800, 0x10000};
+  if (cp < min_cp[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+  return n;
+}
+
+void check_size(std::string_view text) {
+  if (text.size() > kMaxTextBytes)
+    throw std::invalid_argument("text is " + std::to_string(text.size()) + " bytes; the maximum is " +
+                                std::to_string(kMaxTextBytes));
+}
+
+[[noreturn]] void bad_utf8(std::size_t i) {
+  throw std::invalid_argument("invalid UTF-8 at byte " + std::to_string(i));
+}
+
+bool is_space(char ch) { return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\f' || ch == '\v'; }
+
+}  // namespace
+
+std::vector<std::string> split_chars(std::string_view text) {
+  check_size(text);
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t n = utf8_len(text, i);
+    if (!n) bad_utf8(i);
+    out.emplace_back(text.substr(i, n));
+    i += n;
+  }
+  return out;
+}
+
+std::vector<std::string> split_words(std::string_view text) {
+  check_size(text);
+  std::vector<std::string> out;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    while (i < text.size() && is_space(text[i])) ++i;
+    const std::size_t start = i;
+    while (i < text.size() && !is_space(text[i])) {
+      const std::size_t n = utf8_len(text, i);
+      if (!n) bad_utf8(i);
+      i += n;
+    }
+    if (i > start) out.emplace_back(text.substr(start, i - start));
+  }
+  return out;
+}
+
+Vocab::Vocab(TokenizerKind kind, std::vector<std::string> tokens, int pad, int bos, int eos, int unk, const char* side)
+    : kind_(kind), tokens_(std::move(tokens)), pad_(pad), bos_(bos), eos_(eos), unk_(unk) {
+  for (std::size_t i = 0; i < tokens_.size(); ++i) {
+    auto [it, fresh] = index_.emplace(tokens_[i], std::int32_t(i));
+    if (!fresh)
+      throw std::invalid_argument(std::string(side) + ": token \"" + tokens_[i] + "\" appears twice (ids " +
+                                  std::to_string(it->second) + " and " + std::to_string(i) + ")");
+  }
+}
+
+std::vector<std::string> Vocab::pieces(std::string_view text) const {
+  if (kind_ == TokenizerKind::Ids)
+    throw std::invalid_argument("this model has no vocabulary: give token ids instead of text");
+  return kind_ == TokenizerKind::Char ? split_chars(text) : split_words(text);
+}
+
+std::int32_t Vocab::lookup(const std::string& piece) const {
+  auto it = index_.find(piece);
+  return it == index_.end() ? unk_ : it->second;
+}
+
+std::vector<std::int32_t> Vocab::encode(std::string_view text) const {
+  std::vector<std::int32_t> ids;
+  for (const auto& p : pieces(text)) ids.push_back(lookup(p));
+  return ids;
+}
+
+std::string Vocab::token(std::int32_t id) const {
+  if (kind_ == TokenizerKind::Ids || id < 0 || std::size_t(id) >= tokens_.size()) return "#" + std::to_string(id);
+  return tokens_[id];
+}
+
+std::string Vocab::decode(const std::int32_t* ids, std::size_t n) const {
+  std::string out;
+  bool first = true;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (ids[i] == pad_ || ids[i] == bos_ || ids[i] == eos_) continue;
+    if (!first && kind_ != TokenizerKind::Char) out += ' ';
+    out += token(ids[i]);
+    first = false;
+  }
+  return out;
+}
+
+}  // namespace attnseq

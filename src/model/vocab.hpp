@@ -1,0 +1,49 @@
+// Tokenizers: text <-> ids for one side of a model. `char` splits UTF-8 into code points (so Korean
+// and emoji are one token each), `word` splits on ASCII whitespace. Unknown pieces map to unk.
+// Invalid UTF-8 and over-long text are refused with the byte offset / the limit.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "model/config.hpp"
+
+namespace attnseq {
+
+// Splits text into code points; throws std::invalid_argument("invalid UTF-8 at byte N") on bad input.
+std::vector<std::string> split_chars(std::string_view text);
+// Splits on runs of ASCII whitespace; validates UTF-8 the same way.
+std::vector<std::string> split_words(std::string_view text);
+
+class Vocab {
+ public:
+  Vocab() = default;
+  // tokens[i] is the string of id i. Duplicates are refused (they would make text ambiguous).
+  Vocab(TokenizerKind kind, std::vector<std::string> tokens, int pad, int bos, int eos, int unk,
+        const char* side = "vocabulary");
+  static Vocab source(const ModelConfig& c) { return Vocab(c.tokenizer, c.src_tokens, c.pad, c.bos, c.eos, c.unk, "src_vocab"); }
+  static Vocab target(const ModelConfig& c) { return Vocab(c.tokenizer, c.tgt_tokens, c.pad, c.bos, c.eos, c.unk, "tgt_vocab"); }
+
+  TokenizerKind kind() const { return kind_; }
+  bool has_text() const { return kind_ != TokenizerKind::Ids; }
+  // The pieces text splits into (as typed, before vocabulary lookup).
+  std::vector<std::string> pieces(std::string_view text) const;
+  // Ids of the text's pieces (unknown pieces become unk). Throws for ids-only vocabularies.
+  std::vector<std::int32_t> encode(std::string_view text) const;
+  // The string of one id ("#17" for ids-only vocabularies).
+  std::string token(std::int32_t id) const;
+  // Text of a target sequence: pad, bos and eos are dropped; char joins, word joins with spaces.
+  std::string decode(const std::int32_t* ids, std::size_t n) const;
+  std::int32_t lookup(const std::string& piece) const;  // unk if absent
+  const std::vector<std::string>& tokens() const { return tokens_; }
+
+ private:
+  TokenizerKind kind_ = TokenizerKind::Ids;
+  std::vector<std::string> tokens_;
+  std::unordered_map<std::string, std::int32_t> index_;
+  int pad_ = 0, bos_ = 1, eos_ = 2, unk_ = 3;
+};
+
+}  // namespace attnseq

@@ -1,0 +1,58 @@
+// Forward passes of the layers a seq2seq is made of, for a batch of B rows at a time:
+// linear, embedding lookup, GRU and LSTM cells (PyTorch gate layouts), attention scores.
+// Legend: B batch rows, T source positions, E embedding, H hidden, G gates (3 GRU, 4 LSTM),
+// Ho encoder output size, A additive attention size, V vocabulary.
+// Backward passes (training) live beside them in the train/ folder's layer files.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "model/config.hpp"
+
+namespace attnseq::nn {
+
+// Y (B, M) = X (B, N) W^T + b. W (M, N), b (M) or nullptr. Row strides ldx, ldy.
+void linear_forward(const float* X, std::size_t ldx, const float* W, const float* b, float* Y,
+                    std::size_t ldy, std::size_t B, std::size_t M, std::size_t N);
+
+// out (B, D) = table[ids] (V, D) rows. ids must be in range (callers validate).
+void embedding_forward(const float* table, std::size_t D, const std::int32_t* ids, std::size_t B,
+                       float* out, std::size_t ldo);
+
+// One recurrent layer's weights, PyTorch layout: w_ih (G H, in), w_hh (G H, H), b_ih, b_hh (G H).
+struct RnnWeights {
+  const float* w_ih = nullptr;
+  const float* w_hh = nullptr;
+  const float* b_ih = nullptr;
+  const float* b_hh = nullptr;
+  int in = 0, hidden = 0;
+  Cell cell = Cell::GRU;
+  int gates() const { return cell == Cell::GRU ? 3 : 4; }
+};
+
+// One cell step for B rows. gi (B, G H) holds x W_ih^T + b_ih on entry and the gate activations on
+// exit ([r; z; n] for GRU, [i; f; g; o] for LSTM). gh (B, G H) is scratch (GRU keeps W_hn h + b_hn in
+// its last third). h (B, H) and, for LSTM, c (B, H) are updated in place.
+void gru_cell_forward(const RnnWeights& w, float* gi, float* gh, float* h, std::size_t B);
+void lstm_cell_forward(const RnnWeights& w, float* gi, float* gh, float* h, float* c, std::size_t B);
+inline void cell_forward(const RnnWeights& w, float* gi, float* gh, float* h, float* c, std::size_t B) {
+  if (w.cell == Cell::GRU) gru_cell_forward(w, gi, gh, h, B);
+  else lstm_cell_forward(w, gi, gh, h, c, B);
+}
+
+// Attention over one source memory (T, Ho). Keys depend on the score function:
+//   dot: keys = memory; general: keys (T, Hd) = memory W_a^T; additive: keys (T, A) = memory W_k^T.
+struct AttentionWeights {
+  Score score = Score::Dot;
+  const float* w_q = nullptr;  // additive: W_q (A, Hd)
+  const float* v = nullptr;    // additive: v (A)
+  int attn_dim = 0;            // A
+};
+// scores (B, T) for queries Q (B, Hd). scratch: additive needs B*A + T*A floats, others none.
+void attention_scores(const AttentionWeights& a, const float* Q, std::size_t B, std::size_t Hd,
+                      const float* keys, std::size_t T, std::size_t key_dim, float* scores, float* scratch);
+// context (B, Ho) = weights (B, T) memory (T, Ho)
+void attention_context(const float* weights, std::size_t B, const float* memory, std::size_t T,
+                       std::size_t Ho, float* context);
+
+}  // namespace attnseq::nn

@@ -1,0 +1,129 @@
+// SIMD kernels against the reference loops on the sizes where vector bodies and scalar tails meet.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "kernels/kernels.hpp"
+
+using namespace attnseq;
+
+namespace {
+const std::size_t kSizes[] = {1, 3, 4, 5, 15, 16, 17, 33, 257};
+
+std::vector<float> rnd(std::size_t n, unsigned seed, float scale = 1.f) {
+  std::mt19937 g(seed);
+  std::uniform_real_distribution<float> d(-scale, scale);
+  std::vector<float> v(n);
+  for (auto& x : v) x = d(g);
+  return v;
+}
+
+void check_close(const std::vector<float>& a, const std::vector<float>& b, float tol) {
+  REQUIRE(a.size() == b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    INFO("index ", i);
+    CHECK(std::abs(a[i] - b[i]) <= tol * (1.f + std::abs(b[i])));
+  }
+}
+}  // namespace
+
+TEST_CASE("kernels: arch is the intended one") {
+  MESSAGE("xsimd arch: ", simd::arch_name(), kernels::uses_reference ? " (reference routing)" : "");
+  CHECK(std::string(simd::arch_name()).size() > 0);
+}
+
+TEST_CASE("kernels: dot, axpy, add, mul match reference") {
+  for (std::size_t n : kSizes) {
+    CAPTURE(n);
+    auto a = rnd(n, 1), b = rnd(n, 2);
+    CHECK(simd::dot(a.data(), b.data(), n) == doctest::Approx(ref::dot(a.data(), b.data(), n)).epsilon(1e-5));
+    auto y1 = b, y2 = b;
+    simd::axpy(0.7f, a.data(), y1.data(), n);
+    ref::axpy(0.7f, a.data(), y2.data(), n);
+    check_close(y1, y2, 1e-6f);
+    y1 = b, y2 = b;
+    simd::add(a.data(), y1.data(), n);
+    ref::add(a.data(), y2.data(), n);
+    check_close(y1, y2, 0.f);
+    simd::mul(a.data(), b.data(), y1.data(), n);
+    ref::mul(a.data(), b.data(), y2.data(), n);
+    check_close(y1, y2, 0.f);
+  }
+}
+
+TEST_CASE("kernels: gemv, gemv_t, gemm_nt, gemm_tn_acc match reference") {
+  for (std::size_t M : kSizes)
+    for (std::size_t N : {std::size_t(1), std::size_t(5), std::size_t(17), std::size_t(33), M}) {
+      CAPTURE(M);
+      CAPTURE(N);
+      auto W = rnd(M * N, 3), x = rnd(N, 4), y0 = rnd(M, 5);
+      for (bool acc : {false, true}) {
+        auto y1 = y0, y2 = y0;
+        simd::gemv(W.data(), x.data(), y1.data(), M, N, acc);
+        ref::gemv(W.data(), x.data(), y2.data(), M, N, acc);
+        check_close(y1, y2, 1e-5f);
+      }
+      auto xm = rnd(M, 6), z1 = rnd(N, 7), z2 = z1;
+      simd::gemv_t(W.data(), xm.data(), z1.data(), M, N);
+      ref::gemv_t(W.data(), xm.data(), z2.data(), M, N);
+      check_close(z1, z2, 1e-5f);
+      for (std::size_t B : {std::size_t(1), std::size_t(3), std::size_t(5)}) {
+        const std::size_t ldx = N + 2, ldc = M + 1;  // strided rows, as the decoder uses them
+        auto X = rnd(B * ldx, 8), C1 = rnd(B * ldc, 9), C2 = C1;
+        simd::gemm_nt(X.data(), ldx, W.data(), C1.data(), ldc, B, M, N, true);
+        ref::gemm_nt(X.data(), ldx, W.data(), C2.data(), ldc, B, M, N, true);
+        check_close(C1, C2, 1e-5f);
+        auto A = rnd(B * M, 10), G = rnd(B * N, 11), D1 = rnd(M * N, 12), D2 = D1;
+        simd::gemm_tn_acc(A.data(), G.data(), D1.data(), B, M, N);
+        ref::gemm_tn_acc(A.data(), G.data(), D2.data(), B, M, N);
+        check_close(D1, D2, 1e-5f);
+      }
+    }
+}
+
+TEST_CASE("kernels: sigmoid, tanh, softmax, logsumexp, max match reference") {
+  for (std::size_t n : kSizes) {
+    CAPTURE(n);
+    auto x = rnd(n, 13, 12.f);
+    x[0] = n > 1 ? 40.f : -40.f;  // saturating inputs too
+    auto a = x, b = x;
+    simd::sigmoid(a.data(), n);
+    ref::sigmoid(b.data(), n);
+    check_close(a, b, 2e-6f);
+    a = x, b = x;
+    simd::tanh(a.data(), n);
+    ref::tanh(b.data(), n);
+    check_close(a, b, 2e-6f);
+    CHECK(simd::max(x.data(), n) == ref::max(x.data(), n));
+    CHECK(simd::logsumexp(x.data(), n) == doctest::Approx(ref::logsumexp(x.data(), n)).epsilon(1e-6));
+    for (std::size_t valid : {std::size_t(1), (n + 1) / 2, n}) {
+      a = x, b = x;
+      simd::masked_softmax(a.data(), n, valid);
+      ref::masked_softmax(b.data(), n, valid);
+      check_close(a, b, 2e-6f);
+      float s = 0;
+      for (std::size_t i = 0; i < n; ++i) s += a[i];
+      CHECK(s == doctest::Approx(1.f).epsilon(1e-5));
+      for (std::size_t i = valid; i < n; ++i) CHECK(a[i] == 0.f);
+    }
+  }
+}
+
+TEST_CASE("kernels: argmax and topk agree with reference, ties to the lower index") {
+  for (std::size_t n : kSizes) {
+    CAPTURE(n);
+    auto x = rnd(n, 14);
+    for (std::size_t i = 0; i < n; i += 3) x[i] = 0.5f;  // ties
+    CHECK(simd::argmax(x.data(), n) == ref::argmax(x.data(), n));
+    for (std::size_t k : {std::size_t(1), std::min<std::size_t>(4, n), n}) {
+      std::vector<std::int32_t> i1(k), i2(k);
+      std::vector<float> v1(k), v2(k);
+      simd::topk(x.data(), n, k, i1.data(), v1.data());
+      ref::topk(x.data(), n, k, i2.data(), v2.data());
+      CHECK(i1 == i2);
+      CHECK(v1 == v2);
+    }
+  }
+}
