@@ -1,7 +1,7 @@
 // Beam search. The live hypotheses are the rows of one DecoderState, so each step is one batched
 // product per weight matrix. Candidates are the top `beam` tokens of each row; the best `beam`
-// non-EOS candidates live on, EOS candidates finish. Stops when `beam` hypotheses have finished or
-// at max_length (live ones then finish unended). Attention rows are recovered by backtracking.
+// non-EOS candidates live on, EOS candidates finish. Stops when `beam` hypotheses have finished and
+// the best live one can no longer beat them, or at max_length (live ones then finish unended). Attention rows are recovered by backtracking.
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -95,7 +95,15 @@ DecodeResult beam_search(const Model& model, const Encoded& enc, const DecodeOpt
       live_lp[nb] = cd.log_prob;
       ++nb;
     }
-    if (finished.size() >= wanted || nb == 0) break;
+    if (nb == 0) break;
+    if (finished.size() >= wanted) {
+      // Keep the best `wanted` finished; stop once none of them can be overtaken by the best live
+      // hypothesis at its current length (log p only falls as it grows; the heuristic of HF/fairseq).
+      std::stable_sort(finished.begin(), finished.end(),
+                       [](const Hypothesis& a, const Hypothesis& b) { return a.score > b.score; });
+      finished.resize(wanted);
+      if (finished.back().score >= normalised(live_lp[0], std::size_t(k) + 1, o.length_penalty)) break;
+    }
     // Record this step for the survivors: row r came from parent kept[r].first and emitted kept[r].second.
     History rec;
     for (int r = 0; r < nb; ++r) {

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# `npm test`: installs what is missing, then builds and runs every suite:
+#   doctest natively (xsimd default arch), with the reference kernels, under ASan+UBSan,
+#   as wasm SIMD and wasm scalar under Node (all through ctest), the fuzzers for a bounded time,
+#   then the JavaScript suites if present. Stops at the first failure.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+bash scripts/setup.sh
+export NODE_PATH=/usr/share/nodejs   # Emscripten 3.1.6 needs it for -O2 links (acorn)
+JOBS="${JOBS:-2}"
+FAILED=0
+
+step() { printf '\n=== %s ===\n' "$*"; }
+
+native_suite() {  # name, extra cmake args...
+  local dir="build/$1"; shift
+  step "doctest: $dir"
+  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release "$@" >/dev/null
+  cmake --build "$dir" -j"$JOBS" --target attnseq_tests
+  ctest --test-dir "$dir" --no-tests=error --output-on-failure -j"$JOBS"
+}
+
+wasm_suite() {  # name, ON|OFF (SIMD)
+  local dir="build/$1"
+  step "doctest: $dir (wasm, Node)"
+  emcmake cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DATTNSEQ_WASM_SIMD="$2" \
+    -DCMAKE_CROSSCOMPILING_EMULATOR=/usr/bin/node >/dev/null
+  cmake --build "$dir" -j"$JOBS" --target attnseq_tests
+  ctest --test-dir "$dir" --no-tests=error --output-on-failure -j"$JOBS"
+}
+
+native_suite native
+native_suite native-reference -DATTNSEQ_REFERENCE_KERNELS=ON
+native_suite asan -DATTNSEQ_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo
+wasm_suite wasm-simd ON
+wasm_suite wasm-scalar OFF
+
+if [ -f tests/fuzz/run.sh ]; then
+  step "fuzzing (bounded: ${FUZZ_SECONDS:-30} s per target)"
+  bash tests/fuzz/run.sh
+fi
+
+if [ -d tests/js ] && ls tests/js/*.test.mjs >/dev/null 2>&1; then
+  step "node --test tests/js"
+  bash scripts/build.sh
+  node --test tests/js/
+fi
+if [ -d tests/browser ] && ls tests/browser/*.test.mjs >/dev/null 2>&1; then
+  step "node --test tests/browser (Chromium)"
+  node --test --test-concurrency=1 tests/browser/
+fi
+step "all suites passed"

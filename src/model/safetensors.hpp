@@ -1,0 +1,60 @@
+// The safetensors container: 8-byte little-endian header length, JSON header, raw little-endian data.
+// parse() validates the container completely (lengths, dtypes, shapes, offsets, overlaps) and points
+// into the caller's buffer without copying; read_f32() converts one tensor to float; write() emits F32.
+// What the tensors mean (names, shapes against each other) is the checkpoint loader's business.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace attnseq::safetensors {
+
+// The dtypes attnseq reads; others are refused by name ("dtype I8 of tensor 'x' is not supported").
+enum class DType { F32, F16, BF16 };
+const char* dtype_name(DType);
+std::size_t dtype_size(DType);
+
+struct TensorInfo {
+  std::string name;
+  DType dtype = DType::F32;
+  std::vector<std::int64_t> shape;
+  std::uint64_t begin = 0, end = 0;  // byte offsets into the data section
+  std::uint64_t numel() const;       // product of shape (1 for a scalar)
+};
+
+struct File {
+  std::vector<TensorInfo> tensors;  // in header order
+  bool has_metadata = false;
+  std::vector<std::pair<std::string, std::string>> metadata;  // __metadata__ (string -> string only)
+  const std::uint8_t* data = nullptr;  // start of the data section inside the caller's buffer
+  std::size_t data_size = 0;
+  const TensorInfo* find(std::string_view name) const;  // nullptr if absent
+  const std::string* meta(std::string_view key) const;  // nullptr if absent
+};
+
+// Validates the container fully; no copies of tensor data (File::data points into `bytes`, which
+// must outlive the File). Throws std::invalid_argument("safetensors: ...") naming the tensor and numbers.
+File parse(const std::uint8_t* bytes, std::size_t size);
+
+// Converts F32/F16/BF16 (little-endian) to float: t.numel() values into out.
+void read_f32(const File& f, const TensorInfo& t, float* out);
+
+struct TensorOut {
+  std::string name;
+  std::vector<std::int64_t> shape;
+  const float* data;  // numel(shape) floats
+};
+
+// An F32 file: header padded with spaces to a multiple of 8 (so the data starts 8-byte aligned),
+// tensors laid out contiguously in the given order. with_metadata=false writes no __metadata__ key.
+std::vector<std::uint8_t> write(const std::vector<TensorOut>& tensors,
+                                const std::vector<std::pair<std::string, std::string>>& metadata,
+                                bool with_metadata = true);
+
+constexpr std::uint64_t kMaxHeaderBytes = 100u << 20;  // as the reference implementation
+constexpr std::size_t kMaxRank = 8;
+
+}  // namespace attnseq::safetensors

@@ -1,0 +1,314 @@
+// attnseq: the JavaScript face of the engine. Loads the WebAssembly core once, wraps its Embind
+// handles in small classes that own them (dispose() deletes them), turns status objects into
+// AttnseqError, and hands out copies of every array. Works in Node 18+, browsers and module Workers.
+import createAttnseqCore from '../dist/attnseq-core.mjs';
+
+/** Error thrown by every attnseq call; `code` is stable (BAD_INPUT, BAD_CHECKPOINT, TOO_LONG, DISPOSED, ...). */
+export class AttnseqError extends Error {
+  constructor(code, message) {
+    super(message);
+    this.name = 'AttnseqError';
+    this.code = code;
+  }
+}
+
+const isNode = typeof process !== 'undefined' && !!process.versions?.node && typeof window === 'undefined';
+let corePromise = null;
+let initOptions = {};
+
+/** Optional: where to find attnseq-core.wasm (e.g. a CDN). Call before the first loadModel(). */
+export function init(options = {}) {
+  if (corePromise) throw new AttnseqError('ALREADY_INITIALISED', 'init() must be called before the engine is first used');
+  initOptions = { ...options };
+  return core();
+}
+
+function wasmUrl() {
+  if (initOptions.locateFile) return initOptions.locateFile('attnseq-core.wasm');
+  return new URL('../dist/attnseq-core.wasm', import.meta.url).href;
+}
+
+async function core() {
+  if (!corePromise) {
+    corePromise = (async () => {
+      const url = wasmUrl();
+      let wasmBinary;
+      if (initOptions.wasmBinary) wasmBinary = initOptions.wasmBinary;
+      else if (isNode && url.startsWith('file:')) {
+        const { readFile } = await import('node:fs/promises');
+        wasmBinary = await readFile(new URL(url));
+      } else {
+        const res = await fetch(url);
+        if (!res.ok) throw new AttnseqError('LOAD_FAILED', `could not fetch ${url}: HTTP ${res.status}`);
+        wasmBinary = new Uint8Array(await res.arrayBuffer());
+      }
+      return createAttnseqCore({ wasmBinary });
+    })();
+    corePromise.catch(() => { corePromise = null; });
+  }
+  return corePromise;
+}
+
+function check(status) {
+  if (!status.ok) throw new AttnseqError(status.code, status.message);
+  return status;
+}
+
+async function toBytes(source) {
+  if (source instanceof Uint8Array) return source;
+  if (source instanceof ArrayBuffer) return new Uint8Array(source);
+  if (ArrayBuffer.isView(source)) return new Uint8Array(source.buffer, source.byteOffset, source.byteLength);
+  if (typeof Response !== 'undefined' && source instanceof Response) {
+    if (!source.ok) throw new AttnseqError('LOAD_FAILED', `HTTP ${source.status} for ${source.url}`);
+    return new Uint8Array(await source.arrayBuffer());
+  }
+  if (typeof Blob !== 'undefined' && source instanceof Blob) return new Uint8Array(await source.arrayBuffer());
+  if (source instanceof URL || typeof source === 'string') {
+    const href = source instanceof URL ? source.href : source;
+    if (isNode && !/^https?:/.test(href)) {
+      const { readFile } = await import('node:fs/promises');
+      try {
+        return new Uint8Array(await readFile(href.startsWith('file:') ? new URL(href) : href));
+      } catch (e) {
+        throw new AttnseqError('LOAD_FAILED', `could not read ${href}: ${e.message}`);
+      }
+    }
+    let res;
+    try {
+      res = await fetch(href);
+    } catch (e) {
+      throw new AttnseqError('LOAD_FAILED', `could not fetch ${href}: ${e.message}`);
+    }
+    return toBytes(res);
+  }
+  throw new AttnseqError('BAD_INPUT', 'loadModel() takes a Uint8Array, ArrayBuffer, Blob, Response, URL or path');
+}
+
+/** Loads a .safetensors checkpoint. */
+export async function loadModel(source) {
+  const M = await core();
+  const bytes = await toBytes(source);
+  const handle = new M.Model();
+  const st = handle.load(bytes);
+  if (!st.ok) {
+    handle.delete();
+    throw new AttnseqError(st.code, st.message);
+  }
+  return new Model(M, handle);
+}
+
+class Disposable {
+  #handle;
+  constructor(handle) { this.#handle = handle; }
+  get _h() {
+    if (!this.#handle) throw new AttnseqError('DISPOSED', `this ${this.constructor.name} has been disposed`);
+    return this.#handle;
+  }
+  get disposed() { return !this.#handle; }
+  dispose() {
+    if (this.#handle) this.#handle.delete();
+    this.#handle = null;
+  }
+  [Symbol.dispose]() { this.dispose(); }
+}
+
+export class Model extends Disposable {
+  constructor(M, handle) {
+    super(handle);
+    this._M = M;
+    const c = check(handle.config());
+    const { ok, srcVocab, tgtVocab, ...config } = c;
+    this.config = Object.freeze({ ...config, name: c.metadata.name ?? null, task: c.metadata.task ?? null });
+    this.srcVocab = c.tokenizer === 'ids' ? null : Object.freeze(srcVocab);
+    this.tgtVocab = c.tokenizer === 'ids' ? null : Object.freeze(tgtVocab);
+  }
+
+  /** Source text (or ids) -> ids and the display tokens. */
+  tokenize(input, side = 'source') {
+    const s = side === 'target' ? 1 : 0;
+    if (typeof input === 'string') {
+      const r = check(this._h.tokenize(input, s));
+      return { ids: r.ids, tokens: r.pieces };
+    }
+    const ids = toIds(input, side === 'target' ? this.config.tgtVocabSize : this.config.srcVocabSize, 'ids');
+    return { ids, tokens: check(this._h.detokenize(ids, s)).tokens };
+  }
+
+  /** Runs the encoder once; the result feeds decoder() and translate(). */
+  encode(input) {
+    const { ids, tokens } = this.tokenize(input, 'source');
+    if (ids.length === 0) throw new AttnseqError('BAD_INPUT', 'the source is empty');
+    const h = new this._M.Source();
+    const st = h.encode(this._h, ids);
+    if (!st.ok) {
+      h.delete();
+      throw new AttnseqError(st.code, st.message);
+    }
+    return new Encoded(this, h, ids, tokens);
+  }
+
+  /** Starts step-by-step decoding of an encoded source. */
+  decoder(enc, options = {}) {
+    if (!(enc instanceof Encoded)) throw new AttnseqError('BAD_INPUT', 'decoder() takes the result of model.encode()');
+    const opts = this.#options(options);
+    const h = new this._M.Decoder();
+    const st = h.start(enc._h, opts);
+    if (!st.ok) {
+      h.delete();
+      throw new AttnseqError(st.code, st.message);
+    }
+    return new Decoder(this, enc, h, st.maxLength, options.topk ?? 5);
+  }
+
+  /** Decodes a whole sequence (greedy, beam or sampled). */
+  translate(input, options = {}) {
+    const own = !(input instanceof Encoded);
+    const enc = own ? this.encode(input) : input;
+    try {
+      const r = check(this._M.translate(enc._h, this.#options(options)));
+      const cols = r.cols;
+      const hyps = r.hypotheses.map((h) => {
+        let ids = h.ids;
+        const tokens = check(this._h.detokenize(ids, 1)).tokens;
+        if (options.replaceUnknowns) replaceUnknowns(tokens, ids, h.attention, cols, enc.tokens, this.config.unk);
+        return {
+          text: this.#text(ids, tokens),
+          tokens: Array.from(ids),
+          tgtTokens: tokens,
+          score: h.score,
+          logProb: h.logProb,
+          finished: h.finished,
+          attention: h.attention,
+        };
+      });
+      const best = hyps[0];
+      return {
+        text: best.text, tokens: best.tokens, srcTokens: enc.tokens, tgtTokens: best.tgtTokens,
+        attention: best.attention, rows: best.tokens.length, cols, score: best.score, hypotheses: hyps,
+      };
+    } finally {
+      if (own) enc.dispose();
+    }
+  }
+
+  #text(ids, tokens) {
+    const c = this.config;
+    const keep = tokens.filter((_, i) => ids[i] !== c.eos && ids[i] !== c.bos && ids[i] !== c.pad);
+    return c.tokenizer === 'char' ? keep.join('') : keep.join(' ');
+  }
+
+  #options(o) {
+    if (o === null || typeof o !== 'object') throw new AttnseqError('BAD_INPUT', 'options must be an object');
+    const out = {};
+    for (const k of ['beam', 'maxLength', 'lengthPenalty', 'temperature', 'seed', 'numHypotheses']) {
+      if (o[k] === undefined) continue;
+      if (typeof o[k] !== 'number' || !Number.isFinite(o[k]))
+        throw new AttnseqError('BAD_INPUT', `option '${k}' must be a finite number, got ${String(o[k])}`);
+      out[k] = o[k];
+    }
+    if (o.prefix !== undefined) {
+      out.prefix = typeof o.prefix === 'string' ? this.tokenize(o.prefix, 'target').ids : toIds(o.prefix, this.config.tgtVocabSize, 'prefix');
+    }
+    return out;
+  }
+}
+
+export class Encoded extends Disposable {
+  constructor(model, handle, ids, tokens) {
+    super(handle);
+    this.model = model;
+    this.ids = ids;
+    this.tokens = tokens;
+    this.length = ids.length;
+  }
+  /** Encoder states h_1..h_n (the keys and values), rows x cols, and the final state h_T. */
+  memory() {
+    const r = check(this._h.memory());
+    return { data: r.data, rows: r.rows, cols: r.cols, finalState: r.finalState };
+  }
+}
+
+export class Decoder extends Disposable {
+  constructor(model, enc, handle, maxLength, topk) {
+    super(handle);
+    this.model = model;
+    this.encoded = enc;
+    this.maxLength = maxLength;
+    this.topk = topk;
+  }
+  get done() { return this._h.done(); }
+  get length() { return this._h.length(); }
+  /** One decoder step. options.force: a token id or string to emit; options.attention: a weight row to use. */
+  step(options = {}) {
+    const m = this.model;
+    let forced = -1;
+    if (options.force !== undefined) {
+      forced = typeof options.force === 'string' ? m.tokenize(options.force, 'target').ids[0] : options.force;
+      if (!Number.isInteger(forced) || forced < 0 || forced >= m.config.tgtVocabSize)
+        throw new AttnseqError('BAD_INPUT', `force must be a target token id in [0, ${m.config.tgtVocabSize}) or a known token`);
+    }
+    let override = null;
+    if (options.attention !== undefined) {
+      override = Float32Array.from(options.attention);
+      if (override.length !== this.encoded.length)
+        throw new AttnseqError('BAD_INPUT', `attention override has ${override.length} weights; the source has ${this.encoded.length}`);
+    }
+    const r = check(this._h.step(forced, override, this.topk));
+    const tok = (id) => (m.tgtVocab ? m.tgtVocab[id] : `#${id}`);
+    const topk = [];
+    if (r.topkIds) for (let i = 0; i < r.topkIds.length; i++) topk.push({ token: r.topkIds[i], text: tok(r.topkIds[i]), p: r.topkProbs[i] });
+    return {
+      index: r.index, token: r.token, text: tok(r.token), done: r.done, forced: r.forced, logProb: r.logProb,
+      attention: r.attention, scores: r.scores, query: r.query, context: r.context, logits: r.logits, topk,
+    };
+  }
+}
+
+function toIds(v, vocab, what) {
+  if (!(Array.isArray(v) || ArrayBuffer.isView(v))) throw new AttnseqError('BAD_INPUT', `${what} must be text or an array of token ids`);
+  const out = new Int32Array(v.length);
+  for (let i = 0; i < v.length; i++) {
+    const x = v[i];
+    if (typeof x !== 'number' || !Number.isInteger(x))
+      throw new AttnseqError('BAD_INPUT', `${what}[${i}] is ${String(x)}; token ids are integers`);
+    if (x < 0 || x >= vocab) throw new AttnseqError('BAD_INPUT', `${what}[${i}] = ${x} is outside the vocabulary [0, ${vocab})`);
+    out[i] = x;
+  }
+  return out;
+}
+
+function replaceUnknowns(tokens, ids, attention, cols, srcTokens, unk) {
+  for (let k = 0; k < tokens.length; k++) {
+    if (ids[k] !== unk) continue;
+    let best = 0;
+    for (let t = 1; t < cols; t++) if (attention[k * cols + t] > attention[k * cols + best]) best = t;
+    tokens[k] = srcTokens[best];
+  }
+}
+
+/** Alignment export helpers. */
+export function alignmentToCSV(r) {
+  const esc = (s) => (/[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
+  const lines = [['', ...r.srcTokens].map(esc).join(',')];
+  for (let k = 0; k < r.rows; k++) {
+    const row = [esc(r.tgtTokens[k])];
+    for (let t = 0; t < r.cols; t++) row.push(String(r.attention[k * r.cols + t]));
+    lines.push(row.join(','));
+  }
+  return lines.join('\n') + '\n';
+}
+export function alignmentToJSON(r) {
+  const rows = [];
+  for (let k = 0; k < r.rows; k++) rows.push(Array.from(r.attention.subarray(k * r.cols, (k + 1) * r.cols)));
+  return JSON.stringify({ srcTokens: r.srcTokens, tgtTokens: r.tgtTokens, attention: rows });
+}
+/** Pharaoh format: "i-j" for each target token j, its most-attended source position i. */
+export function alignmentToPharaoh(r) {
+  const out = [];
+  for (let k = 0; k < r.rows; k++) {
+    let best = 0;
+    for (let t = 1; t < r.cols; t++) if (r.attention[k * r.cols + t] > r.attention[k * r.cols + best]) best = t;
+    out.push(`${best}-${k}`);
+  }
+  return out.join(' ');
+}

@@ -1,0 +1,343 @@
+// The only Embind file: exposes the engine's model, encode and step to JavaScript.
+// Every bound call catches every exception and returns a plain status object
+// ({ok: true, ...} or {ok: false, code, message}); no C++ exception ever reaches JS (escaped
+// exceptions leak wasm stack, see TOOLCHAIN.md). Arrays go out as copies. Handles share ownership
+// (shared_ptr), so JS may delete them in any order.
+#include <emscripten/bind.h>
+#include <emscripten/val.h>
+
+#include <cmath>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "decode/decode.hpp"
+#include "kernels/kernels.hpp"
+#include "model/checkpoint.hpp"
+#include "model/vocab.hpp"
+
+using emscripten::val;
+using namespace attnseq;
+
+namespace {
+
+val ok() {
+  val r = val::object();
+  r.set("ok", true);
+  return r;
+}
+
+val error(const char* code, const std::string& message) {
+  val r = val::object();
+  r.set("ok", false);
+  r.set("code", std::string(code));
+  r.set("message", message);
+  return r;
+}
+
+// Runs f, turning every exception into a status. `code` names the kind of input that was bad.
+template <class F>
+val guarded(const char* code, F&& f) {
+  try {
+    return f();
+  } catch (const std::invalid_argument& e) {
+    const std::string m = e.what();
+    const char* c = m.find("maximum") != std::string::npos ? "TOO_LONG" : code;
+    return error(c, m);
+  } catch (const std::bad_alloc&) {
+    return error("OUT_OF_MEMORY", "out of memory");
+  } catch (const std::exception& e) {
+    return error("INTERNAL", e.what());
+  } catch (...) {
+    return error("INTERNAL", "unknown error");
+  }
+}
+
+template <class T>
+val copy_array(const T* p, std::size_t n) {  // a JS-owned copy: views die when memory grows
+  return val(emscripten::typed_memory_view(n, p)).call<val>("slice");
+}
+
+template <class T>
+std::vector<T> from_js_array(const val& a, const char* what) {
+  if (a.isNull() || a.isUndefined()) throw std::invalid_argument(std::string(what) + " is missing");
+  return emscripten::convertJSArrayToNumberVector<T>(a);
+}
+
+struct ModelBox {
+  Model model;
+  Vocab src, tgt;
+};
+
+class ModelHandle {
+ public:
+  val load(const val& bytes) {
+    return guarded("BAD_CHECKPOINT", [&] {
+      const auto b = from_js_array<std::uint8_t>(bytes, "checkpoint bytes");
+      Model m = load_checkpoint(b.data(), b.size());
+      const Vocab s = Vocab::source(m.config()), t = Vocab::target(m.config());
+      box_ = std::make_shared<ModelBox>(ModelBox{std::move(m), s, t});
+      return ok();
+    });
+  }
+  bool loaded() const { return bool(box_); }
+  const std::shared_ptr<ModelBox>& box() const { return box_; }
+
+  val config() const {
+    return guarded("NOT_LOADED", [&] {
+      const auto& c = need().model.config();
+      val r = ok();
+      r.set("cell", std::string(to_string(c.cell)));
+      r.set("style", std::string(to_string(c.style)));
+      r.set("score", std::string(to_string(c.score)));
+      r.set("inputFeeding", c.input_feeding);
+      r.set("bidirectional", c.bidirectional);
+      r.set("bridge", c.bridge);
+      r.set("layers", c.layers);
+      r.set("srcVocabSize", c.src_vocab);
+      r.set("tgtVocabSize", c.tgt_vocab);
+      r.set("srcEmbedding", c.src_emb);
+      r.set("tgtEmbedding", c.tgt_emb);
+      r.set("encoderHidden", c.enc_hidden);
+      r.set("encoderOutput", c.enc_out());
+      r.set("hidden", c.dec_hidden);
+      r.set("attentionSize", c.attn_dim);
+      r.set("tokenizer", std::string(to_string(c.tokenizer)));
+      r.set("pad", c.pad);
+      r.set("bos", c.bos);
+      r.set("eos", c.eos);
+      r.set("unk", c.unk);
+      val meta = val::object();
+      for (const auto& kv : c.extra) meta.set(kv.first, kv.second);
+      r.set("metadata", meta);
+      val sv = val::array(), tv = val::array();
+      for (const auto& s : c.src_tokens) sv.call<void>("push", s);
+      for (const auto& s : c.tgt_tokens) tv.call<void>("push", s);
+      r.set("srcVocab", sv);
+      r.set("tgtVocab", tv);
+      r.set("parameters", double(need().model.params().data.size()));
+      return r;
+    });
+  }
+
+  // Text -> {ids, pieces} with the source (side 0) or target (side 1) tokenizer.
+  val tokenize(const std::string& text, int side) const {
+    return guarded("BAD_INPUT", [&] {
+      const Vocab& v = side ? need().tgt : need().src;
+      const auto pieces = v.pieces(text);
+      std::vector<std::int32_t> ids;
+      val ps = val::array();
+      for (const auto& p : pieces) ids.push_back(v.lookup(p)), ps.call<void>("push", p);
+      val r = ok();
+      r.set("ids", copy_array(ids.data(), ids.size()));
+      r.set("pieces", ps);
+      return r;
+    });
+  }
+
+  // ids -> strings (side 0 source, 1 target) and the joined text of a target sequence.
+  val detokenize(const val& ids_js, int side) const {
+    return guarded("BAD_INPUT", [&] {
+      const Vocab& v = side ? need().tgt : need().src;
+      const auto ids = from_js_array<std::int32_t>(ids_js, "ids");
+      val toks = val::array();
+      for (auto id : ids) toks.call<void>("push", v.token(id));
+      val r = ok();
+      r.set("tokens", toks);
+      r.set("text", v.decode(ids.data(), ids.size()));
+      return r;
+    });
+  }
+
+  const ModelBox& need() const {
+    if (!box_) throw std::invalid_argument("no model is loaded");
+    return *box_;
+  }
+
+ private:
+  std::shared_ptr<ModelBox> box_;
+};
+
+class SourceHandle {
+ public:
+  val encode(const ModelHandle& m, const val& ids_js) {
+    return guarded("BAD_INPUT", [&] {
+      const auto ids = from_js_array<std::int32_t>(ids_js, "source ids");
+      auto enc = std::make_shared<Encoded>();
+      m.need().model.encode(ids.data(), int(ids.size()), *enc);
+      box_ = m.box();
+      enc_ = std::move(enc);
+      val r = ok();
+      r.set("length", enc_->T);
+      return r;
+    });
+  }
+  val memory() const {  // (T, Ho) keys = values h_i
+    return guarded("NOT_ENCODED", [&] {
+      need();
+      val r = ok();
+      r.set("data", copy_array(enc_->memory.data(), enc_->memory.size()));
+      r.set("rows", enc_->T);
+      r.set("cols", int(enc_->memory.size() / enc_->T));
+      r.set("finalState", copy_array(enc_->final_h.data(), enc_->final_h.size()));
+      return r;
+    });
+  }
+  const std::shared_ptr<ModelBox>& box() const { return box_; }
+  const std::shared_ptr<Encoded>& enc() const { return enc_; }
+  void need() const {
+    if (!enc_) throw std::invalid_argument("the source has not been encoded");
+  }
+
+ private:
+  std::shared_ptr<ModelBox> box_;
+  std::shared_ptr<Encoded> enc_;
+};
+
+DecodeOptions parse_options(const val& o) {
+  DecodeOptions d;
+  if (o.isNull() || o.isUndefined()) return d;
+  auto num = [&](const char* k, double lo, double hi) -> double {
+    val v = o[k];
+    if (v.typeOf().as<std::string>() != "number")
+      throw std::invalid_argument(std::string("option '") + k + "' must be a number");
+    const double x = v.as<double>();
+    if (!(x >= lo && x <= hi))
+      throw std::invalid_argument(std::string("option '") + k + "' is " + std::to_string(x) + "; it must be in [" +
+                                  std::to_string(lo) + ", " + std::to_string(hi) + "]");
+    return x;
+  };
+  auto has = [&](const char* k) { return !o[k].isUndefined() && !o[k].isNull(); };
+  auto integer = [&](const char* k, double lo, double hi) {
+    const double x = num(k, lo, hi);
+    if (x != double(long(x))) throw std::invalid_argument(std::string("option '") + k + "' must be an integer");
+    return int(x);
+  };
+  if (has("beam")) d.beam = integer("beam", 1, kMaxBeam);
+  if (has("maxLength")) d.max_length = integer("maxLength", 1, kMaxTargetLength);
+  if (has("lengthPenalty")) d.length_penalty = float(num("lengthPenalty", 0, 10));
+  if (has("temperature")) d.temperature = float(num("temperature", 0, 1e6));
+  if (has("seed")) d.seed = std::uint64_t(integer("seed", 0, 9007199254740991.0));
+  if (has("numHypotheses")) d.num_hypotheses = integer("numHypotheses", 0, kMaxBeam);
+  if (has("prefix")) d.prefix = from_js_array<std::int32_t>(o["prefix"], "prefix");
+  return d;
+}
+
+val hypothesis_val(const Hypothesis& h) {
+  val r = val::object();
+  r.set("ids", copy_array(h.tokens.data(), h.tokens.size()));
+  r.set("attention", copy_array(h.attention.data(), h.attention.size()));
+  r.set("logProb", h.log_prob);
+  r.set("score", h.score);
+  r.set("finished", h.finished);
+  return r;
+}
+
+val translate(const SourceHandle& s, const val& options) {
+  return guarded("BAD_INPUT", [&] {
+    s.need();
+    const DecodeResult r = decode(s.box()->model, *s.enc(), parse_options(options));
+    val hs = val::array();
+    for (const auto& h : r.hypotheses) hs.call<void>("push", hypothesis_val(h));
+    val out = ok();
+    out.set("hypotheses", hs);
+    out.set("cols", r.src_len);
+    return out;
+  });
+}
+
+class DecoderHandle {
+ public:
+  val start(const SourceHandle& s, const val& options) {
+    return guarded("BAD_INPUT", [&] {
+      s.need();
+      auto sess = std::make_unique<Session>(s.box()->model, *s.enc(), parse_options(options));
+      box_ = s.box();
+      enc_ = s.enc();
+      sess_ = std::move(sess);
+      val r = ok();
+      r.set("maxLength", sess_->max_length());
+      return r;
+    });
+  }
+  // One step. forced < 0: the decoder chooses. override: null or a weight row of source length.
+  val step(int forced, const val& override_js, int topk) {
+    return guarded("BAD_INPUT", [&] {
+      if (!sess_) throw std::invalid_argument("the decoder has not been started");
+      std::vector<float> ov;
+      if (!override_js.isNull() && !override_js.isUndefined()) {
+        ov = from_js_array<float>(override_js, "attention override");
+        if (int(ov.size()) != enc_->T)
+          throw std::invalid_argument("attention override has " + std::to_string(ov.size()) +
+                                      " weights; the source has " + std::to_string(enc_->T));
+      }
+      if (topk < 0 || topk > 64) throw std::invalid_argument("topk is " + std::to_string(topk) + "; it must be in [0, 64]");
+      const auto& st = sess_->step(forced, ov.empty() ? nullptr : ov.data());
+      const auto& ds = sess_->state();
+      const auto& c = box_->model.config();
+      const std::size_t T = enc_->T, Hd = c.dec_hidden, Ho = c.enc_out(), V = c.tgt_vocab;
+      val r = ok();
+      r.set("token", st.token);
+      r.set("prev", st.prev);
+      r.set("logProb", st.log_prob);
+      r.set("forced", st.forced);
+      r.set("done", st.done);
+      r.set("index", sess_->length() - 1);
+      r.set("query", copy_array(ds.query.data(), Hd));
+      r.set("context", copy_array(ds.context.data(), Ho));
+      r.set("scores", copy_array(ds.scores.data(), T));
+      r.set("attention", copy_array(ds.weights.data(), T));
+      r.set("logits", copy_array(ds.logits.data(), V));
+      if (topk > 0) {
+        const std::size_t k = std::min<std::size_t>(topk, V);
+        std::vector<std::int32_t> idx(k);
+        std::vector<float> val_(k);
+        kernels::topk(ds.logits.data(), V, k, idx.data(), val_.data());
+        const float lse = kernels::logsumexp(ds.logits.data(), V);
+        std::vector<float> p(k);
+        for (std::size_t i = 0; i < k; ++i) p[i] = std::exp(val_[i] - lse);
+        r.set("topkIds", copy_array(idx.data(), k));
+        r.set("topkProbs", copy_array(p.data(), k));
+      }
+      return r;
+    });
+  }
+  bool done() const { return sess_ && sess_->done(); }
+  int length() const { return sess_ ? sess_->length() : 0; }
+
+ private:
+  std::shared_ptr<ModelBox> box_;
+  std::shared_ptr<Encoded> enc_;
+  std::unique_ptr<Session> sess_;
+};
+
+
+std::string build_info() {
+  return std::string("xsimd ") + simd::arch_name() + (kernels::uses_reference ? " (reference kernels)" : "");
+}
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(attnseq) {
+  using namespace emscripten;
+  class_<ModelHandle>("Model")
+      .constructor<>()
+      .function("load", &ModelHandle::load)
+      .function("loaded", &ModelHandle::loaded)
+      .function("config", &ModelHandle::config)
+      .function("tokenize", &ModelHandle::tokenize)
+      .function("detokenize", &ModelHandle::detokenize);
+  class_<SourceHandle>("Source")
+      .constructor<>()
+      .function("encode", &SourceHandle::encode)
+      .function("memory", &SourceHandle::memory);
+  class_<DecoderHandle>("Decoder")
+      .constructor<>()
+      .function("start", &DecoderHandle::start)
+      .function("step", &DecoderHandle::step)
+      .function("done", &DecoderHandle::done)
+      .function("length", &DecoderHandle::length);
+  function("translate", &translate);
+  function("buildInfo", &build_info);
+}
