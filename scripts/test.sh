@@ -41,12 +41,13 @@ if [ -f tests/fuzz/run.sh ]; then
   bash tests/fuzz/run.sh
 fi
 
-if [ -d tests/js ] && ls tests/js/*.test.mjs >/dev/null 2>&1; then
+step "build the npm package's module (dist/)"
+bash scripts/build.sh
+if ls tests/js/*.test.mjs >/dev/null 2>&1; then
   step "node --test tests/js"
-  bash scripts/build.sh
   node --test tests/js/
 fi
-if [ -d tests/browser ] && ls tests/browser/*.test.mjs >/dev/null 2>&1; then
+if ls tests/browser/*.test.mjs >/dev/null 2>&1; then
   step "node --test tests/browser (Chromium)"
   node --test --test-concurrency=1 tests/browser/
 fi

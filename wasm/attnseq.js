@@ -127,6 +127,7 @@ export class Model extends Disposable {
   tokenize(input, side = 'source') {
     const s = side === 'target' ? 1 : 0;
     if (typeof input === 'string') {
+      checkWellFormed(input);
       const r = check(this._h.tokenize(input, s));
       return { ids: r.ids, tokens: r.pieces };
     }
@@ -261,6 +262,19 @@ export class Decoder extends Disposable {
       index: r.index, token: r.token, text: tok(r.token), done: r.done, forced: r.forced, logProb: r.logProb,
       attention: r.attention, scores: r.scores, query: r.query, context: r.context, logits: r.logits, topk,
     };
+  }
+}
+
+// A lone UTF-16 surrogate cannot become UTF-8; Embind would silently replace it, so refuse it here.
+function checkWellFormed(text) {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+      const d = text.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) { i++; continue; }
+    }
+    if (c >= 0xd800 && c <= 0xdfff)
+      throw new AttnseqError('BAD_INPUT', `the text has a lone UTF-16 surrogate at index ${i}`);
   }
 }
 

@@ -249,11 +249,11 @@ TEST_CASE("safetensors: every malformed file is refused with a message naming th
     }
   }
   SUBCASE("header length 0") { check_error(Bytes(16, 0), {"header length is 0"}); }
-  SUBCASE("header length over the 100 MB limit") {
+  SUBCASE("header length over the 4 MiB limit") {
     Bytes file(16, ' ');
     const std::uint64_t n = 200u << 20;
     for (int i = 0; i < 8; ++i) file[i] = static_cast<std::uint8_t>(n >> (8 * i));
-    check_error(file, {"header length 209715200 exceeds the limit of 104857600"});
+    check_error(file, {"header length 209715200 exceeds the limit of 4194304"});
   }
   SUBCASE("header length beyond the file") {
     Bytes file(100, ' ');

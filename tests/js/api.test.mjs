@@ -1,0 +1,96 @@
+// The JavaScript API against the engine: shapes, a hand-driven step loop equals translate(), beam 1
+// equals greedy, attention rows sum to 1, and every kind of bad input throws AttnseqError with the
+// right code while the model keeps answering correctly.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { loadModel, AttnseqError } from '../../wasm/attnseq.js';
+
+const FIX = (n) => new URL(`../data/parity/${n}.safetensors`, import.meta.url);
+
+test('translate returns consistent shapes and attention rows that sum to 1', async () => {
+  const model = await loadModel(FIX('gru_luong_general'));
+  assert.equal(model.config.style, 'luong');
+  assert.equal(model.config.score, 'general');
+  assert.equal(model.srcVocab.length, model.config.srcVocabSize);
+  const r = model.translate('w5 w6 w7 w8 w4', { beam: 3 });
+  assert.equal(r.cols, 5);
+  assert.deepEqual(r.srcTokens, ['w5', 'w6', 'w7', 'w8', 'w4']);
+  assert.equal(r.rows, r.tokens.length);
+  assert.equal(r.attention.length, r.rows * r.cols);
+  assert.equal(r.hypotheses.length, 3);
+  for (const h of r.hypotheses)
+    for (let k = 0; k < h.tokens.length; k++) {
+      const row = h.attention.subarray(k * r.cols, (k + 1) * r.cols);
+      assert.ok(Math.abs(row.reduce((a, b) => a + b, 0) - 1) < 1e-5);
+    }
+  model.dispose();
+});
+
+test('a hand-driven step loop equals translate(); beam 1 equals greedy', async () => {
+  const model = await loadModel(await readFile(FIX('lstm_bahdanau_additive')));
+  const enc = model.encode('w5 w9 w7 w4');
+  const dec = model.decoder(enc, { maxLength: 8 });
+  const toks = [], rows = [];
+  while (!dec.done) {
+    const s = dec.step();
+    toks.push(s.token);
+    rows.push(...s.attention);
+    assert.equal(s.query.length, model.config.hidden);
+    assert.equal(s.context.length, model.config.encoderOutput);
+    assert.equal(s.scores.length, 4);
+    assert.equal(s.topk.length, 5);
+    assert.ok(s.topk[0].p >= s.topk[1].p);
+  }
+  const greedy = model.translate(enc, { maxLength: 8 });
+  const beam1 = model.translate(enc, { maxLength: 8, beam: 1 });
+  assert.deepEqual(greedy.tokens, toks);
+  assert.deepEqual(beam1.tokens, toks);
+  assert.deepEqual(Array.from(greedy.attention), rows);
+  dec.dispose(); enc.dispose(); model.dispose();
+});
+
+test('bad input gives AttnseqError with the right code, and the model still answers', async () => {
+  const model = await loadModel(FIX('gru_luong_dot'));
+  const want = model.translate('w5 w6 w7').tokens;
+  const cases = [
+    [() => model.translate(''), 'BAD_INPUT'],
+    [() => model.translate([4, 5, 99]), 'BAD_INPUT'],
+    [() => model.translate([4, NaN]), 'BAD_INPUT'],
+    [() => model.translate(42), 'BAD_INPUT'],
+    [() => model.translate('w5', { beam: 0 }), 'BAD_INPUT'],
+    [() => model.translate('w5', { beam: NaN }), 'BAD_INPUT'],
+    [() => model.translate('w5', { maxLength: 1e9 }), 'BAD_INPUT'],
+    [() => model.translate('w5 '.repeat(2000)), 'TOO_LONG'],
+    [() => model.translate('\ud800'), 'BAD_INPUT'],
+  ];
+  for (const [f, code] of cases) {
+    assert.throws(f, (e) => e instanceof AttnseqError && e.code === code, String(f));
+    assert.deepEqual(model.translate('w5 w6 w7').tokens, want);
+  }
+  const enc = model.encode('w5 w6');
+  const dec = model.decoder(enc, { maxLength: 2 });
+  assert.throws(() => dec.step({ attention: [0, 0] }), (e) => e.code === 'BAD_INPUT' && /sums to 0/.test(e.message));
+  assert.throws(() => dec.step({ attention: [1] }), (e) => e.code === 'BAD_INPUT');
+  dec.step(); dec.step();
+  assert.equal(dec.done, true);
+  assert.throws(() => dec.step(), (e) => e.code === 'BAD_INPUT' && /force a token/.test(e.message));
+  dec.dispose();
+  assert.throws(() => dec.step(), (e) => e.code === 'DISPOSED');
+  enc.dispose();
+  model.dispose();
+  assert.throws(() => model.translate('w5'), (e) => e.code === 'DISPOSED');
+});
+
+test('truncated and corrupted checkpoints give BAD_CHECKPOINT', async () => {
+  const good = await readFile(FIX('gru_luong_dot'));
+  for (const n of [0, 7, 8, 100, good.length - 1]) {
+    await assert.rejects(loadModel(good.subarray(0, n)), (e) => e instanceof AttnseqError && e.code === 'BAD_CHECKPOINT');
+  }
+  const bad = Buffer.from(good);
+  bad.write('XXXX', 12, 'latin1');
+  await assert.rejects(loadModel(bad), (e) => e.code === 'BAD_CHECKPOINT');
+  const m = await loadModel(good);
+  assert.ok(m.translate('w5 w6').tokens.length > 0);
+  m.dispose();
+});

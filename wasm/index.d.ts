@@ -1,0 +1,186 @@
+// Public types of the attnseq npm package (hand-written; see README "JavaScript API").
+
+/** Stable error codes carried by AttnseqError.code. */
+export type AttnseqErrorCode =
+  | 'BAD_INPUT' | 'BAD_CHECKPOINT' | 'TOO_LONG' | 'DISPOSED' | 'LOAD_FAILED' | 'NOT_LOADED'
+  | 'NOT_ENCODED' | 'OUT_OF_MEMORY' | 'ALREADY_INITIALISED' | 'INTERNAL';
+
+export class AttnseqError extends Error {
+  readonly name: 'AttnseqError';
+  readonly code: AttnseqErrorCode;
+  constructor(code: AttnseqErrorCode, message: string);
+}
+
+export interface InitOptions {
+  /** Returns the URL of a file the engine needs ('attnseq-core.wasm'), e.g. on a CDN. */
+  locateFile?: (file: string) => string;
+  /** The .wasm bytes, when the caller already has them. */
+  wasmBinary?: Uint8Array | ArrayBuffer;
+}
+/** Optional; call before the first loadModel() to change where the .wasm comes from. */
+export function init(options?: InitOptions): Promise<unknown>;
+
+export type ModelSource = Uint8Array | ArrayBuffer | ArrayBufferView | Blob | Response | URL | string;
+/** Loads a .safetensors checkpoint (bytes, a fetch Response, a URL, or a file path in Node). */
+export function loadModel(source: ModelSource): Promise<Model>;
+
+export interface ModelConfig {
+  readonly cell: 'gru' | 'lstm';
+  readonly style: 'luong' | 'bahdanau' | 'none';
+  readonly score: 'dot' | 'general' | 'additive';
+  readonly inputFeeding: boolean;
+  readonly bidirectional: boolean;
+  readonly bridge: boolean;
+  readonly layers: number;
+  readonly srcVocabSize: number;
+  readonly tgtVocabSize: number;
+  readonly srcEmbedding: number;
+  readonly tgtEmbedding: number;
+  readonly encoderHidden: number;
+  readonly encoderOutput: number;
+  readonly hidden: number;
+  readonly embedding?: number;
+  readonly attentionSize: number;
+  readonly tokenizer: 'char' | 'word' | 'ids';
+  readonly pad: number;
+  readonly bos: number;
+  readonly eos: number;
+  readonly unk: number;
+  readonly parameters: number;
+  readonly name: string | null;
+  readonly task: string | null;
+  /** Free-form checkpoint metadata (name, task, description, ...). */
+  readonly metadata: Readonly<Record<string, string>>;
+}
+
+/** Text, or token ids. */
+export type Input = string | ArrayLike<number>;
+
+export interface DecodeOptions {
+  /** Forced first target tokens (text or ids). */
+  prefix?: Input;
+  /** > 0 samples from softmax(logits / temperature). */
+  temperature?: number;
+  /** Sampling seed. */
+  seed?: number;
+  /** Most target tokens, EOS included (default 2 * source length + 10). */
+  maxLength?: number;
+}
+export interface DecoderOptions extends DecodeOptions {
+  /** How many of the most likely next tokens each step reports (default 5, 0 for none). */
+  topk?: number;
+}
+export interface TranslateOptions extends DecodeOptions {
+  /** Beam width (default 1 = greedy). */
+  beam?: number;
+  /** Beam ranking: log p / length^lengthPenalty (default 1). */
+  lengthPenalty?: number;
+  /** Hypotheses returned (default: all of the beam). */
+  numHypotheses?: number;
+  /** Replace each emitted <unk> by the source token with the highest attention weight. */
+  replaceUnknowns?: boolean;
+}
+
+export interface Hypothesis {
+  text: string;
+  tokens: number[];
+  tgtTokens: string[];
+  score: number;
+  logProb: number;
+  finished: boolean;
+  /** rows x cols, row-major: row k is the step that produced tokens[k]. */
+  attention: Float32Array;
+}
+export interface Translation {
+  text: string;
+  tokens: number[];
+  srcTokens: string[];
+  tgtTokens: string[];
+  attention: Float32Array;
+  rows: number;
+  cols: number;
+  score: number;
+  hypotheses: Hypothesis[];
+}
+
+export interface StepResult {
+  index: number;
+  token: number;
+  text: string;
+  done: boolean;
+  forced: boolean;
+  logProb: number;
+  /** Softmax weights over the source (sum to 1). */
+  attention: Float32Array;
+  /** Raw scores before the softmax. */
+  scores: Float32Array;
+  /** The query Q (the decoder state the scores were computed with). */
+  query: Float32Array;
+  /** The context vector c_k = sum_i w_i h_i. */
+  context: Float32Array;
+  logits: Float32Array;
+  topk: { token: number; text: string; p: number }[];
+}
+export interface StepOptions {
+  /** Emit this token (id or token string) instead of the model's choice. */
+  force?: number | string;
+  /** Use this weight row (source length, non-negative, renormalised) instead of the computed attention. */
+  attention?: ArrayLike<number>;
+}
+
+interface Disposable_ {
+  readonly disposed: boolean;
+  dispose(): void;
+  [Symbol.dispose](): void;
+}
+
+export class Model implements Disposable_ {
+  private constructor();
+  readonly config: ModelConfig;
+  readonly srcVocab: readonly string[] | null;
+  readonly tgtVocab: readonly string[] | null;
+  readonly disposed: boolean;
+  tokenize(input: Input, side?: 'source' | 'target'): { ids: Int32Array; tokens: string[] };
+  encode(input: Input): Encoded;
+  decoder(enc: Encoded, options?: DecoderOptions): Decoder;
+  translate(input: Input | Encoded, options?: TranslateOptions): Translation;
+  dispose(): void;
+  [Symbol.dispose](): void;
+}
+
+export class Encoded implements Disposable_ {
+  private constructor();
+  readonly model: Model;
+  readonly ids: Int32Array;
+  readonly tokens: string[];
+  readonly length: number;
+  readonly disposed: boolean;
+  /** Encoder states h_1..h_n (keys = values), rows x cols, and the encoder's final state. */
+  memory(): { data: Float32Array; rows: number; cols: number; finalState: Float32Array };
+  dispose(): void;
+  [Symbol.dispose](): void;
+}
+
+export class Decoder implements Disposable_ {
+  private constructor();
+  readonly model: Model;
+  readonly encoded: Encoded;
+  readonly maxLength: number;
+  readonly done: boolean;
+  readonly length: number;
+  readonly disposed: boolean;
+  step(options?: StepOptions): StepResult;
+  dispose(): void;
+  [Symbol.dispose](): void;
+}
+
+export interface AlignmentLike {
+  srcTokens: string[];
+  tgtTokens: string[];
+  attention: Float32Array;
+  rows: number;
+  cols: number;
+}
+export function alignmentToCSV(r: AlignmentLike): string;
+export function alignmentToJSON(r: AlignmentLike): string;
+export function alignmentToPharaoh(r: AlignmentLike): string;
