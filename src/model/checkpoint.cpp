@@ -3,7 +3,9 @@
 // shapes that configuration implies, converted to F32 and checked for NaN/Inf.
 #include "model/checkpoint.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <functional>
 #include <cstdio>
 #include <limits>
 #include <memory>
@@ -38,6 +40,21 @@ int count_layers(const safetensors::File& f, const std::string& prefix) {
   while (n < 64 && f.find(prefix + "weight_hh_l" + std::to_string(n))) ++n;
   return n;
 }
+
+// A tensor that decides the configuration (weight_hh_l{k}, ..._reverse, bridge.weight) may be missing
+// while its siblings are present. Which one is wrong cannot be known, so the message names both.
+void check_marker(const safetensors::File& f, bool present, const std::string& marker,
+                  const std::function<bool(const std::string&)>& sibling) {
+  if (present) return;
+  for (const auto& t : f.tensors)
+    if (sibling(t.name))
+      fail("missing tensor '" + marker + "' (or unexpected tensor '" + t.name + "')");
+}
+
+bool has_suffix(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+bool has_prefix(const std::string& s, const std::string& prefix) { return s.compare(0, prefix.size(), prefix) == 0; }
 
 bool parse_bool(const std::string& key, const std::string& v) {
   if (v == "true" || v == "1") return true;
@@ -98,11 +115,21 @@ ModelConfig infer_config(const safetensors::File& f) {
   c.cell = eg == 3 ? Cell::GRU : Cell::LSTM;
   c.layers = count_layers(f, "encoder.rnn.");
   const int dec_layers = count_layers(f, "decoder.rnn.");
+  for (const char* side : {"encoder.rnn.", "decoder.rnn."}) {
+    const int n = count_layers(f, side);
+    const std::string tag = "_l" + std::to_string(n);
+    check_marker(f, false, side + std::string("weight_hh") + tag, [&](const std::string& name) {
+      return has_prefix(name, side) && (has_suffix(name, tag) || has_suffix(name, tag + "_reverse"));
+    });
+  }
   if (dec_layers != c.layers)
     fail("the decoder has " + std::to_string(dec_layers) + " layers and the encoder " + std::to_string(c.layers) +
          ": s_0 is taken layer by layer, so the counts must be equal");
   c.bidirectional = f.find("encoder.rnn.weight_hh_l0_reverse") != nullptr;
+  check_marker(f, c.bidirectional, "encoder.rnn.weight_hh_l0_reverse",
+               [](const std::string& name) { return has_prefix(name, "encoder.rnn.") && has_suffix(name, "_reverse"); });
   c.bridge = f.find("bridge.weight") != nullptr;
+  check_marker(f, c.bridge, "bridge.weight", [](const std::string& name) { return has_prefix(name, "bridge."); });
   const bool has_combine = f.find("decoder.combine.weight") != nullptr;
   if (f.find("decoder.attention.weight")) c.score = Score::General;
   else if (f.find("decoder.attention.v.weight")) c.score = Score::Additive;
