@@ -38,6 +38,15 @@
   X(float, max, (const float* x, std::size_t n), (x, n))                                           \
   /* log sum exp over x[0..n) */                                                                   \
   X(float, logsumexp, (const float* x, std::size_t n), (x, n))                                     \
+  /* floats needed to hold an (M, N) matrix in the packed layout */                               \
+  X(std::size_t, packed_size, (std::size_t M, std::size_t N), (M, N))                             \
+  /* P = W (M, N) repacked: blocks of 4 rows, columns interleaved in chunks of pack_width(), so   \
+     the product reads one sequential stream. Padding is zero. */                                \
+  X(void, pack, (const float* W, std::size_t M, std::size_t N, float* P), (W, M, N, P))           \
+  /* C = X W^T (+ bias) with W given packed. X (B, N) stride ldx, C (B, M) stride ldc */          \
+  X(void, gemm_packed, (const float* X, std::size_t ldx, const float* P, const float* bias,       \
+                        float* C, std::size_t ldc, std::size_t B, std::size_t M, std::size_t N),  \
+    (X, ldx, P, bias, C, ldc, B, M, N))                                                            \
   /* index of the largest element (first on ties); n >= 1 */                                       \
   X(std::size_t, argmax, (const float* x, std::size_t n), (x, n))                                  \
   /* k largest elements, descending (ties: lower index first); k <= n */                           \
@@ -54,6 +63,8 @@ namespace simd {
 ATTNSEQ_KERNEL_LIST(ATTNSEQ_DECLARE)
 // Name of the instruction set xsimd compiled for (e.g. "sse2", "avx512bw", "wasm", "emulated").
 const char* arch_name();
+// Floats per vector of that arch: the column chunk of the packed layout (both namespaces use it).
+std::size_t pack_width();
 }
 #undef ATTNSEQ_DECLARE
 

@@ -145,6 +145,63 @@ inline void gemm_rows(const float* X, std::size_t ldx, const float* W, float* C,
 
 const char* arch_name() { return Arch::name(); }
 
+std::size_t pack_width() { return V<Arch>::size; }
+
+std::size_t packed_size(std::size_t M, std::size_t N) { return ref::packed_size(M, N); }
+
+void pack(const float* W, std::size_t M, std::size_t N, float* P) { ref::pack(W, M, N, P); }
+
+namespace {
+// y[0 .. 8L) = one packed panel (8L rows, column-major) times x: for each column, one broadcast of
+// x[n] and eight vector multiply-adds into eight independent accumulators. One sequential stream of
+// weights and no horizontal sums (measured faster in V8 than row-dot kernels on these shapes).
+struct PanelProduct {
+  template <class A>
+  void operator()(A, const float* p, const float* x, std::size_t N, const float* init, float* y) const {
+    constexpr std::size_t L = V<A>::size;
+    V<A> a[8];
+    for (std::size_t q = 0; q < 8; ++q) a[q] = init ? load<A>(init + q * L) : V<A>(0.f);
+    std::size_t n = 0;
+    // Two columns per iteration: half the loop overhead, the same eight accumulators.
+    for (; n + 2 <= N; n += 2, p += 16 * L) {
+      const V<A> x0(x[n]), x1(x[n + 1]);
+      for (std::size_t q = 0; q < 8; ++q) a[q] = xsimd::fma(load<A>(p + 8 * L + q * L), x1, xsimd::fma(load<A>(p + q * L), x0, a[q]));
+    }
+    if (n < N) {
+      const V<A> x0(x[n]);
+      for (std::size_t q = 0; q < 8; ++q) a[q] = xsimd::fma(load<A>(p + q * L), x0, a[q]);
+    }
+    for (std::size_t q = 0; q < 8; ++q) a[q].store_unaligned(y + q * L);
+  }
+};
+}  // namespace
+
+void gemm_packed(const float* X, std::size_t ldx, const float* P, const float* bias, float* C,
+                 std::size_t ldc, std::size_t B, std::size_t M, std::size_t N) {
+  constexpr std::size_t R = 8 * V<Arch>::size;
+  alignas(64) float y[R], b0[R];
+  for (std::size_t m0 = 0; m0 < M; m0 += R) {
+    const float* p = P + m0 * N;
+    const std::size_t rows = std::min(R, M - m0);
+    const float* init = nullptr;
+    if (bias && rows == R) init = bias + m0;
+    else if (bias) {  // last, partial panel: pad the bias too
+      std::fill(b0, b0 + R, 0.f);
+      std::copy(bias + m0, bias + m0 + rows, b0);
+      init = b0;
+    }
+    for (std::size_t b = 0; b < B; ++b) {
+      float* c = C + b * ldc + m0;
+      if (rows == R) {
+        PanelProduct{}(Arch{}, p, X + b * ldx, N, init, c);
+      } else {
+        PanelProduct{}(Arch{}, p, X + b * ldx, N, init, y);
+        std::copy(y, y + rows, c);
+      }
+    }
+  }
+}
+
 float dot(const float* a, const float* b, std::size_t n) { return Dot{}(Arch{}, a, b, n); }
 
 void axpy(float alpha, const float* x, float* y, std::size_t n) { Axpy{}(Arch{}, alpha, x, y, n); }
@@ -192,8 +249,9 @@ void mul(const float* a, const float* b, float* y, std::size_t n) {
 void sigmoid(float* x, std::size_t n) {
   map_inplace<Arch>(x, n, [](auto v) {
     using T = decltype(v);
-    if constexpr (std::is_same_v<T, float>) return 1.f / (1.f + std::exp(-v));
-    else return T(1.f) / (T(1.f) + xsimd::exp(-v));
+    // sigma(x) = (1 + tanh(x / 2)) / 2: one transcendental and no division (measured 2-3.5x cheaper).
+    if constexpr (std::is_same_v<T, float>) return 0.5f * std::tanh(0.5f * v) + 0.5f;
+    else return xsimd::fma(T(0.5f), xsimd::tanh(T(0.5f) * v), T(0.5f));
   });
 }
 

@@ -31,7 +31,7 @@ void Model::start(const Encoded& enc, DecoderState& st, int capacity) const {
   st.weights.assign(cap * T, 0.f);
   st.context.assign(cap * Ho, 0.f);
   st.logits.assign(cap * std::size_t(c.tgt_vocab), 0.f);
-  st.gi.assign(cap * G * Hd, 0.f);
+  st.gi.assign(2 * cap * G * Hd, 0.f);  // second half: scratch for the input-feeding product
   st.gh.assign(cap * G * Hd, 0.f);
   st.x.assign(cap * std::size_t(c.dec_input()), 0.f);
   st.cat.assign(cap * (Ho + Hd), 0.f);
@@ -51,7 +51,14 @@ const float* Model::input_projection(int, int, const float* rest, std::size_t ld
   if (tables_) {
     for (std::size_t b = 0; b < B; ++b)
       std::memcpy(gi + b * GH, &dec_table_[std::size_t(prev[b]) * GH], GH * sizeof(float));
-    if (R) kernels::gemm_nt(rest, ldr, dec_w_rest_.data(), gi, GH, B, GH, R, true);
+    if (R && dec_w_rest_p_) {
+      // gemm_packed overwrites, so add the rest's product through the scratch (B, GH).
+      float* tmp = gi + B * GH;
+      kernels::gemm_packed(rest, ldr, dec_w_rest_p_, nullptr, tmp, GH, B, GH, R);
+      kernels::add(tmp, gi, B * GH);
+    } else if (R) {
+      kernels::gemm_nt(rest, ldr, dec_w_rest_.data(), gi, GH, B, GH, R, true);
+    }
     return gi;
   }
   return nullptr;  // caller builds x and runs the full product
@@ -113,12 +120,12 @@ void Model::step(const Encoded& enc, DecoderState& st, const std::int32_t* prev,
         std::memcpy(&st.x[b * D], dec_emb_ + std::size_t(prev[b]) * E, E * sizeof(float));
         if (D > E) std::memcpy(&st.x[b * D + E], rest + b * ldr, (D - E) * sizeof(float));
       }
-      nn::linear_forward(st.x.data(), D, dec_rnn_[0].w_ih, dec_rnn_[0].b_ih, st.gi.data(), GH, B, GH, D);
+      nn::linear_any(st.x.data(), D, dec_rnn_[0].w_ih, dec_rnn_[0].w_ih_packed, dec_rnn_[0].b_ih, st.gi.data(), GH, B, GH, D);
     }
     for (std::size_t l = 0; l < L; ++l) {
       float* h = &st.h[l * cap * Hd];
       if (l > 0)
-        nn::linear_forward(h - cap * Hd, Hd, dec_rnn_[l].w_ih, dec_rnn_[l].b_ih, st.gi.data(), GH, B, GH, Hd);
+        nn::linear_any(h - cap * Hd, Hd, dec_rnn_[l].w_ih, dec_rnn_[l].w_ih_packed, dec_rnn_[l].b_ih, st.gi.data(), GH, B, GH, Hd);
       nn::cell_forward(dec_rnn_[l], st.gi.data(), st.gh.data(), h, &st.c[l * cap * Hd], B);
     }
   };
@@ -128,9 +135,9 @@ void Model::step(const Encoded& enc, DecoderState& st, const std::int32_t* prev,
       std::memcpy(&st.cat[b * (Ho + Hd)], &st.context[b * Ho], Ho * sizeof(float));
       std::memcpy(&st.cat[b * (Ho + Hd) + Ho], h_top + b * Hd, Hd * sizeof(float));
     }
-    nn::linear_forward(st.cat.data(), Ho + Hd, combine_w_, combine_b_, st.htilde.data(), Hd, B, Hd, Ho + Hd);
+    nn::linear_any(st.cat.data(), Ho + Hd, combine_w_, combine_p_, combine_b_, st.htilde.data(), Hd, B, Hd, Ho + Hd);
     kernels::tanh(st.htilde.data(), B * Hd);
-    nn::linear_forward(st.htilde.data(), Hd, out_w_, out_b_, st.logits.data(), V, B, V, Hd);
+    nn::linear_any(st.htilde.data(), Hd, out_w_, out_p_, out_b_, st.logits.data(), V, B, V, Hd);
   };
 
   switch (c.style) {
@@ -147,7 +154,7 @@ void Model::step(const Encoded& enc, DecoderState& st, const std::int32_t* prev,
     case Style::None:
       run_rnn(nullptr, 0);
       std::memcpy(st.query.data(), h_top, B * Hd * sizeof(float));
-      nn::linear_forward(h_top, Hd, out_w_, out_b_, st.logits.data(), V, B, V, Hd);
+      nn::linear_any(h_top, Hd, out_w_, out_p_, out_b_, st.logits.data(), V, B, V, Hd);
       break;
   }
 }

@@ -91,8 +91,10 @@ void Model::bind() {
   out_b_ = params_.get("decoder.out.bias");
 }
 
-void Model::prepare(bool token_tables) {
+void Model::prepare(bool token_tables, bool packed) {
   bind();
+  packs_.clear();
+  bridge_p_ = att_general_p_ = att_key_p_ = combine_p_ = out_p_ = dec_w_rest_p_ = nullptr;
   const auto& c = config_;
   const std::size_t G = c.gates();
   // A per-token table replaces emb(y) W_ih^T + b_ih by a row copy. It costs G H / E times the
@@ -104,7 +106,49 @@ void Model::prepare(bool token_tables) {
   enc_table_.clear();
   dec_table_.clear();
   dec_w_rest_.clear();
-  if (!tables_) return;
+  if (tables_) build_tables();
+  if (packed) build_packs();
+}
+
+// Packed copies (kernels::pack) of every matrix inference multiplies by: the product then reads one
+// sequential stream, measured 1.3-2.3x faster than the row-major kernel at these sizes.
+void Model::build_packs() {
+  const auto& c = config_;
+  auto pack = [&](const float* W, std::size_t M, std::size_t N) -> const float* {
+    if (!W) return nullptr;
+    std::vector<float> p(kernels::packed_size(M, N));
+    kernels::pack(W, M, N, p.data());
+    packs_.push_back(std::move(p));
+    return packs_.back().data();
+  };
+  packs_.reserve(4 * enc_rnn_.size() + 4 * dec_rnn_.size() + 8);  // pointers must stay valid
+  const std::size_t G = c.gates();
+  for (std::size_t i = 0; i < enc_rnn_.size(); ++i) {
+    auto& w = enc_rnn_[i];
+    const bool layer0 = i < std::size_t(c.bidirectional ? 2 : 1);
+    if (!(layer0 && tables_)) w.w_ih_packed = pack(w.w_ih, G * w.hidden, w.in);
+    w.w_hh_packed = pack(w.w_hh, G * w.hidden, w.hidden);
+  }
+  for (std::size_t l = 0; l < dec_rnn_.size(); ++l) {
+    auto& w = dec_rnn_[l];
+    if (!(l == 0 && tables_)) w.w_ih_packed = pack(w.w_ih, G * w.hidden, w.in);
+    w.w_hh_packed = pack(w.w_hh, G * w.hidden, w.hidden);
+  }
+  const std::size_t Hd = c.dec_hidden, Ho = c.enc_out(), A = c.attn_dim;
+  if (tables_ && !dec_w_rest_.empty()) dec_w_rest_p_ = pack(dec_w_rest_.data(), G * Hd, c.dec_input() - c.tgt_emb);
+  bridge_p_ = pack(bridge_w_, Hd, Ho);
+  att_general_p_ = pack(att_general_, Hd, Ho);
+  att_key_p_ = pack(att_key_, A, Ho);
+  attn_.w_q_packed = pack(attn_.w_q, A, Hd);
+  combine_p_ = pack(combine_w_, Hd, Ho + Hd);
+  out_p_ = pack(out_w_, c.tgt_vocab, Hd);
+}
+
+void Model::build_tables() {
+  const auto& c = config_;
+  const std::size_t G = c.gates();
+  const std::size_t enc_floats = std::size_t(c.src_vocab) * G * c.enc_hidden;
+  const std::size_t dec_floats = std::size_t(c.tgt_vocab) * G * c.dec_hidden;
   const int dirs = c.bidirectional ? 2 : 1;
   for (int d = 0; d < dirs; ++d) {
     const auto& w = enc_rnn_[d];

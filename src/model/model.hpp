@@ -39,6 +39,7 @@ struct Encoded {
   std::vector<float> init_h;        // (L, Hd) initial decoder state s_0 (after the bridge, if any)
   std::vector<float> init_c;        // (L, Hd) LSTM initial cell state
   std::vector<float> final_h;       // (L, Ho) encoder final states, before the bridge (h_T for vanilla)
+  std::vector<float> final_c;       // (L, Ho) LSTM encoder final cells, before the bridge
   // scratch for the encoder
   std::vector<float> layer_in, layer_out, gi, gh, h, c;
 };
@@ -75,10 +76,12 @@ class Model {
   Params& params() { return params_; }
   const Params& params() const { return params_; }
 
-  // Derives what inference reads from the parameters (layer views, per-token input tables).
-  // Call again after changing parameters. token_tables=false forces the plain matrix path.
-  void prepare(bool token_tables = true);
+  // Derives what inference reads from the parameters (layer views, per-token input tables, packed
+  // weight copies). Call again after changing parameters. token_tables=false and packed=false force
+  // the plain matrix path (what training uses).
+  void prepare(bool token_tables = true, bool packed = true);
   bool uses_token_tables() const { return tables_; }
+  bool uses_packed_weights() const { return !packs_.empty(); }
 
   // Runs the encoder on src (T ids, each in [0, Vs)). Throws std::invalid_argument on bad input.
   void encode(const std::int32_t* src, int T, Encoded& out) const;
@@ -93,6 +96,8 @@ class Model {
 
  private:
   void bind();  // resolves layer views into params_
+  void build_tables();
+  void build_packs();
   const float* input_projection(int layer, int dir, const float* x, std::size_t ldx, const std::int32_t* ids,
                                 std::size_t B, float* gi) const;
 
@@ -109,6 +114,9 @@ class Model {
   std::vector<std::vector<float>> enc_table_;  // per direction: (Vs, G He) = emb W_ih^T + b_ih
   std::vector<float> dec_table_;               // (Vt, G Hd) = emb W_ih[:, :E]^T + b_ih
   std::vector<float> dec_w_rest_;              // (G Hd, R) = W_ih[:, E:] (input feeding / bahdanau context)
+  std::vector<std::vector<float>> packs_;      // packed copies of the matrices a step or encode reads
+  const float *bridge_p_ = nullptr, *att_general_p_ = nullptr, *att_key_p_ = nullptr;
+  const float *combine_p_ = nullptr, *out_p_ = nullptr, *dec_w_rest_p_ = nullptr;
 };
 
 }  // namespace attnseq

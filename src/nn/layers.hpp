@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/kernels.hpp"
 #include "model/config.hpp"
 
 namespace attnseq::nn {
@@ -14,6 +15,13 @@ namespace attnseq::nn {
 // Y (B, M) = X (B, N) W^T + b. W (M, N), b (M) or nullptr. Row strides ldx, ldy.
 void linear_forward(const float* X, std::size_t ldx, const float* W, const float* b, float* Y,
                     std::size_t ldy, std::size_t B, std::size_t M, std::size_t N);
+
+// The same product reading W from its packed copy P (kernels::pack) when there is one.
+inline void linear_any(const float* X, std::size_t ldx, const float* W, const float* P, const float* b,
+                       float* Y, std::size_t ldy, std::size_t B, std::size_t M, std::size_t N) {
+  if (P) kernels::gemm_packed(X, ldx, P, b, Y, ldy, B, M, N);
+  else linear_forward(X, ldx, W, b, Y, ldy, B, M, N);
+}
 
 // out (B, D) = table[ids] (V, D) rows. ids must be in range (callers validate).
 void embedding_forward(const float* table, std::size_t D, const std::int32_t* ids, std::size_t B,
@@ -25,6 +33,8 @@ struct RnnWeights {
   const float* w_hh = nullptr;
   const float* b_ih = nullptr;
   const float* b_hh = nullptr;
+  const float* w_ih_packed = nullptr;  // inference copies in the packed layout (Model::prepare)
+  const float* w_hh_packed = nullptr;
   int in = 0, hidden = 0;
   Cell cell = Cell::GRU;
   int gates() const { return cell == Cell::GRU ? 3 : 4; }
@@ -45,6 +55,7 @@ inline void cell_forward(const RnnWeights& w, float* gi, float* gh, float* h, fl
 struct AttentionWeights {
   Score score = Score::Dot;
   const float* w_q = nullptr;  // additive: W_q (A, Hd)
+  const float* w_q_packed = nullptr;
   const float* v = nullptr;    // additive: v (A)
   int attn_dim = 0;            // A
 };

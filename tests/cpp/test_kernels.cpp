@@ -127,3 +127,30 @@ TEST_CASE("kernels: argmax and topk agree with reference, ties to the lower inde
     }
   }
 }
+
+TEST_CASE("kernels: packed gemm matches the plain product, with and without bias") {
+  for (std::size_t M : kSizes)
+    for (std::size_t N : kSizes) {
+      CAPTURE(M);
+      CAPTURE(N);
+      auto W = rnd(M * N, 21), bias = rnd(M, 22);
+      std::vector<float> P1(simd::packed_size(M, N)), P2(ref::packed_size(M, N));
+      simd::pack(W.data(), M, N, P1.data());
+      ref::pack(W.data(), M, N, P2.data());
+      CHECK(P1 == P2);
+      for (std::size_t B : {std::size_t(1), std::size_t(3)}) {
+        const std::size_t ldx = N + 1, ldc = M + 2;
+        auto X = rnd(B * ldx, 23);
+        std::vector<float> want(B * ldc, 0.f), got(B * ldc, 0.f), got_ref(B * ldc, 0.f);
+        for (std::size_t b = 0; b < B; ++b) std::copy(bias.begin(), bias.end(), want.begin() + b * ldc);
+        ref::gemm_nt(X.data(), ldx, W.data(), want.data(), ldc, B, M, N, true);
+        simd::gemm_packed(X.data(), ldx, P1.data(), bias.data(), got.data(), ldc, B, M, N);
+        ref::gemm_packed(X.data(), ldx, P2.data(), bias.data(), got_ref.data(), ldc, B, M, N);
+        check_close(got, want, 1e-5f);
+        check_close(got_ref, want, 1e-5f);
+        simd::gemm_packed(X.data(), ldx, P1.data(), nullptr, got.data(), ldc, B, M, N);
+        ref::gemm_nt(X.data(), ldx, W.data(), want.data(), ldc, B, M, N, false);
+        check_close(got, want, 1e-5f);
+      }
+    }
+}

@@ -174,8 +174,9 @@ TEST_CASE("a hand-driven step loop reproduces decode(); tables and matrices agre
     }
     CHECK(toks == r.hypotheses[0].tokens);
     // The plain matrix path gives the same logits.
-    m.prepare(false);
+    m.prepare(false, false);
     CHECK_FALSE(m.uses_token_tables());
+    CHECK_FALSE(m.uses_packed_weights());
     Encoded enc2;
     m.encode(src.data(), 9, enc2);
     DecoderState st2;
