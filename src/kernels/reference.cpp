@@ -83,15 +83,15 @@ float logsumexp(const float* x, std::size_t n) {
   return m + float(std::log(s));
 }
 
-// Packed layout: column panels of R = 8 * simd::pack_width() rows. Panel k holds rows
+// Packed layout: column panels of R = 4 * simd::pack_width() rows. Panel k holds rows
 // [k R, (k + 1) R) column by column: element (m, n) is at k R N + n R + (m - k R). Padding rows are 0.
 std::size_t packed_size(std::size_t M, std::size_t N) {
-  const std::size_t R = 8 * simd::pack_width();
+  const std::size_t R = 4 * simd::pack_width();
   return (M + R - 1) / R * R * N;
 }
 
 void pack(const float* W, std::size_t M, std::size_t N, float* P) {
-  const std::size_t R = 8 * simd::pack_width();
+  const std::size_t R = 4 * simd::pack_width();
   for (std::size_t k = 0; k < (M + R - 1) / R; ++k)
     for (std::size_t n = 0; n < N; ++n)
       for (std::size_t r = 0; r < R; ++r) {
@@ -102,7 +102,7 @@ void pack(const float* W, std::size_t M, std::size_t N, float* P) {
 
 void gemm_packed(const float* X, std::size_t ldx, const float* P, const float* bias, float* C,
                  std::size_t ldc, std::size_t B, std::size_t M, std::size_t N) {
-  const std::size_t R = 8 * simd::pack_width();
+  const std::size_t R = 4 * simd::pack_width();
   for (std::size_t b = 0; b < B; ++b)
     for (std::size_t m = 0; m < M; ++m) {
       const std::size_t k = m / R, r = m % R;
