@@ -1,0 +1,66 @@
+// "step allocates nothing", checked by counting every operator new in this test program: after
+// start(), any number of steps (greedy rows, beam-sized batches, reorders, attention overrides)
+// must not allocate.
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <new>
+
+#include "model/model.hpp"
+#include "test_util.hpp"
+
+namespace {
+std::atomic<long> g_allocations{0};
+}
+
+void* operator new(std::size_t n) {
+  ++g_allocations;
+  if (void* p = std::malloc(n ? n : 1)) return p;
+  throw std::bad_alloc();
+}
+void* operator new[](std::size_t n) { return operator new(n); }
+// The nothrow forms too (std::stable_sort's temporary buffer uses them): every form must pair with
+// the deletes below, or AddressSanitizer reports a new/free mismatch.
+void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
+  ++g_allocations;
+  return std::malloc(n ? n : 1);
+}
+void* operator new[](std::size_t n, const std::nothrow_t& t) noexcept { return operator new(n, t); }
+void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
+void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); }
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete[](void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+
+using namespace attnseq;
+
+TEST_CASE("step allocates nothing, for every style and both weight paths") {
+  const ModelConfig cfgs[] = {
+      test::small_config(Cell::GRU, Style::Luong, Score::Dot),
+      test::small_config(Cell::LSTM, Style::Luong, Score::Additive, true, true, 2, true),
+      test::small_config(Cell::GRU, Style::Bahdanau, Score::General),
+      test::small_config(Cell::LSTM, Style::None, Score::Dot, false, false, 2),
+  };
+  for (const auto& cfg : cfgs)
+    for (bool fast : {true, false}) {
+      Model m(cfg);
+      test::randomize(m, 9, 1.0f);
+      m.prepare(fast, fast);
+      std::vector<std::int32_t> src = {4, 5, 6, 7, 8};
+      Encoded enc;
+      m.encode(src.data(), 5, enc);
+      DecoderState st;
+      m.start(enc, st, 4);
+      std::vector<float> ov(4 * 5, 0.25f);
+      std::int32_t prev[4] = {1, 9, 10, 11}, parents[4] = {0, 0, 1, 0};
+      const long before = g_allocations.load();
+      for (int k = 0; k < 30; ++k) {
+        const int B = 1 + k % 4;
+        m.step(enc, st, prev, B, k % 3 == 0 ? ov.data() : nullptr);
+        m.reorder(st, parents, std::min(B, 2));
+      }
+      CHECK(g_allocations.load() == before);
+    }
+}
