@@ -84,6 +84,16 @@ async function toBytes(source) {
   throw new AttnseqError('BAD_INPUT', 'loadModel() takes a Uint8Array, ArrayBuffer, Blob, Response, URL or path');
 }
 
+/** Diagnostics: wasm heap bytes in use (malloc), the stack pointer and the memory size. */
+export async function memoryStats() {
+  return (await core()).memoryStats();
+}
+
+/** Diagnostics: the engine's build (xsimd arch). */
+export async function buildInfo() {
+  return (await core()).buildInfo();
+}
+
 /** Loads a .safetensors checkpoint. */
 export async function loadModel(source) {
   const M = await core();

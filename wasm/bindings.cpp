@@ -4,7 +4,11 @@
 // exceptions leak wasm stack, see TOOLCHAIN.md). Arrays go out as copies. Handles share ownership
 // (shared_ptr), so JS may delete them in any order.
 #include <emscripten/bind.h>
+#include <emscripten/emscripten.h>
+#include <emscripten/heap.h>
+#include <emscripten/stack.h>
 #include <emscripten/val.h>
+#include <malloc.h>
 
 #include <cmath>
 #include <memory>
@@ -303,6 +307,23 @@ class DecoderHandle {
       return r;
     });
   }
+  // Benchmark hook: n greedy steps straight in C++ (no JS, no copies) on a copy of this decoder's
+  // source; returns microseconds per step. Lets a benchmark put the JS layer's cost beside the
+  // engine's in one module and one run.
+  double rawStepMicros(int n) const {
+    if (!sess_ || n < 1) return -1;
+    const Model& m = box_->model;
+    DecoderState st;
+    m.start(*enc_, st, 1);
+    std::int32_t prev = m.config().bos;
+    const double t0 = emscripten_get_now();
+    for (int i = 0; i < n; ++i) {
+      m.step(*enc_, st, &prev, 1);
+      prev = std::int32_t(kernels::argmax(st.logits.data(), m.config().tgt_vocab));
+      if (i % 64 == 63) m.start(*enc_, st, 1);
+    }
+    return (emscripten_get_now() - t0) * 1000.0 / n;
+  }
   bool done() const { return sess_ && sess_->done(); }
   int length() const { return sess_ ? sess_->length() : 0; }
 
@@ -312,6 +333,15 @@ class DecoderHandle {
   std::unique_ptr<Session> sess_;
 };
 
+
+// Bytes of wasm heap in use and the stack pointer: what a leak test watches.
+val memory_stats() {
+  val r = val::object();
+  r.set("heapBytes", double(mallinfo().uordblks));
+  r.set("stackPointer", double(emscripten_stack_get_current()));
+  r.set("memoryBytes", double(emscripten_get_heap_size()));
+  return r;
+}
 
 std::string build_info() {
   return std::string("xsimd ") + simd::arch_name() + (kernels::uses_reference ? " (reference kernels)" : "");
@@ -337,7 +367,9 @@ EMSCRIPTEN_BINDINGS(attnseq) {
       .function("start", &DecoderHandle::start)
       .function("step", &DecoderHandle::step)
       .function("done", &DecoderHandle::done)
+      .function("rawStepMicros", &DecoderHandle::rawStepMicros)
       .function("length", &DecoderHandle::length);
   function("translate", &translate);
   function("buildInfo", &build_info);
+  function("memoryStats", &memory_stats);
 }
