@@ -1,0 +1,72 @@
+// The npm package as a user gets it: `npm pack`, installed from the tarball into an empty folder,
+// then imported by name (ESM import and require). Also the leak check: 10,000 translations and
+// 10,000 caught errors leave the wasm heap and the stack pointer where they were.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, rm, writeFile, readFile, stat } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const FIXTURE = path.join(ROOT, 'tests/data/parity/gru_luong_general.safetensors');
+let dir, pkg;
+
+before(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'attnseq-pkg-'));
+  const out = execFileSync('npm', ['pack', '--json', '--pack-destination', dir], { cwd: ROOT, encoding: 'utf8' });
+  const tgz = path.join(dir, JSON.parse(out)[0].filename);
+  await writeFile(path.join(dir, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
+  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', tgz], { cwd: dir, stdio: 'pipe' });
+  await writeFile(path.join(dir, 'entry.mjs'), "export * from 'attnseq';\n");
+  pkg = await import(pathToFileURL(path.join(dir, 'entry.mjs')).href);
+});
+after(async () => { if (dir) await rm(dir, { recursive: true, force: true }); });
+
+test('the installed package has its files and works by name', async () => {
+  const base = path.join(dir, 'node_modules/attnseq');
+  for (const f of ['package.json', 'wasm/attnseq.js', 'wasm/index.d.ts', 'dist/attnseq-core.mjs', 'dist/attnseq-core.wasm', 'bin/attnseq.js'])
+    assert.ok((await stat(path.join(base, f))).isFile(), f);
+  const model = await pkg.loadModel(FIXTURE);
+  const r = model.translate('w5 w6 w7 w8 w4', { beam: 2 });
+  assert.equal(r.cols, 5);
+  assert.equal(r.hypotheses.length, 2);
+  assert.match(await pkg.buildInfo(), /wasm/);
+  model.dispose();
+});
+
+test('require() of the installed package works (Node >= 20.19 loads ES modules synchronously)', async () => {
+  const require = createRequire(path.join(dir, 'x.cjs'));
+  const cjs = require('attnseq');
+  assert.equal(typeof cjs.loadModel, 'function');
+  const model = await cjs.loadModel(await readFile(FIXTURE));
+  assert.ok(model.translate('w5 w6').tokens.length > 0);
+  model.dispose();
+});
+
+test('10,000 translations and 10,000 caught errors leak nothing', async () => {
+  const model = await pkg.loadModel(FIXTURE);
+  const enc = model.encode('w5 w6 w7');
+  const work = () => {
+    model.translate(enc, { maxLength: 6 });
+    try { model.translate([4, 5, 999]); } catch (e) { if (e.code !== 'BAD_INPUT') throw e; }
+  };
+  for (let i = 0; i < 200; i++) work();  // warm-up: allocator free lists, Embind caches
+  const before = await pkg.memoryStats();
+  for (let i = 0; i < 10000; i++) work();
+  const after = await pkg.memoryStats();
+  assert.equal(after.stackPointer, before.stackPointer, 'stack pointer moved');
+  assert.equal(after.heapBytes, before.heapBytes, `heap grew by ${after.heapBytes - before.heapBytes} bytes`);
+  // A step loop and its errors too.
+  const dec = model.decoder(enc, { maxLength: 3 });
+  const b2 = await pkg.memoryStats();
+  for (let i = 0; i < 10000; i++) {
+    try { dec.step({ attention: [0, 0, 0] }); } catch (e) { if (e.code !== 'BAD_INPUT') throw e; }
+  }
+  const a2 = await pkg.memoryStats();
+  assert.equal(a2.stackPointer, b2.stackPointer);
+  assert.equal(a2.heapBytes, b2.heapBytes);
+  dec.dispose(); enc.dispose(); model.dispose();
+});
