@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <string>
 #include <random>
 #include <vector>
 
@@ -30,7 +31,9 @@ void check_close(const std::vector<float>& a, const std::vector<float>& b, float
 }  // namespace
 
 TEST_CASE("kernels: arch is the intended one") {
-  MESSAGE("xsimd arch: ", simd::arch_name(), kernels::uses_reference ? " (reference routing)" : "");
+  const std::string arch = std::string("xsimd arch: ") + simd::arch_name() +
+                           (kernels::uses_reference ? " (reference routing)" : "");
+  MESSAGE(arch);
   CHECK(std::string(simd::arch_name()).size() > 0);
 }
 
