@@ -18,7 +18,9 @@ export const CSP = [
   "connect-src 'self'", "worker-src 'self'", "object-src 'none'", "base-uri 'none'", "form-action 'none'",
 ].join('; ');
 
-export function createServer() {
+// options.allow: extra top-level folders to serve (the browser tests add 'tests').
+export function createServer(options = {}) {
+  const allowed = [...ALLOWED, ...(options.allow ?? [])];
   return http.createServer(async (req, res) => {
     const url = new URL(req.url, 'http://127.0.0.1');
     let rel = decodeURIComponent(url.pathname);
@@ -29,7 +31,7 @@ export function createServer() {
     if (rel.endsWith('/')) rel += 'index.html';
     const file = path.resolve(ROOT, '.' + rel);
     const top = path.relative(ROOT, file).split(path.sep)[0];
-    if (!file.startsWith(ROOT + path.sep) || !ALLOWED.includes(top)) {
+    if (!file.startsWith(ROOT + path.sep) || !allowed.includes(top)) {
       res.writeHead(404, { 'Content-Type': 'text/plain' });
       return res.end('not found');
     }

@@ -101,6 +101,7 @@ class ModelHandle {
       r.set("layers", c.layers);
       r.set("srcVocabSize", c.src_vocab);
       r.set("tgtVocabSize", c.tgt_vocab);
+      r.set("embedding", c.src_emb);
       r.set("srcEmbedding", c.src_emb);
       r.set("tgtEmbedding", c.tgt_emb);
       r.set("encoderHidden", c.enc_hidden);

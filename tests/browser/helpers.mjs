@@ -9,7 +9,7 @@ import { createServer } from '../../scripts/serve.mjs';
 export const OUT = path.resolve('test-output/browser');
 
 export async function startServer() {
-  const server = createServer();
+  const server = createServer({ allow: ['tests'] });
   await new Promise((r) => server.listen(0, '127.0.0.1', r));
   return { server, base: `http://127.0.0.1:${server.address().port}` };
 }

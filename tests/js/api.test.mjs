@@ -94,3 +94,40 @@ test('truncated and corrupted checkpoints give BAD_CHECKPOINT', async () => {
   assert.ok(m.translate('w5 w6').tokens.length > 0);
   m.dispose();
 });
+
+test('options: seeded sampling repeats, a prefix is kept, replaceUnknowns copies the attended source token', async () => {
+  const model = await loadModel(FIX('gru_luong_general'));
+  const a = model.translate('w5 w6 w7 w8 w4', { temperature: 1.2, seed: 7 });
+  const b = model.translate('w5 w6 w7 w8 w4', { temperature: 1.2, seed: 7 });
+  assert.deepEqual(a.tokens, b.tokens);
+  const p = model.translate('w5 w6 w7 w8 w4', { prefix: 'w9 w10' });
+  assert.deepEqual(p.tgtTokens.slice(0, 2), ['w9', 'w10']);
+  const plain = model.translate('w5 w6 w7 w8 w4');
+  assert.ok(plain.tgtTokens.includes('<unk>'), 'this fixture emits <unk>');
+  const rep = model.translate('w5 w6 w7 w8 w4', { replaceUnknowns: true });
+  for (let k = 0; k < rep.rows; k++) {
+    if (plain.tgtTokens[k] !== '<unk>') continue;
+    const row = Array.from(rep.attention.subarray(k * rep.cols, (k + 1) * rep.cols));
+    assert.equal(rep.tgtTokens[k], rep.srcTokens[row.indexOf(Math.max(...row))]);
+  }
+  assert.ok(!rep.text.includes('<unk>'));
+  assert.equal(model.config.embedding, 8);
+  model.dispose();
+});
+
+test('alignment exports: JSON round-trips, CSV has a header and a row per token, Pharaoh pairs', async () => {
+  const { alignmentToJSON, alignmentToCSV, alignmentToPharaoh } = await import('../../wasm/attnseq.js');
+  const model = await loadModel(FIX('gru_luong_dot'));
+  const r = model.translate('w5 w6 w7');
+  const j = JSON.parse(alignmentToJSON(r));
+  assert.deepEqual(j.srcTokens, r.srcTokens);
+  assert.equal(j.attention.length, r.rows);
+  assert.ok(Math.abs(j.attention[0][1] - r.attention[1]) < 1e-7);
+  const csv = alignmentToCSV(r).trim().split('\n');
+  assert.equal(csv.length, r.rows + 1);
+  assert.equal(csv[0], ',w5,w6,w7');
+  const pairs = alignmentToPharaoh(r).split(' ');
+  assert.equal(pairs.length, r.rows);
+  for (const [k, pair] of pairs.entries()) assert.match(pair, new RegExp(`^[0-2]-${k}$`));
+  model.dispose();
+});
