@@ -67,3 +67,35 @@ void attention_context(const float* weights, std::size_t B, const float* memory,
                        std::size_t Ho, float* context);
 
 }  // namespace attnseq::nn
+
+// ---- backward passes (training). Each adds into its gradients, as llm.c does. ----------------
+namespace attnseq::nn {
+
+// Y = X W^T + b: dX (B, N) += dY W, dW (M, N) += dY^T X, db (M) += sum of dY rows. Any of dX, dW,
+// db may be null. Row strides ldx, ldy as in linear_forward.
+void linear_backward(const float* X, std::size_t ldx, const float* W, const float* dY, std::size_t ldy,
+                     float* dX, float* dW, float* db, std::size_t B, std::size_t M, std::size_t N);
+
+// Gradients of one cell step. Inputs are what the forward left: gates (B, G H) = gi on exit of
+// the forward ([r; z; n] or [i; f; g; o]), gh (B, G H) the GRU's h W_hh^T + b_hh, h_prev (B, H),
+// for LSTM c_prev and c_new (B, H). dh (B, H) is the gradient w.r.t. the new h (and dc w.r.t. the
+// new c, LSTM); on exit they hold the gradients w.r.t. h_prev (and c_prev). dgi (B, G H) receives
+// the gradient w.r.t. the input projection x W_ih^T + b_ih (= w.r.t. gh for LSTM). dW_hh, db_hh
+// are accumulated. scratch: B * G * H floats.
+void gru_cell_backward(const RnnWeights& w, const float* gates, const float* gh, const float* h_prev, float* dh,
+                       float* dgi, float* dW_hh, float* db_hh, float* scratch, std::size_t B);
+void lstm_cell_backward(const RnnWeights& w, const float* gates, const float* h_prev, const float* c_prev,
+                        const float* c_new, float* dh, float* dc, float* dgi, float* dW_hh, float* db_hh,
+                        std::size_t B);
+
+// Attention for one row (one query, T positions, the first `valid` real). Forward stored
+// q (Hd), keys (T, Kd), weights (T); additive also u (T, A) = tanh(W_q q + keys). Given dcontext (Ho)
+// and the values (T, Ho): accumulates dvalues (T, Ho), dkeys (T, Kd), dq (Hd), and for additive
+// dW_q (A, Hd) and dv (A). scratch: 2 T + A floats.
+void attention_backward(const AttentionWeights& a, const float* q, std::size_t Hd, const float* keys,
+                        std::size_t Kd, const float* values, std::size_t Ho, const float* weights,
+                        const float* u, std::size_t T, std::size_t valid, const float* dcontext,
+                        const float* dweights_extra, float* dvalues, float* dkeys, float* dq, float* dW_q,
+                        float* dv, float* scratch);
+
+}  // namespace attnseq::nn
