@@ -1,0 +1,36 @@
+// Training forward and backward for a padded mini-batch with teacher forcing: the whole model
+// (encoder layers and directions, bridge, decoder styles and scores) run on the plain weights, every
+// activation kept, then back-propagated through time into a gradient buffer laid out like
+// Params::data. Loss: cross-entropy over the real target tokens (EOS included), mean per token.
+// Legend: B batch, Ts source steps, Tt target steps, E, He, Ho, Hd, G, A, V as in nn/layers.hpp.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "model/model.hpp"
+
+namespace attnseq::train {
+
+struct Batch {
+  int B = 0, Ts = 0, Tt = 0;
+  std::vector<std::int32_t> src;      // (Ts, B) time-major, padded with pad
+  std::vector<int> src_len;           // (B)
+  std::vector<std::int32_t> tgt_in;   // (Tt, B): BOS y_1 .. y_n, padded with pad
+  std::vector<std::int32_t> tgt_out;  // (Tt, B): y_1 .. y_n EOS, padded with -1 (ignored)
+  int tokens = 0;                     // real target tokens (loss denominator)
+};
+
+// Sequences of ids (no BOS/EOS); every id must be in range, every sequence non-empty.
+Batch make_batch(const std::vector<std::vector<std::int32_t>>& src, const std::vector<std::vector<std::int32_t>>& tgt,
+                 const ModelConfig& c);
+
+struct LossStats {
+  double loss_sum = 0;  // sum over tokens of -log p(y)
+  int tokens = 0;       // real target tokens
+  int correct = 0;      // tokens whose argmax equals the reference
+};
+
+// Runs the batch; if grad is not null (params-sized), adds d(mean loss)/d(params) into it.
+LossStats forward_backward(const Model& model, const Batch& batch, float* grad);
+
+}  // namespace attnseq::train
