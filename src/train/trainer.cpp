@@ -1,0 +1,127 @@
+// Trainer implementation: Adam over the flat parameter buffer, clipping, schedule, state I/O.
+#include "train/trainer.hpp"
+
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
+
+#include "model/safetensors.hpp"
+
+namespace attnseq::train {
+
+void initialize(Model& model, std::uint64_t seed) {
+  Rng rng(seed);
+  auto& p = model.params();
+  for (std::size_t i = 0; i < p.specs.size(); ++i) {
+    const auto& s = p.specs[i];
+    float k;
+    if (s.name.find("embedding") != std::string::npos) k = 0.5f;
+    else if (s.shape.size() == 2) k = 1.f / std::sqrt(float(s.shape[1]));
+    else k = 1.f / std::sqrt(float(model.config().dec_hidden));
+    float* w = p.data.data() + p.offsets[i];
+    for (std::int64_t j = 0; j < s.numel(); ++j) w[j] = (2.f * rng.uniform() - 1.f) * k;
+  }
+  model.prepare();
+}
+
+Trainer::Trainer(Model& model, Sampler sampler, TrainOptions options)
+    : model_(model), sampler_(std::move(sampler)), opt_(options), rng_(options.seed) {
+  if (opt_.batch_size < 1 || opt_.batch_size > 4096)
+    throw std::invalid_argument("batch_size is " + std::to_string(opt_.batch_size) + "; it must be in [1, 4096]");
+  if (!(opt_.lr > 0.f) || !std::isfinite(opt_.lr)) throw std::invalid_argument("lr must be a finite number > 0");
+  if (opt_.steps < 1) throw std::invalid_argument("steps must be >= 1");
+  if (opt_.warmup < 0) throw std::invalid_argument("warmup must be >= 0");
+  if (!(opt_.clip >= 0.f)) throw std::invalid_argument("clip must be >= 0");
+  const std::size_t n = model.params().data.size();
+  grad_.assign(n, 0.f);
+  m_.assign(n, 0.f);
+  v_.assign(n, 0.f);
+}
+
+double Trainer::learning_rate(int s) const {
+  if (opt_.warmup > 0 && s < opt_.warmup) return opt_.lr * double(s + 1) / opt_.warmup;
+  const double span = std::max(1, opt_.steps - opt_.warmup);
+  const double f = std::min(1.0, double(s - opt_.warmup) / span);
+  return opt_.lr * (1.0 - f * (1.0 - opt_.final_lr));
+}
+
+StepReport Trainer::step() {
+  std::vector<std::vector<std::int32_t>> src, tgt;
+  for (int i = 0; i < opt_.batch_size; ++i) {
+    Pair p = sampler_(rng_);
+    src.push_back(std::move(p.first));
+    tgt.push_back(std::move(p.second));
+  }
+  const Batch batch = make_batch(src, tgt, model_.config());
+  std::fill(grad_.begin(), grad_.end(), 0.f);
+  const LossStats st = forward_backward(model_, batch, grad_.data());
+  double norm2 = 0;
+  for (float g : grad_) norm2 += double(g) * g;
+  const double norm = std::sqrt(norm2);
+  const float scale = (opt_.clip > 0.f && norm > opt_.clip) ? float(opt_.clip / norm) : 1.f;
+  const double lr = learning_rate(step_);
+  ++step_;
+  const float b1 = opt_.beta1, b2 = opt_.beta2;
+  const float c1 = 1.f - std::pow(b1, float(step_)), c2 = 1.f - std::pow(b2, float(step_));
+  const float step_size = float(lr) / c1;
+  float* p = model_.params().data.data();
+  for (std::size_t i = 0; i < grad_.size(); ++i) {
+    const float g = grad_[i] * scale;
+    m_[i] = b1 * m_[i] + (1.f - b1) * g;
+    v_[i] = b2 * v_[i] + (1.f - b2) * g * g;
+    p[i] -= step_size * m_[i] / (std::sqrt(v_[i] / c2) + opt_.eps);
+  }
+  StepReport r;
+  r.step = step_;
+  r.loss = st.loss_sum / st.tokens;
+  r.token_accuracy = double(st.correct) / st.tokens;
+  r.grad_norm = norm;
+  r.lr = lr;
+  r.tokens = st.tokens;
+  return r;
+}
+
+std::vector<std::uint8_t> Trainer::save_state() const {
+  const std::int64_t n = std::int64_t(m_.size());
+  return safetensors::write({{"adam.m", {n}, m_.data()}, {"adam.v", {n}, v_.data()}},
+                            {{"step", std::to_string(step_)}, {"rng", std::to_string(rng_.state)}});
+}
+
+void Trainer::load_state(const std::uint8_t* bytes, std::size_t size) {
+  const auto f = safetensors::parse(bytes, size);
+  const auto* m = f.find("adam.m");
+  const auto* v = f.find("adam.v");
+  const auto* s = f.meta("step");
+  const auto* r = f.meta("rng");
+  if (!m || !v || !s || !r) throw std::invalid_argument("trainer state: missing adam.m, adam.v, step or rng");
+  if (m->numel() != m_.size() || v->numel() != v_.size())
+    throw std::invalid_argument("trainer state: moments hold " + std::to_string(m->numel()) + " values; the model has " +
+                                std::to_string(m_.size()) + " parameters");
+  std::vector<float> mm(m_.size()), vv(v_.size());
+  safetensors::read_f32(f, *m, mm.data());
+  safetensors::read_f32(f, *v, vv.data());
+  const long long st = std::stoll(*s);
+  const unsigned long long rs = std::stoull(*r);
+  m_ = std::move(mm);
+  v_ = std::move(vv);
+  step_ = int(st);
+  rng_.state = rs;
+}
+
+LossStats evaluate_loss(const Model& model, const std::vector<Pair>& pairs, int batch_size) {
+  LossStats total;
+  for (std::size_t i = 0; i < pairs.size(); i += batch_size) {
+    std::vector<std::vector<std::int32_t>> src, tgt;
+    for (std::size_t j = i; j < std::min(pairs.size(), i + batch_size); ++j) {
+      src.push_back(pairs[j].first);
+      tgt.push_back(pairs[j].second);
+    }
+    const auto st = forward_backward(model, make_batch(src, tgt, model.config()), nullptr);
+    total.loss_sum += st.loss_sum;
+    total.tokens += st.tokens;
+    total.correct += st.correct;
+  }
+  return total;
+}
+
+}  // namespace attnseq::train

@@ -1,0 +1,70 @@
+// The trainer: mini-batches drawn from a seeded sampler, Adam with bias correction, global
+// gradient-norm clipping, linear warm-up then linear decay of the learning rate, deterministic for a
+// seed. The same code runs natively and in WebAssembly (exposed through Embind for the web page).
+// Optimiser state saves to bytes so training resumes exactly.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "decode/decode.hpp"
+#include "model/model.hpp"
+#include "train/backprop.hpp"
+
+namespace attnseq::train {
+
+struct TrainOptions {
+  int batch_size = 32;          // examples per step
+  float lr = 3e-3f;             // peak Adam learning rate
+  int warmup = 100;             // steps of linear warm-up from 0
+  int steps = 4000;             // planned steps: after warm-up the rate decays linearly to lr * final_lr
+  float final_lr = 0.1f;        // fraction of lr reached at `steps`
+  float clip = 1.0f;            // global gradient-norm clip (0: none)
+  float beta1 = 0.9f;           // Adam first-moment decay
+  float beta2 = 0.999f;         // Adam second-moment decay
+  float eps = 1e-8f;            // Adam epsilon
+  std::uint64_t seed = 1;       // data order and initialisation
+};
+
+// One training pair of ids (no BOS/EOS).
+using Pair = std::pair<std::vector<std::int32_t>, std::vector<std::int32_t>>;
+using Sampler = std::function<Pair(Rng&)>;
+
+struct StepReport {
+  int step = 0;             // steps done so far
+  double loss = 0;          // mean cross-entropy per target token of this batch
+  double token_accuracy = 0;
+  double grad_norm = 0;     // before clipping
+  double lr = 0;
+  int tokens = 0;           // target tokens in this batch
+};
+
+// PyTorch-like initialisation: weights U(±1/sqrt(fan_in)), embeddings U(±0.5), from the seed.
+void initialize(Model& model, std::uint64_t seed);
+
+class Trainer {
+ public:
+  Trainer(Model& model, Sampler sampler, TrainOptions options);
+  StepReport step();
+  int steps_done() const { return step_; }
+  const TrainOptions& options() const { return opt_; }
+  // Optimiser state (moments, step, data rng) as a safetensors blob, and back.
+  std::vector<std::uint8_t> save_state() const;
+  void load_state(const std::uint8_t* bytes, std::size_t size);
+  double learning_rate(int step) const;
+
+ private:
+  Model& model_;
+  Sampler sampler_;
+  TrainOptions opt_;
+  Rng rng_;
+  int step_ = 0;
+  std::vector<float> grad_, m_, v_;
+};
+
+// Teacher-forced loss and token accuracy over pairs (no gradient).
+LossStats evaluate_loss(const Model& model, const std::vector<Pair>& pairs, int batch_size = 64);
+
+}  // namespace attnseq::train
