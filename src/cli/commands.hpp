@@ -6,4 +6,6 @@
 namespace attnseq::cli {
 int translate(const std::vector<std::string>& args);
 int info(const std::vector<std::string>& args);
+int train_cmd(const std::vector<std::string>& args);
+int eval_cmd(const std::vector<std::string>& args);
 }  // namespace attnseq::cli

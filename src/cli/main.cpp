@@ -1,6 +1,6 @@
 // attnseq command line: `attnseq translate --model FILE [--beam K] [--max-length N] [--json]
 // [--ids 5,17,42 | TEXT]` prints the output and its alignment as a text heatmap (or JSON).
-// Training and evaluation commands join here as they land.
+// `attnseq train` / `attnseq eval` train on a task or TSV and evaluate (src/cli/train.cpp).
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
@@ -14,7 +14,13 @@ void usage(FILE* f) {
   std::fputs(
       "usage: attnseq translate --model FILE [--beam K] [--max-length N] [--length-penalty A]\n"
       "                         [--temperature T --seed S] [--prefix TEXT] [--json] (--ids 5,17,42 | TEXT)\n"
-      "       attnseq info --model FILE\n",
+      "       attnseq info --model FILE\n"
+      "       attnseq train (--task dates|en-ko|reverse|copy | --data FILE.tsv [--tokenizer char|word])\n"
+      "                     [--style luong|bahdanau|none] [--score dot|general|additive] [--cell gru|lstm]\n"
+      "                     [--hidden N] [--embedding N] [--layers N] [--bidirectional] [--input-feeding] [--bridge]\n"
+      "                     [--attn-dim N] [--steps N] [--batch N] [--lr X] [--warmup N] [--clip X] [--seed S]\n"
+      "                     [--min-len N --max-len N] [--name NAME] [--resume FILE] --out FILE.safetensors\n"
+      "       attnseq eval --model FILE (--task T | --data FILE.tsv) [--n 2000] [--seed S] [--beam K] [--json]\n",
       f);
 }
 }  // namespace
@@ -29,6 +35,8 @@ int main(int argc, char** argv) {
   try {
     if (cmd == "translate") return attnseq::cli::translate(args);
     if (cmd == "info") return attnseq::cli::info(args);
+    if (cmd == "train") return attnseq::cli::train_cmd(args);
+    if (cmd == "eval") return attnseq::cli::eval_cmd(args);
     std::fprintf(stderr, "attnseq: unknown command '%s'\n", cmd.c_str());
     usage(stderr);
     return 2;

@@ -1,0 +1,75 @@
+// Task evaluation (see evaluate.hpp): decoding for exact match, teacher forcing for token accuracy
+// and for the attention rows scored against the gold alignment.
+#include "train/evaluate.hpp"
+
+#include <algorithm>
+#include <set>
+#include <unordered_map>
+
+#include "decode/decode.hpp"
+#include "kernels/kernels.hpp"
+
+namespace attnseq::train {
+
+std::vector<std::int32_t> to_ids(const std::vector<std::string>& tokens, const std::vector<std::string>& vocab, int unk) {
+  std::unordered_map<std::string, std::int32_t> index;
+  for (std::size_t i = 0; i < vocab.size(); ++i) index.emplace(vocab[i], std::int32_t(i));
+  std::vector<std::int32_t> ids;
+  for (const auto& t : tokens) {
+    auto it = index.find(t);
+    ids.push_back(it == index.end() ? unk : it->second);
+  }
+  return ids;
+}
+
+EvalReport evaluate(const Model& model, const std::vector<Example>& examples, int beam, int bucket_width) {
+  const auto& c = model.config();
+  EvalReport r;
+  Encoded enc;
+  for (const auto& ex : examples) {
+    const auto src = to_ids(ex.src, c.src_tokens, c.unk);
+    const auto tgt = to_ids(ex.tgt, c.tgt_tokens, c.unk);
+    model.encode(src.data(), int(src.size()), enc);
+    DecodeOptions o;
+    o.beam = beam;
+    o.max_length = std::min(kMaxTargetLength, int(tgt.size()) * 2 + 10);
+    auto out = decode(model, enc, o).hypotheses[0].tokens;
+    if (!out.empty() && out.back() == c.eos) out.pop_back();
+    const bool ok = out == tgt;
+    ++r.n;
+    r.exact += ok;
+    const int len = int(src.size());
+    const int lo = (len - 1) / bucket_width * bucket_width + 1;
+    auto it = std::find_if(r.buckets.begin(), r.buckets.end(), [&](const BucketStats& b) { return b.lo == lo; });
+    if (it == r.buckets.end()) {
+      r.buckets.push_back({lo, lo + bucket_width - 1, 0, 0});
+      it = r.buckets.end() - 1;
+    }
+    ++it->n;
+    it->exact += ok;
+    // Teacher forcing: next-token accuracy and the attention rows of the reference target.
+    DecodeOptions f;
+    f.max_length = int(tgt.size()) + 1;
+    Session s(model, enc, f);
+    std::set<std::pair<int, int>> gold(ex.align.begin(), ex.align.end());
+    std::set<int> aligned_targets;
+    for (const auto& g : ex.align) aligned_targets.insert(g.second);
+    for (std::size_t k = 0; k <= tgt.size(); ++k) {
+      const std::int32_t y = k < tgt.size() ? tgt[k] : c.eos;
+      s.step(y);
+      const auto& st = s.state();
+      r.tokens++;
+      r.tokens_correct += std::int32_t(kernels::argmax(st.logits.data(), c.tgt_vocab)) == y;
+      if (k < tgt.size() && c.has_attention() && aligned_targets.count(int(k))) {
+        const int best = int(kernels::argmax(st.weights.data(), src.size()));
+        r.align_pred++;
+        r.align_hits += gold.count({best, int(k)});
+      }
+    }
+    r.align_gold += long(ex.align.size());
+  }
+  std::sort(r.buckets.begin(), r.buckets.end(), [](const BucketStats& a, const BucketStats& b) { return a.lo < b.lo; });
+  return r;
+}
+
+}  // namespace attnseq::train
