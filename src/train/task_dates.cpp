@@ -1,0 +1,214 @@
+// `dates`: a human-written date between 1950-01-01 and 2049-12-31 in one of kDateFormats formats ->
+// the ISO date "YYYY-MM-DD", both as characters. Gold links join each target digit to the source
+// characters that determine it (year digits, month digits or month name, day digits); the '-'
+// separators, weekdays, ordinal suffixes and filler words link to nothing. Conventions: docs/tasks.md.
+#include <algorithm>
+#include <stdexcept>
+
+#include "train/tasks.hpp"
+
+namespace attnseq::train {
+namespace {
+
+constexpr int kFirstYear = 1950, kLastYear = 2049;  // two-digit years: 50..99 -> 19YY, 00..49 -> 20YY
+
+const char* const kMonths[12] = {"January", "February", "March",     "April",   "May",      "June",
+                                 "July",    "August",   "September", "October", "November", "December"};
+const char* const kWeekdays[7] = {"Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"};
+
+const char* const kFormatNames[kDateFormats] = {
+    "D Month YYYY",            // 3 March 2018
+    "Month Dth, YYYY",         // March 3rd, 2018
+    "Weekday, Month D, YYYY",  // Saturday, March 3, 2018
+    "MM/DD/YY",                // 03/03/18
+    "YYYY.MM.DD",              // 2018.03.03
+    "D mon YY",                // 3 mar 18
+    "D Mon YYYY",              // 3 Mar 2018
+    "Month D YYYY",            // March 3 2018
+    "M/D/YYYY",                // 3/3/2018
+    "Wkd D Mon YYYY",          // Sat 3 Mar 2018
+    "YYYY-M-D",                // 2018-3-3
+    "the Dth of Month, YYYY",  // the 3rd of March, 2018
+    "Mon D, YYYY",             // Mar 3, 2018
+    "YYYYMMDD",                // 20180303
+    "Dth Month YYYY",          // 3rd March 2018
+    "DD-Mon-YYYY",             // 03-Mar-2018
+};
+
+// Days since 1970-01-01 of a proleptic Gregorian date, and back (H. Hinnant's algorithms).
+int days_from_civil(int y, int m, int d) {
+  y -= m <= 2;
+  const int era = (y >= 0 ? y : y - 399) / 400;
+  const int yoe = y - era * 400;
+  const int doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
+  const int doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + doe - 719468;
+}
+
+void civil_from_days(int z, int& y, int& m, int& d) {
+  z += 719468;
+  const int era = (z >= 0 ? z : z - 146096) / 146097;
+  const int doe = z - era * 146097;
+  const int yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  const int doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const int mp = (5 * doy + 2) / 153;
+  d = doy - (153 * mp + 2) / 5 + 1;
+  m = mp < 10 ? mp + 3 : mp - 9;
+  y = yoe + era * 400 + (m <= 2);
+}
+
+bool leap(int y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
+int days_in_month(int y, int m) {
+  static const int n[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  return m == 2 && leap(y) ? 29 : n[m - 1];
+}
+
+std::string two(int v) { return std::string(1, char('0' + v / 10)) + char('0' + v % 10); }
+std::string ordinal_suffix(int d) {
+  if (d >= 11 && d <= 13) return "th";
+  switch (d % 10) {
+    case 1: return "st";
+    case 2: return "nd";
+    case 3: return "rd";
+    default: return "th";
+  }
+}
+std::string lower(std::string s) {
+  for (auto& c : s) c = char(c >= 'A' && c <= 'Z' ? c + 32 : c);
+  return s;
+}
+
+// Writes the source left to right and remembers where the year, month and day characters went.
+struct Writer {
+  std::string text;  // ASCII only, so byte position = character position
+  std::vector<int> year, month, day;
+  bool month_is_name = false;
+  void lit(const std::string& s) { text += s; }
+  void put(std::vector<int>& where, const std::string& s) {
+    for (char c : s) {
+      where.push_back(int(text.size()));
+      text += c;
+    }
+  }
+  void year4(int y) { put(year, std::to_string(y)); }
+  void year2(int y) { put(year, two(y % 100)); }
+  void month_name(const std::string& s) {
+    month_is_name = true;
+    put(month, s);
+  }
+};
+
+// Links a target digit pair (positions t, t+1) to the source digits of a number written with 1 or 2
+// digits: 2 digits link one to one; 1 digit ("3") determines both target digits ("03").
+void link_pair(std::vector<std::pair<int, int>>& a, const std::vector<int>& src, int t, bool whole) {
+  if (whole || src.size() == 1) {
+    for (int k = 0; k < 2; ++k)
+      for (int s : src) a.emplace_back(s, t + k);
+  } else {
+    a.emplace_back(src[0], t);
+    a.emplace_back(src[1], t + 1);
+  }
+}
+
+}  // namespace
+
+const char* date_format_name(int format) {
+  if (format < 0 || format >= kDateFormats)
+    throw std::invalid_argument("date format " + std::to_string(format) + " outside 0.." +
+                                std::to_string(kDateFormats - 1));
+  return kFormatNames[format];
+}
+
+int weekday(int year, int month, int day) {
+  const int z = days_from_civil(year, month, day);  // 1970-01-01 was a Thursday (3 with Monday = 0)
+  return ((z % 7) + 7 + 3) % 7;
+}
+
+Example render_date(int y, int m, int d, int format) {
+  date_format_name(format);  // validates
+  if (y < kFirstYear || y > kLastYear || m < 1 || m > 12 || d < 1 || d > days_in_month(y, m))
+    throw std::invalid_argument("date " + std::to_string(y) + "-" + std::to_string(m) + "-" + std::to_string(d) +
+                                " is not a valid date between 1950-01-01 and 2049-12-31");
+  const std::string month = kMonths[m - 1], mon = month.substr(0, 3);
+  const std::string wday = kWeekdays[weekday(y, m, d)], wkd = wday.substr(0, 3);
+  const std::string ds = std::to_string(d), ms = std::to_string(m);
+  Writer w;
+  switch (format) {
+    case 0: w.put(w.day, ds); w.lit(" "); w.month_name(month); w.lit(" "); w.year4(y); break;
+    case 1: w.month_name(month); w.lit(" "); w.put(w.day, ds); w.lit(ordinal_suffix(d) + ", "); w.year4(y); break;
+    case 2: w.lit(wday + ", "); w.month_name(month); w.lit(" "); w.put(w.day, ds); w.lit(", "); w.year4(y); break;
+    case 3: w.put(w.month, two(m)); w.lit("/"); w.put(w.day, two(d)); w.lit("/"); w.year2(y); break;
+    case 4: w.year4(y); w.lit("."); w.put(w.month, two(m)); w.lit("."); w.put(w.day, two(d)); break;
+    case 5: w.put(w.day, ds); w.lit(" "); w.month_name(lower(mon)); w.lit(" "); w.year2(y); break;
+    case 6: w.put(w.day, ds); w.lit(" "); w.month_name(mon); w.lit(" "); w.year4(y); break;
+    case 7: w.month_name(month); w.lit(" "); w.put(w.day, ds); w.lit(" "); w.year4(y); break;
+    case 8: w.put(w.month, ms); w.lit("/"); w.put(w.day, ds); w.lit("/"); w.year4(y); break;
+    case 9: w.lit(wkd + " "); w.put(w.day, ds); w.lit(" "); w.month_name(mon); w.lit(" "); w.year4(y); break;
+    case 10: w.year4(y); w.lit("-"); w.put(w.month, ms); w.lit("-"); w.put(w.day, ds); break;
+    case 11:
+      w.lit("the "); w.put(w.day, ds); w.lit(ordinal_suffix(d) + " of "); w.month_name(month); w.lit(", ");
+      w.year4(y);
+      break;
+    case 12: w.month_name(mon); w.lit(" "); w.put(w.day, ds); w.lit(", "); w.year4(y); break;
+    case 13: w.year4(y); w.put(w.month, two(m)); w.put(w.day, two(d)); break;
+    case 14: w.put(w.day, ds); w.lit(ordinal_suffix(d) + " "); w.month_name(month); w.lit(" "); w.year4(y); break;
+    case 15: w.put(w.day, two(d)); w.lit("-"); w.month_name(mon); w.lit("-"); w.year4(y); break;
+  }
+
+  Example e;
+  for (char c : w.text) e.src.emplace_back(1, c);
+  const std::string iso = std::to_string(y) + "-" + two(m) + "-" + two(d);
+  for (char c : iso) e.tgt.emplace_back(1, c);
+  // Year: four digits link one to one; two digits "18" link to target "1","8", and the implied
+  // century "20" (or "19") links to both source digits, which are what determine it.
+  if (w.year.size() == 4) {
+    for (int k = 0; k < 4; ++k) e.align.emplace_back(w.year[k], k);
+  } else {
+    link_pair(e.align, w.year, 0, true);
+    link_pair(e.align, w.year, 2, false);
+  }
+  link_pair(e.align, w.month, 5, w.month_is_name);  // a month name links to both month digits
+  link_pair(e.align, w.day, 8, false);
+  std::sort(e.align.begin(), e.align.end(),
+            [](const auto& a, const auto& b) { return a.second != b.second ? a.second < b.second : a.first < b.first; });
+  return e;
+}
+
+DateSample sample_date(Rng& rng) {
+  static const int first = days_from_civil(kFirstYear, 1, 1), last = days_from_civil(kLastYear, 12, 31);
+  DateSample s;
+  civil_from_days(first + int(uniform_index(rng, std::size_t(last - first + 1))), s.year, s.month, s.day);
+  s.format = int(uniform_index(rng, kDateFormats));
+  s.example = render_date(s.year, s.month, s.day, s.format);
+  return s;
+}
+
+namespace {
+
+class DatesTask final : public Task {
+ public:
+  std::string name() const override { return "dates"; }
+  TokenizerKind tokenizer() const override { return TokenizerKind::Char; }
+  Example sample(Rng& rng) const override { return sample_date(rng).example; }
+
+  // Every character any format can write: digits, punctuation, and the letters of the month and
+  // weekday names (full, abbreviated, lower-case abbreviated), ordinal suffixes and "the ... of".
+  std::vector<std::string> src_vocab() const override {
+    std::vector<std::string> pieces = {"0123456789", " ,./-", "st nd rd th", "the of"};
+    for (const char* m : kMonths) pieces.push_back(std::string(m) + lower(std::string(m).substr(0, 3)));
+    for (const char* d : kWeekdays) pieces.push_back(d);
+    std::vector<std::string> chars;
+    for (const auto& p : pieces)
+      for (char c : p) chars.emplace_back(1, c);
+    return make_vocab(std::move(chars));
+  }
+  std::vector<std::string> tgt_vocab() const override {
+    return make_vocab({"0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "-"});
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Task> make_dates_task() { return std::make_unique<DatesTask>(); }
+
+}  // namespace attnseq::train

@@ -1,0 +1,136 @@
+// The task factory, shared helpers (vocab building, uniform index, sample_n) and the TSV task for
+// user data. The built-in generators live in task_dates.cpp, task_enko.cpp and task_symbols.cpp.
+#include <algorithm>
+#include <stdexcept>
+#include <string_view>
+
+#include "model/vocab.hpp"
+#include "train/tasks.hpp"
+
+namespace attnseq::train {
+
+std::vector<std::string> task_names() { return {"dates", "en-ko", "reverse", "copy"}; }
+
+std::vector<std::string> make_vocab(std::vector<std::string> tokens) {
+  std::vector<std::string> out = {"<pad>", "<s>", "</s>", "<unk>"};
+  std::sort(tokens.begin(), tokens.end());
+  tokens.erase(std::unique(tokens.begin(), tokens.end()), tokens.end());
+  for (auto& t : tokens)
+    if (std::find(out.begin(), out.begin() + 4, t) == out.begin() + 4) out.push_back(std::move(t));
+  return out;
+}
+
+std::size_t uniform_index(Rng& rng, std::size_t n) {
+  if (n == 0) throw std::invalid_argument("uniform_index: n must be > 0");
+  return std::size_t(rng.next() % n);
+}
+
+std::unique_ptr<Task> make_task(const std::string& name, const TaskOptions& o) {
+  if (name == "dates") return make_dates_task();
+  if (name == "en-ko") return make_enko_task();
+  if (name == "reverse") return make_reverse_task(o);
+  if (name == "copy") return make_copy_task(o);
+  std::string valid;
+  for (const auto& n : task_names()) valid += (valid.empty() ? "" : ", ") + n;
+  throw std::invalid_argument("unknown task \"" + name + "\"; valid tasks: " + valid);
+}
+
+std::vector<Example> sample_n(const Task& t, std::uint64_t seed, std::size_t n) {
+  Rng rng(seed);
+  std::vector<Example> out;
+  out.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) out.push_back(t.sample(rng));
+  return out;
+}
+
+// ---- TSV -----------------------------------------------------------------------------------------
+namespace {
+
+class TsvTask final : public Task {
+ public:
+  TsvTask(const std::string& text, TokenizerKind kind) : kind_(kind) {
+    if (kind != TokenizerKind::Char && kind != TokenizerKind::Word)
+      throw std::invalid_argument(std::string("tsv task: tokenizer must be char or word, not ") + to_string(kind));
+    const std::size_t lines = std::size_t(std::count(text.begin(), text.end(), '\n')) +
+                              (!text.empty() && text.back() != '\n');
+    if (lines > std::size_t(kMaxTsvLines))
+      throw std::invalid_argument("tsv task: " + std::to_string(lines) + " lines; the maximum is " +
+                                  std::to_string(kMaxTsvLines));
+    std::vector<std::string> src_tokens, tgt_tokens;
+    std::size_t pos = 0;
+    long line_no = 0;
+    while (pos < text.size()) {
+      std::size_t end = text.find('\n', pos);
+      if (end == std::string::npos) end = text.size();
+      std::string_view line(text.data() + pos, end - pos);
+      pos = end + 1;
+      ++line_no;
+      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+      if (line.empty()) continue;  // blank lines (e.g. a trailing newline) carry no example
+      add_line(line, line_no);
+    }
+    if (examples_.empty()) throw std::invalid_argument("tsv task: no examples (the text has no non-blank line)");
+    for (const auto& e : examples_) {
+      src_tokens.insert(src_tokens.end(), e.src.begin(), e.src.end());
+      tgt_tokens.insert(tgt_tokens.end(), e.tgt.begin(), e.tgt.end());
+      // Keep the token lists from growing to the size of the whole corpus.
+      if (src_tokens.size() > (1u << 16)) src_tokens = dedup(std::move(src_tokens));
+      if (tgt_tokens.size() > (1u << 16)) tgt_tokens = dedup(std::move(tgt_tokens));
+    }
+    src_vocab_ = make_vocab(std::move(src_tokens));
+    tgt_vocab_ = make_vocab(std::move(tgt_tokens));
+  }
+
+  std::string name() const override { return "tsv"; }
+  TokenizerKind tokenizer() const override { return kind_; }
+  Example sample(Rng& rng) const override { return examples_[uniform_index(rng, examples_.size())]; }
+  std::vector<std::string> src_vocab() const override { return src_vocab_; }
+  std::vector<std::string> tgt_vocab() const override { return tgt_vocab_; }
+
+ private:
+  static std::vector<std::string> dedup(std::vector<std::string> v) {
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+    return v;
+  }
+
+  std::vector<std::string> split(std::string_view side, long line_no, const char* which, int max_len) const {
+    std::vector<std::string> t;
+    try {
+      t = kind_ == TokenizerKind::Char ? split_chars(side) : split_words(side);
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument("tsv line " + std::to_string(line_no) + ": " + which + ": " + e.what());
+    }
+    if (t.empty())
+      throw std::invalid_argument("tsv line " + std::to_string(line_no) + ": empty " + which);
+    if (int(t.size()) > max_len)
+      throw std::invalid_argument("tsv line " + std::to_string(line_no) + ": " + which + " has " +
+                                  std::to_string(t.size()) + " tokens; the maximum is " + std::to_string(max_len));
+    return t;
+  }
+
+  void add_line(std::string_view line, long line_no) {
+    const std::size_t tab = line.find('\t');
+    if (tab == std::string_view::npos)
+      throw std::invalid_argument("tsv line " + std::to_string(line_no) + ": no tab (expected source<TAB>target)");
+    if (line.find('\t', tab + 1) != std::string_view::npos)
+      throw std::invalid_argument("tsv line " + std::to_string(line_no) +
+                                  ": more than one tab (expected source<TAB>target)");
+    Example e;
+    e.src = split(line.substr(0, tab), line_no, "source", kMaxSourceLength);
+    e.tgt = split(line.substr(tab + 1), line_no, "target", kMaxTargetLength - 1);  // room for EOS
+    examples_.push_back(std::move(e));
+  }
+
+  TokenizerKind kind_;
+  std::vector<Example> examples_;
+  std::vector<std::string> src_vocab_, tgt_vocab_;
+};
+
+}  // namespace
+
+std::unique_ptr<Task> make_tsv_task(const std::string& tsv_text, TokenizerKind kind) {
+  return std::make_unique<TsvTask>(tsv_text, kind);
+}
+
+}  // namespace attnseq::train
