@@ -107,6 +107,25 @@ export async function loadModel(source) {
   return new Model(M, handle);
 }
 
+/**
+ * Creates a model from a configuration and trains it in the engine on a built-in task
+ * ('dates', 'en-ko', 'reverse', 'copy') or on TSV text ({ tsv, tokenizer: 'char' | 'word' }).
+ */
+export async function createTrainer(options = {}) {
+  const M = await core();
+  if (options === null || typeof options !== 'object') throw new AttnseqError('BAD_INPUT', 'createTrainer() takes an options object');
+  const task = options.task ?? 'copy';
+  if (typeof task !== 'string' && (task === null || typeof task !== 'object'))
+    throw new AttnseqError('BAD_INPUT', "task must be a task name or { tsv, tokenizer }");
+  const h = new M.Trainer();
+  const st = h.create(options.model ?? {}, task, options);
+  if (!st.ok) {
+    h.delete();
+    throw new AttnseqError(st.code, st.message);
+  }
+  return new Trainer(M, h, st);
+}
+
 class Disposable {
   #handle;
   constructor(handle) { this.#handle = handle; }
@@ -222,6 +241,31 @@ export class Model extends Disposable {
     }
     return out;
   }
+}
+
+export class Trainer extends Disposable {
+  constructor(M, handle, info) {
+    super(handle);
+    this._M = M;
+    this.parameters = info.parameters;
+  }
+  /** Runs n optimisation steps; returns { step, loss, tokenAccuracy, gradNorm, lr, tokens, tokensPerSecond }. */
+  step(n = 1) {
+    if (!Number.isInteger(n)) throw new AttnseqError('BAD_INPUT', 'step(n) takes an integer number of steps');
+    const { ok, ...r } = check(this._h.step(n));
+    return r;
+  }
+  /** The model as it is now, as .safetensors bytes. */
+  save() { return check(this._h.save()).bytes; }
+  /** Optimiser state (Adam moments, step, data position) as bytes. */
+  saveState() { return check(this._h.saveState()).bytes; }
+  /** Exact match, token accuracy and alignment error rate on n held-out examples of the task. */
+  evaluate(n = 200, seed = 20261130) {
+    const { ok, ...r } = check(this._h.evaluate(n, seed));
+    return r;
+  }
+  /** A Model loaded from the current weights (dispose it separately). */
+  async model() { return loadModel(this.save()); }
 }
 
 export class Encoded extends Disposable {

@@ -20,6 +20,9 @@
 #include "kernels/kernels.hpp"
 #include "model/checkpoint.hpp"
 #include "model/vocab.hpp"
+#include "train/evaluate.hpp"
+#include "train/tasks.hpp"
+#include "train/trainer.hpp"
 
 using emscripten::val;
 using namespace attnseq;
@@ -335,6 +338,160 @@ class DecoderHandle {
 };
 
 
+
+// Training in the engine: a model from a configuration, a task (built-in or TSV), and the trainer.
+class TrainerHandle {
+ public:
+  val create(const val& cfg, const val& task, const val& opts) {
+    return guarded("BAD_INPUT", [&] {
+      auto str = [](const val& o, const char* k, const char* def) {
+        const val v = o[k];
+        if (v.isUndefined() || v.isNull()) return std::string(def);
+        if (v.typeOf().as<std::string>() != "string") throw std::invalid_argument(std::string("'") + k + "' must be a string");
+        return v.as<std::string>();
+      };
+      auto num = [](const val& o, const char* k, double def, double lo, double hi) {
+        const val v = o[k];
+        if (v.isUndefined() || v.isNull()) return def;
+        if (v.typeOf().as<std::string>() != "number") throw std::invalid_argument(std::string("'") + k + "' must be a number");
+        const double x = v.as<double>();
+        if (!(x >= lo && x <= hi))
+          throw std::invalid_argument(std::string("'") + k + "' is " + std::to_string(x) + "; it must be in [" +
+                                      std::to_string(lo) + ", " + std::to_string(hi) + "]");
+        return x;
+      };
+      auto flag = [](const val& o, const char* k) { const val v = o[k]; return !v.isUndefined() && !v.isNull() && v.as<bool>(); };
+      std::unique_ptr<train::Task> t;
+      if (task.typeOf().as<std::string>() == "string") {
+        train::TaskOptions to;
+        to.min_len = int(num(opts, "minLength", 1, 1, kMaxSourceLength));
+        to.max_len = int(num(opts, "maxLength", 60, 1, kMaxSourceLength));
+        t = train::make_task(task.as<std::string>(), to);
+      } else {
+        const std::string kind = str(task, "tokenizer", "word");
+        if (kind != "word" && kind != "char") throw std::invalid_argument("tokenizer must be 'char' or 'word'");
+        t = train::make_tsv_task(str(task, "tsv", ""), kind == "char" ? TokenizerKind::Char : TokenizerKind::Word);
+      }
+      ModelConfig c;
+      const std::string style = str(cfg, "style", "luong"), score = str(cfg, "score", "dot"), cell = str(cfg, "cell", "gru");
+      c.style = style == "luong" ? Style::Luong : style == "bahdanau" ? Style::Bahdanau : style == "none" ? Style::None
+                : throw std::invalid_argument("style must be luong, bahdanau or none");
+      c.score = score == "dot" ? Score::Dot : score == "general" ? Score::General : score == "additive" ? Score::Additive
+                : throw std::invalid_argument("score must be dot, general or additive");
+      c.cell = cell == "gru" ? Cell::GRU : cell == "lstm" ? Cell::LSTM : throw std::invalid_argument("cell must be gru or lstm");
+      c.bidirectional = flag(cfg, "bidirectional");
+      c.input_feeding = flag(cfg, "inputFeeding");
+      c.bridge = flag(cfg, "bridge");
+      const int hidden = int(num(cfg, "hidden", 64, 2, 1024));
+      c.dec_hidden = hidden;
+      c.enc_hidden = c.bidirectional && !c.bridge ? hidden / 2 : hidden;
+      if (c.bidirectional && !c.bridge && hidden % 2) throw std::invalid_argument("hidden must be even for a bidirectional encoder without a bridge");
+      c.src_emb = c.tgt_emb = int(num(cfg, "embedding", hidden, 1, 1024));
+      c.layers = int(num(cfg, "layers", 1, 1, 4));
+      c.attn_dim = int(num(cfg, "attentionSize", hidden, 1, 1024));
+      c.tokenizer = t->tokenizer();
+      c.src_tokens = t->src_vocab();
+      c.tgt_tokens = t->tgt_vocab();
+      c.src_vocab = int(c.src_tokens.size());
+      c.tgt_vocab = int(c.tgt_tokens.size());
+      c.extra = {{"name", str(cfg, "name", (t->name() + "-" + style).c_str())}, {"task", t->name()}};
+      train::TrainOptions o;
+      o.batch_size = int(num(opts, "batchSize", 32, 1, 1024));
+      o.lr = float(num(opts, "lr", 3e-3, 1e-7, 1));
+      o.steps = int(num(opts, "steps", 3000, 1, 1e7));
+      o.warmup = int(num(opts, "warmup", 100, 0, 1e7));
+      o.clip = float(num(opts, "clip", 1, 0, 1e6));
+      o.seed = std::uint64_t(num(opts, "seed", 1, 0, 9007199254740991.0));
+      auto model = std::make_unique<Model>(c);
+      train::initialize(*model, o.seed);
+      const train::Task* tp = t.get();
+      const Model* mp = model.get();
+      train::Sampler sampler = [tp, mp](Rng& rng) {
+        const auto ex = tp->sample(rng);
+        const auto& cc = mp->config();
+        return train::Pair{train::to_ids(ex.src, cc.src_tokens, cc.unk), train::to_ids(ex.tgt, cc.tgt_tokens, cc.unk)};
+      };
+      auto tr = std::make_unique<train::Trainer>(*model, sampler, o);
+      task_ = std::move(t);
+      model_ = std::move(model);
+      trainer_ = std::move(tr);
+      val r = ok();
+      r.set("parameters", double(model_->params().data.size()));
+      r.set("srcVocabSize", model_->config().src_vocab);
+      r.set("tgtVocabSize", model_->config().tgt_vocab);
+      return r;
+    });
+  }
+  // Runs n steps; reports the last step and the mean loss over the n.
+  val step(int n) {
+    return guarded("BAD_INPUT", [&] {
+      need();
+      if (n < 1 || n > 100000) throw std::invalid_argument("steps per call must be in [1, 100000]");
+      const double t0 = emscripten_get_now();
+      train::StepReport rep;
+      double loss = 0, acc = 0;
+      long tokens = 0;
+      for (int i = 0; i < n; ++i) {
+        rep = trainer_->step();
+        loss += rep.loss;
+        acc += rep.token_accuracy;
+        tokens += rep.tokens;
+      }
+      const double ms = emscripten_get_now() - t0;
+      val r = ok();
+      r.set("step", rep.step);
+      r.set("loss", loss / n);
+      r.set("tokenAccuracy", acc / n);
+      r.set("gradNorm", rep.grad_norm);
+      r.set("lr", rep.lr);
+      r.set("tokens", double(tokens));
+      r.set("tokensPerSecond", ms > 0 ? tokens * 1000.0 / ms : 0.0);
+      return r;
+    });
+  }
+  val save() {
+    return guarded("BAD_INPUT", [&] {
+      need();
+      model_->prepare();
+      const auto bytes = save_checkpoint(*model_);
+      val r = ok();
+      r.set("bytes", copy_array(bytes.data(), bytes.size()));
+      return r;
+    });
+  }
+  val saveState() {
+    return guarded("BAD_INPUT", [&] {
+      need();
+      const auto bytes = trainer_->save_state();
+      val r = ok();
+      r.set("bytes", copy_array(bytes.data(), bytes.size()));
+      return r;
+    });
+  }
+  val evaluate(int n, double seed) {
+    return guarded("BAD_INPUT", [&] {
+      need();
+      if (n < 1 || n > 100000) throw std::invalid_argument("evaluation size must be in [1, 100000]");
+      model_->prepare();
+      const auto r = train::evaluate(*model_, train::sample_n(*task_, std::uint64_t(seed), n));
+      val out = ok();
+      out.set("n", r.n);
+      out.set("exactMatch", r.exact_rate());
+      out.set("tokenAccuracy", r.token_accuracy());
+      out.set("aer", r.aer());
+      return out;
+    });
+  }
+
+ private:
+  void need() const {
+    if (!trainer_) throw std::invalid_argument("the trainer has not been created");
+  }
+  std::unique_ptr<train::Task> task_;
+  std::unique_ptr<Model> model_;
+  std::unique_ptr<train::Trainer> trainer_;
+};
+
 // Bytes of wasm heap in use and the stack pointer: what a leak test watches.
 val memory_stats() {
   val r = val::object();
@@ -370,6 +527,13 @@ EMSCRIPTEN_BINDINGS(attnseq) {
       .function("done", &DecoderHandle::done)
       .function("rawStepMicros", &DecoderHandle::rawStepMicros)
       .function("length", &DecoderHandle::length);
+  class_<TrainerHandle>("Trainer")
+      .constructor<>()
+      .function("create", &TrainerHandle::create)
+      .function("step", &TrainerHandle::step)
+      .function("save", &TrainerHandle::save)
+      .function("saveState", &TrainerHandle::saveState)
+      .function("evaluate", &TrainerHandle::evaluate);
   function("translate", &translate);
   function("buildInfo", &build_info);
   function("memoryStats", &memory_stats);

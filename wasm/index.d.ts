@@ -174,6 +174,66 @@ export class Decoder implements Disposable_ {
   [Symbol.dispose](): void;
 }
 
+export interface TrainerModelOptions {
+  style?: 'luong' | 'bahdanau' | 'none';
+  score?: 'dot' | 'general' | 'additive';
+  cell?: 'gru' | 'lstm';
+  hidden?: number;
+  embedding?: number;
+  layers?: number;
+  bidirectional?: boolean;
+  inputFeeding?: boolean;
+  bridge?: boolean;
+  attentionSize?: number;
+  name?: string;
+}
+export interface TrainerOptions {
+  /** A built-in task, or your own pairs as TSV text (source<TAB>target per line). */
+  task?: 'dates' | 'en-ko' | 'reverse' | 'copy' | { tsv: string; tokenizer?: 'char' | 'word' };
+  model?: TrainerModelOptions;
+  batchSize?: number;
+  lr?: number;
+  steps?: number;
+  warmup?: number;
+  clip?: number;
+  seed?: number;
+  /** reverse/copy: sequence lengths. */
+  minLength?: number;
+  maxLength?: number;
+}
+export interface TrainStepReport {
+  step: number;
+  loss: number;
+  tokenAccuracy: number;
+  gradNorm: number;
+  lr: number;
+  tokens: number;
+  tokensPerSecond: number;
+}
+export interface TrainEvaluation {
+  n: number;
+  exactMatch: number;
+  tokenAccuracy: number;
+  aer: number;
+}
+export class Trainer implements Disposable_ {
+  private constructor();
+  readonly parameters: number;
+  readonly disposed: boolean;
+  step(n?: number): TrainStepReport;
+  save(): Uint8Array;
+  saveState(): Uint8Array;
+  evaluate(n?: number, seed?: number): TrainEvaluation;
+  model(): Promise<Model>;
+  dispose(): void;
+  [Symbol.dispose](): void;
+}
+/** Creates a model from a configuration and trains it in the engine. */
+export function createTrainer(options?: TrainerOptions): Promise<Trainer>;
+
+export function memoryStats(): Promise<{ heapBytes: number; stackPointer: number; memoryBytes: number }>;
+export function buildInfo(): Promise<string>;
+
 export interface AlignmentLike {
   srcTokens: string[];
   tgtTokens: string[];
