@@ -207,7 +207,7 @@ Clause sample_clause(Rng& rng) {
 
 // ---- parsing English back into a Clause ---------------------------------------------------------
 template <class T, int N>
-int find(const T (&table)[N], const std::string& w) {
+int lookup(const T (&table)[N], const std::string& w) {
   for (int i = 0; i < N; ++i)
     if (w == table[i].en) return i;
   return -1;
@@ -230,7 +230,7 @@ struct Parser {
   }
   template <class T, int N>
   int noun(const T (&table)[N], const char* what) {
-    const int k = at_end() ? -1 : find(table, w[i]);
+    const int k = at_end() ? -1 : lookup(table, w[i]);
     if (k < 0) fail(what);
     ++i;
     return k;
@@ -254,7 +254,7 @@ struct Parser {
     Clause::Art art = Clause::Art::None;
     if (peek("the")) art = Clause::Art::The, ++i;
     else if (peek("a") || peek("an")) art = Clause::Art::Indefinite, ++i;
-    const int k = at_end() ? -1 : find(kObjects, w[i]);
+    const int k = at_end() ? -1 : lookup(kObjects, w[i]);
     if (k < 0 || !(kObjects[k].kinds & v.objects)) fail(std::string("an object for \"") + v.en + "\"");
     const Object& o = kObjects[k];
     if (art == Clause::Art::Indefinite && (o.mass || w[art_pos] != indefinite(o.en))) {
@@ -288,9 +288,9 @@ struct Parser {
         c.obj = Clause::Obj::Person, c.object = person(c);
         break;
       case Frame::SawLiked:
-        if (!at_end() && find(kNames, w[i]) >= 0) {
+        if (!at_end() && lookup(kNames, w[i]) >= 0) {
           c.obj = Clause::Obj::Person, c.object = person(c);
-        } else if (v.objects == kAll && i + 1 < w.size() && w[i] == "the" && find(kPlaces, w[i + 1]) >= 0) {
+        } else if (v.objects == kAll && i + 1 < w.size() && w[i] == "the" && lookup(kPlaces, w[i + 1]) >= 0) {
           ++i;
           c.obj = Clause::Obj::Place, c.object = noun(kPlaces, "a place");
         } else {

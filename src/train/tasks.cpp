@@ -113,12 +113,12 @@ class TsvTask final : public Task {
     const std::size_t tab = line.find('\t');
     if (tab == std::string_view::npos)
       throw std::invalid_argument("tsv line " + std::to_string(line_no) + ": no tab (expected source<TAB>target)");
-    if (line.find('\t', tab + 1) != std::string_view::npos)
-      throw std::invalid_argument("tsv line " + std::to_string(line_no) +
-                                  ": more than one tab (expected source<TAB>target)");
+    // Columns after the second are ignored: manythings.org/Tatoeba files carry an attribution there.
+    const std::size_t end = line.find('\t', tab + 1);
+    const std::string_view target = line.substr(tab + 1, end == std::string_view::npos ? end : end - tab - 1);
     Example e;
     e.src = split(line.substr(0, tab), line_no, "source", kMaxSourceLength);
-    e.tgt = split(line.substr(tab + 1), line_no, "target", kMaxTargetLength - 1);  // room for EOS
+    e.tgt = split(target, line_no, "target", kMaxTargetLength - 1);  // room for EOS
     examples_.push_back(std::move(e));
   }
 

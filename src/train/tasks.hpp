@@ -42,6 +42,7 @@ std::unique_ptr<Task> make_task(const std::string& name, const TaskOptions& o = 
 // User data: TSV of source<TAB>target per line (tokenized with `kind`); no gold alignments (align empty).
 // Vocab built from the data (tokens seen), specials first. Bad lines (no tab, empty side, invalid UTF-8)
 // -> std::invalid_argument naming the line number. Max 1,000,000 lines. Samples uniformly from the lines.
+// Blank lines are skipped; columns after the second are ignored.
 std::unique_ptr<Task> make_tsv_task(const std::string& tsv_text, TokenizerKind kind);
 // n examples from Rng(seed).
 std::vector<Example> sample_n(const Task& t, std::uint64_t seed, std::size_t n);
