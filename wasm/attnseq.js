@@ -17,10 +17,10 @@ let corePromise = null;
 let initOptions = {};
 
 /** Optional: where to find attnseq-core.wasm (e.g. a CDN). Call before the first loadModel(). */
-export function init(options = {}) {
+export async function init(options = {}) {
   if (corePromise) throw new AttnseqError('ALREADY_INITIALISED', 'init() must be called before the engine is first used');
   initOptions = { ...options };
-  return core();
+  await core();
 }
 
 function wasmUrl() {
@@ -204,7 +204,10 @@ export class Model extends Disposable {
         return {
           text: this.#text(ids, tokens),
           tokens: Array.from(ids),
+          srcTokens: enc.tokens,
           tgtTokens: tokens,
+          rows: ids.length,
+          cols,
           score: h.score,
           logProb: h.logProb,
           finished: h.finished,

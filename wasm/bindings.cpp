@@ -11,6 +11,7 @@
 #include <malloc.h>
 
 #include <cmath>
+#include <cstdio>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -203,6 +204,13 @@ class SourceHandle {
   std::shared_ptr<Encoded> enc_;
 };
 
+// A number as a person writes it: 5000, 0.5, 1e+06 (not 5000.000000).
+std::string num_str(double x) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.10g", x);
+  return b;
+}
+
 DecodeOptions parse_options(const val& o) {
   DecodeOptions d;
   if (o.isNull() || o.isUndefined()) return d;
@@ -212,22 +220,22 @@ DecodeOptions parse_options(const val& o) {
       throw std::invalid_argument(std::string("option '") + k + "' must be a number");
     const double x = v.as<double>();
     if (!(x >= lo && x <= hi))
-      throw std::invalid_argument(std::string("option '") + k + "' is " + std::to_string(x) + "; it must be in [" +
-                                  std::to_string(lo) + ", " + std::to_string(hi) + "]");
+      throw std::invalid_argument(std::string("option '") + k + "' is " + num_str(x) + "; it must be in [" +
+                                  num_str(lo) + ", " + num_str(hi) + "]");
     return x;
   };
   auto has = [&](const char* k) { return !o[k].isUndefined() && !o[k].isNull(); };
-  auto integer = [&](const char* k, double lo, double hi) {
+  auto integer = [&](const char* k, double lo, double hi) {  // wasm's long is 32 bits: check in double
     const double x = num(k, lo, hi);
-    if (x != double(long(x))) throw std::invalid_argument(std::string("option '") + k + "' must be an integer");
-    return int(x);
+    if (x != std::floor(x)) throw std::invalid_argument(std::string("option '") + k + "' must be an integer");
+    return x;
   };
-  if (has("beam")) d.beam = integer("beam", 1, kMaxBeam);
-  if (has("maxLength")) d.max_length = integer("maxLength", 1, kMaxTargetLength);
+  if (has("beam")) d.beam = int(integer("beam", 1, kMaxBeam));
+  if (has("maxLength")) d.max_length = int(integer("maxLength", 1, kMaxTargetLength));
   if (has("lengthPenalty")) d.length_penalty = float(num("lengthPenalty", 0, 10));
   if (has("temperature")) d.temperature = float(num("temperature", 0, 1e6));
   if (has("seed")) d.seed = std::uint64_t(integer("seed", 0, 9007199254740991.0));
-  if (has("numHypotheses")) d.num_hypotheses = integer("numHypotheses", 0, kMaxBeam);
+  if (has("numHypotheses")) d.num_hypotheses = int(integer("numHypotheses", 0, kMaxBeam));
   if (has("prefix")) d.prefix = from_js_array<std::int32_t>(o["prefix"], "prefix");
   return d;
 }
@@ -356,8 +364,8 @@ class TrainerHandle {
         if (v.typeOf().as<std::string>() != "number") throw std::invalid_argument(std::string("'") + k + "' must be a number");
         const double x = v.as<double>();
         if (!(x >= lo && x <= hi))
-          throw std::invalid_argument(std::string("'") + k + "' is " + std::to_string(x) + "; it must be in [" +
-                                      std::to_string(lo) + ", " + std::to_string(hi) + "]");
+          throw std::invalid_argument(std::string("'") + k + "' is " + num_str(x) + "; it must be in [" +
+                                      num_str(lo) + ", " + num_str(hi) + "]");
         return x;
       };
       auto flag = [](const val& o, const char* k) { const val v = o[k]; return !v.isUndefined() && !v.isNull() && v.as<bool>(); };

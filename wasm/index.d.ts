@@ -1,4 +1,6 @@
 // Public types of the attnseq npm package (hand-written; see README "JavaScript API").
+/// <reference lib="esnext.disposable" />
+/// <reference lib="dom" />
 
 /** Stable error codes carried by AttnseqError.code. */
 export type AttnseqErrorCode =
@@ -13,12 +15,12 @@ export class AttnseqError extends Error {
 
 export interface InitOptions {
   /** Returns the URL of a file the engine needs ('attnseq-core.wasm'), e.g. on a CDN. */
-  locateFile?: (file: string) => string;
+  locateFile?: ((file: string) => string) | undefined;
   /** The .wasm bytes, when the caller already has them. */
-  wasmBinary?: Uint8Array | ArrayBuffer;
+  wasmBinary?: Uint8Array | ArrayBuffer | undefined;
 }
 /** Optional; call before the first loadModel() to change where the .wasm comes from. */
-export function init(options?: InitOptions): Promise<unknown>;
+export function init(options?: InitOptions): Promise<void>;
 
 export type ModelSource = Uint8Array | ArrayBuffer | ArrayBufferView | Blob | Response | URL | string;
 /** Loads a .safetensors checkpoint (bytes, a fetch Response, a URL, or a file path in Node). */
@@ -39,7 +41,7 @@ export interface ModelConfig {
   readonly encoderHidden: number;
   readonly encoderOutput: number;
   readonly hidden: number;
-  readonly embedding?: number;
+  readonly embedding: number;
   readonly attentionSize: number;
   readonly tokenizer: 'char' | 'word' | 'ids';
   readonly pad: number;
@@ -58,33 +60,36 @@ export type Input = string | ArrayLike<number>;
 
 export interface DecodeOptions {
   /** Forced first target tokens (text or ids). */
-  prefix?: Input;
+  prefix?: Input | undefined;
   /** > 0 samples from softmax(logits / temperature). */
-  temperature?: number;
+  temperature?: number | undefined;
   /** Sampling seed. */
-  seed?: number;
+  seed?: number | undefined;
   /** Most target tokens, EOS included (default 2 * source length + 10). */
-  maxLength?: number;
+  maxLength?: number | undefined;
 }
 export interface DecoderOptions extends DecodeOptions {
   /** How many of the most likely next tokens each step reports (default 5, 0 for none). */
-  topk?: number;
+  topk?: number | undefined;
 }
 export interface TranslateOptions extends DecodeOptions {
   /** Beam width (default 1 = greedy). */
-  beam?: number;
+  beam?: number | undefined;
   /** Beam ranking: log p / length^lengthPenalty (default 1). */
-  lengthPenalty?: number;
+  lengthPenalty?: number | undefined;
   /** Hypotheses returned (default: all of the beam). */
-  numHypotheses?: number;
+  numHypotheses?: number | undefined;
   /** Replace each emitted <unk> by the source token with the highest attention weight. */
-  replaceUnknowns?: boolean;
+  replaceUnknowns?: boolean | undefined;
 }
 
 export interface Hypothesis {
   text: string;
   tokens: number[];
+  srcTokens: string[];
   tgtTokens: string[];
+  rows: number;
+  cols: number;
   score: number;
   logProb: number;
   finished: boolean;
@@ -123,9 +128,9 @@ export interface StepResult {
 }
 export interface StepOptions {
   /** Emit this token (id or token string) instead of the model's choice. */
-  force?: number | string;
+  force?: number | string | undefined;
   /** Use this weight row (source length, non-negative, renormalised) instead of the computed attention. */
-  attention?: ArrayLike<number>;
+  attention?: ArrayLike<number> | undefined;
 }
 
 interface Disposable_ {
@@ -166,6 +171,8 @@ export class Decoder implements Disposable_ {
   readonly model: Model;
   readonly encoded: Encoded;
   readonly maxLength: number;
+  /** How many top next tokens each step reports. */
+  readonly topk: number;
   readonly done: boolean;
   readonly length: number;
   readonly disposed: boolean;
@@ -175,31 +182,31 @@ export class Decoder implements Disposable_ {
 }
 
 export interface TrainerModelOptions {
-  style?: 'luong' | 'bahdanau' | 'none';
-  score?: 'dot' | 'general' | 'additive';
-  cell?: 'gru' | 'lstm';
-  hidden?: number;
-  embedding?: number;
-  layers?: number;
-  bidirectional?: boolean;
-  inputFeeding?: boolean;
-  bridge?: boolean;
-  attentionSize?: number;
-  name?: string;
+  style?: 'luong' | 'bahdanau' | 'none' | undefined;
+  score?: 'dot' | 'general' | 'additive' | undefined;
+  cell?: 'gru' | 'lstm' | undefined;
+  hidden?: number | undefined;
+  embedding?: number | undefined;
+  layers?: number | undefined;
+  bidirectional?: boolean | undefined;
+  inputFeeding?: boolean | undefined;
+  bridge?: boolean | undefined;
+  attentionSize?: number | undefined;
+  name?: string | undefined;
 }
 export interface TrainerOptions {
   /** A built-in task, or your own pairs as TSV text (source<TAB>target per line). */
-  task?: 'dates' | 'en-ko' | 'reverse' | 'copy' | { tsv: string; tokenizer?: 'char' | 'word' };
-  model?: TrainerModelOptions;
-  batchSize?: number;
-  lr?: number;
-  steps?: number;
-  warmup?: number;
-  clip?: number;
-  seed?: number;
+  task?: 'dates' | 'en-ko' | 'reverse' | 'copy' | { tsv: string | undefined; tokenizer?: 'char' | 'word' };
+  model?: TrainerModelOptions | undefined;
+  batchSize?: number | undefined;
+  lr?: number | undefined;
+  steps?: number | undefined;
+  warmup?: number | undefined;
+  clip?: number | undefined;
+  seed?: number | undefined;
   /** reverse/copy: sequence lengths. */
-  minLength?: number;
-  maxLength?: number;
+  minLength?: number | undefined;
+  maxLength?: number | undefined;
 }
 export interface TrainStepReport {
   step: number;

@@ -1,0 +1,450 @@
+#!/usr/bin/env node
+// attnseq command line (the npm package's `bin`): `translate` decodes a source with a checkpoint and
+// prints the translation plus the alignment as a terminal heatmap (viridis 24-bit colour on a TTY,
+// shade characters otherwise) or as JSON; `info` describes a checkpoint. Everything model-related is
+// the public JS API (../wasm/attnseq.js); this file only parses arguments and lays out text.
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { loadModel, AttnseqError } from '../wasm/attnseq.js';
+
+const USAGE = `usage:
+  attnseq translate --model FILE [options] TEXT      (or --ids 5,17,42; or lines on stdin)
+  attnseq info --model FILE [--json]
+  attnseq --help | --version
+
+translate options:
+  -m, --model FILE          .safetensors checkpoint (a path, or an http(s) URL)
+  -b, --beam K              beam width (default 1 = greedy); K > 1 lists every hypothesis
+  -n, --hypotheses N        hypotheses to keep from the beam (default: all K)
+      --max-length N        most target tokens, EOS included (default 2 * source length + 10)
+      --length-penalty A    beam ranking log p / length^A (default 1)
+      --temperature T       sample from softmax(logits / T) instead of the argmax (beam 1 only)
+      --seed S              sampling seed (default 0)
+      --prefix TEXT         force the first target tokens (ids like 5,6 for an ids-only model)
+      --ids 5,17,42         the source as token ids instead of TEXT
+      --replace-unknowns    replace each emitted <unk> by its most-attended source token
+      --json                one JSON object per source: {text, tokens, srcTokens, tgtTokens,
+                            attention (rows; null for style 'none'), score, hypotheses}
+  -q, --quiet               print only the translation(s), one per line
+      --color / --no-color  force the heatmap colours on / off (default: on for a terminal,
+                            unless NO_COLOR is set or TERM=dumb)
+  -h, --help                this text
+
+TEXT may be several arguments (joined by spaces). Without TEXT or --ids, each non-empty stdin line
+is translated. For an ids-only model, TEXT like "4 5 6" or "4,5,6" is read as ids.
+Exit status: 0 ok, 1 error ("attnseq: CODE: message" on stderr), 2 usage error.`;
+
+// Options each command accepts: long name -> { value: takes an argument, short: alias }.
+const OPTIONS = {
+  translate: {
+    model: { value: true, short: 'm' }, beam: { value: true, short: 'b' }, hypotheses: { value: true, short: 'n' },
+    'max-length': { value: true }, 'length-penalty': { value: true }, temperature: { value: true },
+    seed: { value: true }, prefix: { value: true }, ids: { value: true }, 'replace-unknowns': {},
+    json: {}, quiet: { short: 'q' }, color: {}, 'no-color': {}, help: { short: 'h' },
+  },
+  info: { model: { value: true, short: 'm' }, json: {}, help: { short: 'h' } },
+};
+
+class UsageError extends Error {}
+
+/** argv (after the command) -> { opts, positional }; throws UsageError for anything unknown. */
+function parseArgs(command, argv) {
+  const table = OPTIONS[command];
+  const shorts = Object.fromEntries(Object.entries(table).filter(([, o]) => o.short).map(([k, o]) => [o.short, k]));
+  const opts = {}, positional = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--') { positional.push(...argv.slice(i + 1)); break; }
+    let name, inline;
+    if (a.startsWith('--')) {
+      const eq = a.indexOf('=');
+      name = eq < 0 ? a.slice(2) : a.slice(2, eq);
+      inline = eq < 0 ? undefined : a.slice(eq + 1);
+      if (!Object.hasOwn(table, name)) throw new UsageError(`unknown option '--${name}' for '${command}'`);
+    } else if (/^-[^-\d.]$/.test(a)) {
+      name = shorts[a[1]];
+      if (!name) throw new UsageError(`unknown option '${a}' for '${command}'`);
+    } else {
+      positional.push(a);
+      continue;
+    }
+    if (table[name].value) {
+      if (inline === undefined) {
+        if (i + 1 >= argv.length) throw new UsageError(`--${name} needs a value`);
+        inline = argv[++i];
+      }
+      opts[name] = inline;
+    } else {
+      if (inline !== undefined) throw new UsageError(`--${name} takes no value`);
+      opts[name] = true;
+    }
+  }
+  return { opts, positional };
+}
+
+function intOpt(opts, name, min) {
+  if (opts[name] === undefined) return undefined;
+  const s = opts[name].trim();
+  if (!/^[+-]?\d+$/.test(s)) throw new UsageError(`--${name} expects an integer, got '${opts[name]}'`);
+  const v = Number(s);
+  if (!Number.isSafeInteger(v) || v < min) throw new UsageError(`--${name} must be an integer >= ${min}, got '${opts[name]}'`);
+  return v;
+}
+
+function numOpt(opts, name, min = -Infinity) {
+  if (opts[name] === undefined) return undefined;
+  const s = opts[name].trim();
+  const v = s === '' ? NaN : Number(s);
+  if (!Number.isFinite(v)) throw new UsageError(`--${name} expects a number, got '${opts[name]}'`);
+  if (v < min) throw new UsageError(`--${name} must be >= ${min}, got '${opts[name]}'`);
+  return v;
+}
+
+const ID_LIST = /^\s*\d+(?:\s*[,\s]\s*\d+)*\s*$/;
+function parseIds(s, what) {
+  if (!ID_LIST.test(s)) throw new UsageError(`${what} expects token ids like 5,17,42, got '${s}'`);
+  return s.trim().split(/[\s,]+/).map(Number);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Text layout: display widths, sanitising, the viridis map, the heatmap.
+
+const ZERO_WIDTH = /^[\p{Mn}\p{Me}\p{Cf}\u1160-\u11ff\u200b]$/u;
+// East Asian Wide / Fullwidth ranges (approximate, the ones that matter in practice) plus emoji.
+const WIDE = [
+  [0x1100, 0x115f], [0x231a, 0x231b], [0x2329, 0x232a], [0x2e80, 0x303e], [0x3041, 0x33ff],
+  [0x3400, 0x4dbf], [0x4e00, 0x9fff], [0xa000, 0xa4cf], [0xa960, 0xa97f], [0xac00, 0xd7a3],
+  [0xf900, 0xfaff], [0xfe10, 0xfe19], [0xfe30, 0xfe6f], [0xff00, 0xff60], [0xffe0, 0xffe6],
+  [0x1f300, 0x1f64f], [0x1f900, 0x1f9ff], [0x20000, 0x2fffd], [0x30000, 0x3fffd],
+];
+const EMOJI = /^\p{Emoji_Presentation}$/u;
+
+function charWidth(ch) {
+  const cp = ch.codePointAt(0);
+  if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0)) return 0;
+  if (cp < 0x300) return 1;
+  if (ZERO_WIDTH.test(ch)) return 0;
+  for (const [a, b] of WIDE) if (cp >= a && cp <= b) return 2;
+  return EMOJI.test(ch) ? 2 : 1;
+}
+
+/** Terminal columns a string occupies (East Asian wide = 2, combining marks = 0). */
+function strWidth(s) {
+  let w = 0;
+  for (const ch of s) w += charWidth(ch);
+  return w;
+}
+
+const segmenter = typeof Intl !== 'undefined' && Intl.Segmenter ? new Intl.Segmenter(undefined, { granularity: 'grapheme' }) : null;
+function graphemes(s) {
+  return segmenter ? Array.from(segmenter.segment(s), (g) => g.segment) : Array.from(s);
+}
+
+/** A token as a label: control characters made visible (a checkpoint must not drive the terminal). */
+function visible(s) {
+  if (s === '') return '∅';
+  return s
+    .replace(/ /g, '␣').replace(/\t/g, '⇥').replace(/\r?\n/g, '↵')
+    .replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+}
+/** Free text for the terminal: only control characters are escaped. */
+function printable(s) {
+  return s.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+}
+
+function truncate(s, width) {
+  if (strWidth(s) <= width) return s;
+  let out = '', w = 0;
+  for (const g of graphemes(s)) {
+    const gw = strWidth(g);
+    if (w + gw > width - 1) break;
+    out += g;
+    w += gw;
+  }
+  return out + '…';
+}
+const padEnd = (s, width) => s + ' '.repeat(Math.max(0, width - strWidth(s)));
+const padStart = (s, width) => ' '.repeat(Math.max(0, width - strWidth(s))) + s;
+function center(s, width) {
+  const free = Math.max(0, width - strWidth(s));
+  return ' '.repeat(free >> 1) + s + ' '.repeat(free - (free >> 1));
+}
+
+// matplotlib's viridis at 0, 0.1, ..., 1: perceptually uniform and colour-blind safe.
+const VIRIDIS = [
+  [68, 1, 84], [72, 36, 117], [65, 68, 135], [53, 95, 141], [42, 120, 142], [33, 145, 140],
+  [34, 168, 132], [68, 191, 112], [122, 209, 81], [189, 223, 38], [253, 231, 37],
+];
+function viridis(v) {
+  const x = Math.min(1, Math.max(0, Number.isFinite(v) ? v : 0)) * (VIRIDIS.length - 1);
+  const i = Math.min(VIRIDIS.length - 2, Math.floor(x)), f = x - i;
+  return VIRIDIS[i].map((c, j) => Math.round(c + (VIRIDIS[i + 1][j] - c) * f));
+}
+const SHADES = [' ', '░', '▒', '▓', '█'];
+const shadeOf = (v) => SHADES[Math.min(4, Math.max(0, Math.floor((Number.isFinite(v) ? v : 0) * 5)))];
+
+/** A weight in 3 columns: ".83", ".05", "1.0". */
+function fmtWeight(v) {
+  if (!Number.isFinite(v)) return ' ? ';
+  if (v >= 0.995) return '1.0';
+  return '.' + String(Math.max(0, Math.round(v * 100))).padStart(2, '0');
+}
+
+function cell(v, color) {
+  const text = fmtWeight(v);
+  if (!color) return shadeOf(v) + shadeOf(v) + text + ' ';
+  const [r, g, b] = viridis(v);
+  const dark = 0.2126 * r + 0.7152 * g + 0.0722 * b < 140;
+  const fg = dark ? '255;255;255' : '0;0;0';
+  return `\x1b[48;2;${r};${g};${b}m\x1b[38;2;${fg}m ${text} \x1b[0m`;
+}
+
+/**
+ * The alignment heatmap as lines: rows = target tokens, columns = source tokens, one cell per weight.
+ * Source labels go across when they fit a cell, down the column when short, else as numbers with a
+ * legend. Columns that do not fit `width` continue in further blocks.
+ */
+function heatmap({ srcTokens, tgtTokens, attention, cols }, { color = false, width = 100 } = {}) {
+  const cellW = color ? 5 : 6;                        // " .83 " on a colour, or "▓▓.83 "
+  const src = srcTokens.map(visible);
+  const rowLabels = tgtTokens.map((t) => truncate(visible(t), 16));
+  const labelW = Math.max(1, ...rowLabels.map(strWidth));
+  const lead = labelW + 2;
+  const maxSrcW = Math.max(0, ...src.map(strWidth));
+  const srcGraphemes = src.map(graphemes);
+  let mode = 'across';
+  if (maxSrcW > 4) {
+    const fitsDown = srcGraphemes.every((gs) => gs.length <= 8 && gs.every((g) => strWidth(g) <= 4));
+    mode = fitsDown ? 'down' : 'numbered';
+  }
+  const perBlock = Math.max(1, Math.floor((Math.max(width, 40) - lead) / cellW));
+  const lines = [];
+  for (let c0 = 0; c0 < cols; c0 += perBlock) {
+    const c1 = Math.min(cols, c0 + perBlock);
+    if (c0 > 0) lines.push('');
+    // Labels are centred over the 5 columns a cell paints (the shade cell's 6th is a gap).
+    const head = (f) => (' '.repeat(lead) + Array.from({ length: c1 - c0 }, (_, j) => padEnd(center(f(c0 + j), 5), cellW)).join('')).trimEnd();
+    if (mode === 'across') lines.push(head((t) => src[t]));
+    else if (mode === 'numbered') lines.push(head((t) => String(t + 1)));
+    else {
+      const depth = Math.max(...srcGraphemes.slice(c0, c1).map((g) => g.length));
+      for (let d = 0; d < depth; d++) lines.push(head((t) => srcGraphemes[t][d] ?? ''));
+    }
+    for (let k = 0; k < tgtTokens.length; k++) {
+      let line = ' ' + padEnd(rowLabels[k], labelW) + ' ';
+      for (let t = c0; t < c1; t++) line += cell(attention[k * cols + t], color);
+      lines.push(color ? line : line.trimEnd());
+    }
+  }
+  if (mode === 'numbered') {
+    const items = src.map((s, t) => `${t + 1} ${truncate(s, 30)}`);
+    let line = ' source:';
+    for (const it of items) {
+      if (strWidth(line) + 2 + strWidth(it) > Math.max(width, 40) && line !== ' source:') { lines.push(line); line = '        '; }
+      line += '  ' + it;
+    }
+    lines.push(line);
+  }
+  lines.push(legend(color));
+  return lines;
+}
+
+function legend(color) {
+  if (!color) return ' weights: " " <.2  ░ <.4  ▒ <.6  ▓ <.8  █ ≥.8  (each row sums to 1)';
+  let bar = '';
+  for (let i = 0; i < 20; i++) {
+    const [r, g, b] = viridis(i / 19);
+    bar += `\x1b[48;2;${r};${g};${b}m \x1b[0m`;
+  }
+  return ` weights: 0 ${bar} 1  (viridis; each row sums to 1)`;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Commands.
+
+function useColor(opts, env, stream) {
+  if (opts['no-color']) return false;
+  if (opts.color) return true;
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
+  if (env.TERM === 'dumb') return false;
+  return !!stream.isTTY;
+}
+
+function rowsOf(attention, rows, cols) {
+  const out = [];
+  for (let k = 0; k < rows; k++) out.push(Array.from(attention.subarray(k * cols, (k + 1) * cols)));
+  return out;
+}
+
+function toJSON(r, hasAttention, srcIds) {
+  return {
+    text: r.text, tokens: r.tokens, srcIds: Array.from(srcIds), srcTokens: r.srcTokens, tgtTokens: r.tgtTokens,
+    attention: hasAttention ? rowsOf(r.attention, r.rows, r.cols) : null,
+    rows: r.rows, cols: r.cols, score: r.score,
+    hypotheses: r.hypotheses.map((h) => ({
+      text: h.text, tokens: h.tokens, tgtTokens: h.tgtTokens, score: h.score, logProb: h.logProb, finished: h.finished,
+      attention: hasAttention ? rowsOf(h.attention, h.tokens.length, r.cols) : null,
+    })),
+  };
+}
+
+const fmtScore = (x) => (Number.isFinite(x) ? x.toFixed(4) : String(x));
+
+function renderText(r, { model, options, color, width }) {
+  const out = [printable(r.text)];
+  const hyps = r.hypotheses;
+  const dim = (s) => (color ? `\x1b[2m${s}\x1b[0m` : s);
+  const note = (h) => (h.finished ? '' : '  (unfinished: reached the maximum length)');
+  if (hyps.length > 1 || (options.beam ?? 1) > 1) {
+    out.push('', `beam ${options.beam ?? 1}: ${hyps.length} hypothes${hyps.length === 1 ? 'is' : 'es'}, score = log p / length^${options.lengthPenalty ?? 1}`);
+    const nw = String(hyps.length).length;
+    const sw = Math.max(...hyps.map((h) => fmtScore(h.score).length));
+    hyps.forEach((h, i) => out.push(`  ${padStart(String(i + 1), nw)}  ${padStart(fmtScore(h.score), sw)}  ${printable(h.text)}${dim(note(h))}`));
+  } else {
+    const b = hyps[0];
+    out.push(dim(`score ${fmtScore(b.score)}, log p ${fmtScore(b.logProb)}, ${b.tokens.length} tokens${note(b)}`));
+  }
+  out.push('');
+  if (model.config.style === 'none') {
+    out.push("no alignment: this model's style is 'none' (vanilla seq2seq without attention) - the decoder",
+      "sees only the encoder's final state h_T, the same vector at every step.");
+  } else {
+    out.push(`alignment${hyps.length > 1 ? ' of hypothesis 1' : ''} (rows: target tokens, columns: source tokens)`);
+    out.push(...heatmap(r, { color, width }));
+  }
+  return out.join('\n') + '\n';
+}
+
+function sourcesFrom(opts, positional, model) {
+  if (opts.ids !== undefined) {
+    if (positional.length) throw new UsageError('give either --ids or TEXT, not both');
+    return [parseIds(opts.ids, '--ids')];
+  }
+  let texts;
+  if (positional.length) texts = [positional.join(' ')];
+  else if (process.stdin.isTTY) throw new UsageError('no source: give TEXT, --ids, or lines on stdin');
+  else {
+    texts = readFileSync(0, 'utf8').split(/\r?\n/).filter((l) => l.trim() !== '');
+    if (!texts.length) throw new UsageError('no source: stdin was empty');
+  }
+  // An ids-only model has no vocabulary; "4 5 6" / "4,5,6" is then what the user means.
+  return texts.map((t) => (model.config.tokenizer === 'ids' && ID_LIST.test(t) ? parseIds(t, 'TEXT') : t));
+}
+
+async function translate(opts, positional) {
+  const options = {};
+  const set = (k, v) => { if (v !== undefined) options[k] = v; };
+  set('beam', intOpt(opts, 'beam', 1));
+  set('numHypotheses', intOpt(opts, 'hypotheses', 1));
+  set('maxLength', intOpt(opts, 'max-length', 1));
+  set('lengthPenalty', numOpt(opts, 'length-penalty'));
+  set('temperature', numOpt(opts, 'temperature', 0));
+  set('seed', intOpt(opts, 'seed', 0));
+  if (opts['replace-unknowns']) options.replaceUnknowns = true;
+  if (opts.ids !== undefined && positional.length) throw new UsageError('give either --ids or TEXT, not both');
+  if (opts.color && opts['no-color']) throw new UsageError('give --color or --no-color, not both');
+  const model = await load(opts);
+  try {
+    if (opts.prefix !== undefined)
+      options.prefix = model.config.tokenizer === 'ids' ? parseIds(opts.prefix, '--prefix') : opts.prefix;
+    const sources = sourcesFrom(opts, positional, model);
+    const color = useColor(opts, process.env, process.stdout);
+    const width = process.stdout.columns || Number(process.env.COLUMNS) || 120;
+    // Each result is written when it is done; the yield lets a closed pipe (`| head`) end the run.
+    for (const [i, src] of sources.entries()) {
+      if (i) await new Promise((r) => setImmediate(r));
+      const enc = model.encode(src);
+      try {
+        const r = model.translate(enc, options);
+        if (opts.json) process.stdout.write(JSON.stringify(toJSON(r, model.config.style !== 'none', enc.ids)) + '\n');
+        else if (opts.quiet) process.stdout.write(printable(r.text) + '\n');
+        else process.stdout.write((i ? '\n' : '') + renderText(r, { model, options, color, width }));
+      } finally {
+        enc.dispose();
+      }
+    }
+  } finally {
+    model.dispose();
+  }
+}
+
+async function load(opts) {
+  if (opts.model === undefined || opts.model === '') throw new UsageError('--model FILE is required');
+  const src = /^https?:\/\//i.test(opts.model) ? opts.model : resolve(opts.model);
+  return loadModel(src);
+}
+
+async function info(opts, positional) {
+  if (positional.length) throw new UsageError(`unexpected argument '${positional[0]}'`);
+  const model = await load(opts);
+  try {
+    const c = model.config;
+    if (opts.json) {
+      process.stdout.write(JSON.stringify({ file: opts.model, ...c, srcVocab: model.srcVocab, tgtVocab: model.tgtVocab }) + '\n');
+      return;
+    }
+    let bytes = null;
+    try { bytes = readFileSync(resolve(opts.model)).length; } catch { /* a URL */ }
+    const yes = (b) => (b ? 'yes' : 'no');
+    const attention = c.style === 'none' ? "none (vanilla: the decoder sees only the encoder's final state)"
+      : `${c.style}, score ${c.score}${c.style === 'luong' ? `, input feeding ${yes(c.inputFeeding)}` : ''}${c.score === 'additive' ? `, size ${c.attentionSize}` : ''}`;
+    const vocabLine = (v, n) => (v ? `${n} (${v.slice(0, 8).map(visible).join(' ')}${n > 8 ? ' …' : ''})` : `${n} ids`);
+    const rows = [
+      ['name', c.name ?? '-'], ['task', c.task ?? '-'],
+      ...Object.entries(c.metadata).filter(([k]) => !['name', 'task', 'src_vocab', 'tgt_vocab'].includes(k)).map(([k, v]) => [k, printable(v)]),
+      ['file', bytes === null ? opts.model : `${opts.model} (${bytes} bytes)`],
+      ['cell', `${c.cell}, ${c.layers} layer${c.layers > 1 ? 's' : ''}, ${c.bidirectional ? 'bidirectional' : 'unidirectional'} encoder, bridge ${yes(c.bridge)}`],
+      ['attention', attention],
+      ['tokenizer', c.tokenizer],
+      ['source vocab', vocabLine(model.srcVocab, c.srcVocabSize)],
+      ['target vocab', vocabLine(model.tgtVocab, c.tgtVocabSize)],
+      ['embedding', `${c.srcEmbedding} (source), ${c.tgtEmbedding} (target)`],
+      ['hidden', `${c.encoderHidden} (encoder, ${c.encoderOutput} out), ${c.hidden} (decoder)`],
+      ['special ids', `pad ${c.pad}, bos ${c.bos}, eos ${c.eos}, unk ${c.unk}`],
+      ['parameters', c.parameters.toLocaleString('en-US')],
+    ];
+    const w = Math.max(...rows.map(([k]) => k.length));
+    process.stdout.write(rows.map(([k, v]) => `${k.padEnd(w)}  ${v}`).join('\n') + '\n');
+  } finally {
+    model.dispose();
+  }
+}
+
+function version() {
+  try {
+    return JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
+  } catch {
+    return 'unknown';
+  }
+}
+
+async function main(argv) {
+  const [command, ...rest] = argv;
+  if (command === undefined) throw new UsageError('no command given');
+  if (command === '-h' || command === '--help' || command === 'help') { process.stdout.write(USAGE + '\n'); return 0; }
+  if (command === '-V' || command === '--version') { process.stdout.write(version() + '\n'); return 0; }
+  if (!Object.hasOwn(OPTIONS, command)) throw new UsageError(`unknown command '${command}'`);
+  const { opts, positional } = parseArgs(command, rest);
+  if (opts.help) { process.stdout.write(USAGE + '\n'); return 0; }
+  await (command === 'translate' ? translate : info)(opts, positional);
+  return 0;
+}
+
+process.stdout.on('error', (e) => {
+  if (e.code === 'EPIPE') process.exit(0);    // `attnseq ... | head` is fine
+  throw e;
+});
+
+try {
+  process.exitCode = await main(process.argv.slice(2));
+} catch (e) {
+  if (e instanceof UsageError) {
+    process.stderr.write(`attnseq: USAGE: ${e.message}\n\n${USAGE}\n`);
+    process.exitCode = 2;
+  } else {
+    const code = e instanceof AttnseqError ? e.code : 'INTERNAL';
+    process.stderr.write(`attnseq: ${code}: ${e?.message ?? String(e)}\n`);
+    if (!(e instanceof AttnseqError) && process.env.ATTNSEQ_DEBUG) process.stderr.write(`${e?.stack}\n`);
+    process.exitCode = 1;
+  }
+}
