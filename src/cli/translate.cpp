@@ -82,6 +82,22 @@ std::vector<std::int32_t> parse_ids(const std::string& s) {
   return out;
 }
 
+// Terminal columns a UTF-8 string takes: East Asian wide code points (Hangul, CJK, fullwidth) take 2.
+std::size_t display_width(const std::string& s) {
+  std::size_t w = 0;
+  for (std::size_t i = 0; i < s.size();) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    const std::size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : 4;
+    unsigned cp = n == 1 ? c : c & (0x7F >> n);
+    for (std::size_t k = 1; k < n && i + k < s.size(); ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
+    const bool wide = (cp >= 0x1100 && cp <= 0x115F) || (cp >= 0x2E80 && cp <= 0xA4CF) || (cp >= 0xAC00 && cp <= 0xD7A3) ||
+                      (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0xFF00 && cp <= 0xFF60) || (cp >= 0x1F300 && cp <= 0x1FAFF);
+    w += wide ? 2 : 1;
+    i += n;
+  }
+  return w;
+}
+
 // Shade characters from light to dark: a terminal-friendly heatmap.
 const char* shade(float w) {
   static const char* levels[] = {" ", "\u2591", "\u2592", "\u2593", "\u2588"};
@@ -167,11 +183,9 @@ int translate(const std::vector<std::string>& argv) {
   std::printf("\nalignment (rows: output tokens, columns: source tokens; darker = more weight)\n");
   std::size_t wrow = 0;
   std::vector<std::string> rows;
-  for (auto id : best.tokens) rows.push_back(tv.token(id)), wrow = std::max(wrow, rows.back().size());
-  wrow = std::min<std::size_t>(wrow, 16);
+  for (auto id : best.tokens) rows.push_back(tv.token(id)), wrow = std::max(wrow, display_width(rows.back()));
   for (std::size_t k = 0; k < rows.size(); ++k) {
-    std::string label = rows[k].substr(0, 16);
-    std::printf("%-*s |", int(wrow), label.c_str());
+    std::printf("%s%s |", rows[k].c_str(), std::string(wrow - display_width(rows[k]), ' ').c_str());
     std::size_t best_t = 0;
     for (std::size_t t = 0; t < T; ++t) {
       std::printf("%s%s", shade(best.attention[k * T + t]), shade(best.attention[k * T + t]));
