@@ -207,8 +207,10 @@ int eval_cmd(const std::vector<std::string>& args) {
   const auto examples = train::sample_n(*task, seed, n);
   const auto r = train::evaluate(model, examples, beam);
   if (f.has("json")) {
-    std::printf("{\"n\":%d,\"exact_match\":%.6f,\"token_accuracy\":%.6f,\"aer\":%.6f,\"buckets\":[", r.n, r.exact_rate(),
-                r.token_accuracy(), r.aer());
+    char aer[32] = "null";  // style none has no attention to score
+    if (model.config().has_attention()) std::snprintf(aer, sizeof aer, "%.6f", r.aer());
+    std::printf("{\"n\":%d,\"exact_match\":%.6f,\"token_accuracy\":%.6f,\"aer\":%s,\"buckets\":[", r.n, r.exact_rate(),
+                r.token_accuracy(), aer);
     for (std::size_t i = 0; i < r.buckets.size(); ++i)
       std::printf("%s{\"lo\":%d,\"hi\":%d,\"n\":%d,\"exact_match\":%.6f}", i ? "," : "", r.buckets[i].lo, r.buckets[i].hi,
                   r.buckets[i].n, double(r.buckets[i].exact) / r.buckets[i].n);
