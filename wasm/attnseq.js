@@ -311,13 +311,23 @@ export class Decoder extends Disposable {
       if (override.length !== this.encoded.length)
         throw new AttnseqError('BAD_INPUT', `attention override has ${override.length} weights; the source has ${this.encoded.length}`);
     }
-    const r = check(this._h.step(forced, override, this.topk));
+    const h = this._h;
+    const status = override ? h.stepIntoWith(forced, override, this.topk) : h.stepInto(forced, this.topk);
+    if (status !== 0) throw new AttnseqError(h.lastErrorCode(), h.lastErrorMessage());
+    // Read the step's record straight from wasm memory (re-fetch the view: memory may have grown).
+    const F = m._M.HEAPF32;
+    let p = h.record() / 4;
+    const take = (n) => F.slice(p, (p += n));
+    const head = take(8);
+    const c = m.config, T = this.encoded.length, k = head[6];
+    const query = take(c.hidden), context = take(c.encoderOutput), scores = take(T), attention = take(T);
+    const logits = take(c.tgtVocabSize), ids = take(k), probs = take(k);
     const tok = (id) => (m.tgtVocab ? m.tgtVocab[id] : `#${id}`);
     const topk = [];
-    if (r.topkIds) for (let i = 0; i < r.topkIds.length; i++) topk.push({ token: r.topkIds[i], text: tok(r.topkIds[i]), p: r.topkProbs[i] });
+    for (let i = 0; i < k; i++) topk.push({ token: ids[i], text: tok(ids[i]), p: probs[i] });
     return {
-      index: r.index, token: r.token, text: tok(r.token), done: r.done, forced: r.forced, logProb: r.logProb,
-      attention: r.attention, scores: r.scores, query: r.query, context: r.context, logits: r.logits, topk,
+      index: head[5], token: head[0], text: tok(head[0]), done: head[3] !== 0, forced: head[4] !== 0, logProb: head[2],
+      attention, scores, query, context, logits, topk,
     };
   }
 }

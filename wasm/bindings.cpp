@@ -272,53 +272,69 @@ class DecoderHandle {
       box_ = s.box();
       enc_ = s.enc();
       sess_ = std::move(sess);
+      const auto& c = box_->model.config();
+      // record: 8 scalars, query (Hd), context (Ho), scores (T), weights (T), logits (V), topk ids + probs (2 x 64)
+      rec_.assign(8 + c.dec_hidden + c.enc_out() + 2 * enc_->T + c.tgt_vocab + 128, 0.f);
+      topk_idx_.assign(64, 0);
       val r = ok();
       r.set("maxLength", sess_->max_length());
       return r;
     });
   }
   // One step. forced < 0: the decoder chooses. override: null or a weight row of source length.
-  val step(int forced, const val& override_js, int topk) {
-    return guarded("BAD_INPUT", [&] {
+  // The step's numbers go into one float record in wasm memory (layout in record_layout below), read
+  // and copied by the JS wrapper without a round trip per field; the return value is 0, or 1 with
+  // the error in lastErrorCode()/lastErrorMessage(). (Building a JS object field by field through
+  // Embind cost more than the engine's whole step at H = 256.)
+  int stepInto(int forced, int topk) { return step_impl(forced, nullptr, topk); }
+  int stepIntoWith(int forced, const val& override_js, int topk) { return step_impl(forced, &override_js, topk); }
+
+  int step_impl(int forced, const val* override_js, int topk) {
+    // No JS object on the success path: a status int and the record are all that cross.
+    try {
       if (!sess_) throw std::invalid_argument("the decoder has not been started");
       std::vector<float> ov;
-      if (!override_js.isNull() && !override_js.isUndefined()) {
-        ov = from_js_array<float>(override_js, "attention override");
+      if (override_js) {
+        ov = from_js_array<float>(*override_js, "attention override");
         if (int(ov.size()) != enc_->T)
           throw std::invalid_argument("attention override has " + std::to_string(ov.size()) +
                                       " weights; the source has " + std::to_string(enc_->T));
       }
       if (topk < 0 || topk > 64) throw std::invalid_argument("topk is " + std::to_string(topk) + "; it must be in [0, 64]");
-      const auto& st = sess_->step(forced, ov.empty() ? nullptr : ov.data());
+      const auto& r = sess_->step(forced, ov.empty() ? nullptr : ov.data());
       const auto& ds = sess_->state();
       const auto& c = box_->model.config();
       const std::size_t T = enc_->T, Hd = c.dec_hidden, Ho = c.enc_out(), V = c.tgt_vocab;
-      val r = ok();
-      r.set("token", st.token);
-      r.set("prev", st.prev);
-      r.set("logProb", st.log_prob);
-      r.set("forced", st.forced);
-      r.set("done", st.done);
-      r.set("index", sess_->length() - 1);
-      r.set("query", copy_array(ds.query.data(), Hd));
-      r.set("context", copy_array(ds.context.data(), Ho));
-      r.set("scores", copy_array(ds.scores.data(), T));
-      r.set("attention", copy_array(ds.weights.data(), T));
-      r.set("logits", copy_array(ds.logits.data(), V));
-      if (topk > 0) {
-        const std::size_t k = std::min<std::size_t>(topk, V);
-        std::vector<std::int32_t> idx(k);
-        std::vector<float> val_(k);
-        kernels::topk(ds.logits.data(), V, k, idx.data(), val_.data());
-        const float lse = kernels::logsumexp(ds.logits.data(), V);
-        std::vector<float> p(k);
-        for (std::size_t i = 0; i < k; ++i) p[i] = std::exp(val_[i] - lse);
-        r.set("topkIds", copy_array(idx.data(), k));
-        r.set("topkProbs", copy_array(p.data(), k));
-      }
-      return r;
-    });
+      const std::size_t k = std::min<std::size_t>(std::size_t(topk), V);
+      float* o = rec_.data();
+      o[0] = float(r.token), o[1] = float(r.prev), o[2] = r.log_prob, o[3] = r.done, o[4] = r.forced;
+      o[5] = float(sess_->length() - 1), o[6] = float(k), o[7] = 0.f;
+      o += 8;
+      o = std::copy_n(ds.query.data(), Hd, o);
+      o = std::copy_n(ds.context.data(), Ho, o);
+      o = std::copy_n(ds.scores.data(), T, o);
+      o = std::copy_n(ds.weights.data(), T, o);
+      o = std::copy_n(ds.logits.data(), V, o);
+      kernels::topk(ds.logits.data(), V, k, topk_idx_.data(), o + k);  // values land where probs go
+      const float lse = kernels::logsumexp(ds.logits.data(), V);
+      for (std::size_t i = 0; i < k; ++i) o[i] = float(topk_idx_[i]), o[k + i] = std::exp(o[k + i] - lse);
+      return 0;
+    } catch (const std::invalid_argument& e) {
+      err_msg_ = e.what();
+      err_code_ = err_msg_.find("maximum") != std::string::npos ? "TOO_LONG" : "BAD_INPUT";
+    } catch (const std::bad_alloc&) {
+      err_code_ = "OUT_OF_MEMORY", err_msg_ = "out of memory";
+    } catch (const std::exception& e) {
+      err_code_ = "INTERNAL", err_msg_ = e.what();
+    } catch (...) {
+      err_code_ = "INTERNAL", err_msg_ = "unknown error";
+    }
+    return 1;
   }
+  double record() const { return double(reinterpret_cast<std::uintptr_t>(rec_.data())); }
+  std::string lastErrorCode() const { return err_code_; }
+  std::string lastErrorMessage() const { return err_msg_; }
+
   // Benchmark hook: n greedy steps straight in C++ (no JS, no copies) on a copy of this decoder's
   // source; returns microseconds per step. Lets a benchmark put the JS layer's cost beside the
   // engine's in one module and one run.
@@ -343,6 +359,9 @@ class DecoderHandle {
   std::shared_ptr<ModelBox> box_;
   std::shared_ptr<Encoded> enc_;
   std::unique_ptr<Session> sess_;
+  std::vector<float> rec_;
+  std::vector<std::int32_t> topk_idx_;
+  std::string err_code_, err_msg_;
 };
 
 
@@ -531,7 +550,11 @@ EMSCRIPTEN_BINDINGS(attnseq) {
   class_<DecoderHandle>("Decoder")
       .constructor<>()
       .function("start", &DecoderHandle::start)
-      .function("step", &DecoderHandle::step)
+      .function("stepInto", &DecoderHandle::stepInto)
+      .function("stepIntoWith", &DecoderHandle::stepIntoWith)
+      .function("record", &DecoderHandle::record)
+      .function("lastErrorCode", &DecoderHandle::lastErrorCode)
+      .function("lastErrorMessage", &DecoderHandle::lastErrorMessage)
       .function("done", &DecoderHandle::done)
       .function("rawStepMicros", &DecoderHandle::rawStepMicros)
       .function("length", &DecoderHandle::length);

@@ -1,0 +1,408 @@
+#!/usr/bin/env python3
+"""Train the attnseq architecture with PyTorch on a TSV file and save a checkpoint attnseq loads as is.
+
+    /usr/bin/python3 tools/pytorch/train.py --data pairs.tsv --tokenizer char --out model.safetensors
+    torchrun --nproc_per_node=8 tools/pytorch/train.py --data pairs.tsv ... --out model.safetensors
+
+The model is the twin's `Seq2Seq` (attnseq_twin.py), so the semantics are DESIGN.md's and the saved
+names are the checkpoint's. What this file adds is the batched, padded training graph: teacher forcing,
+a packed encoder (the final state of each direction is the state at the sentence's real ends, as in
+attnseq), attention masked to the real source positions, cross-entropy over real target tokens (EOS
+included), Adam, global gradient-norm clipping and attnseq's learning-rate schedule (linear warm-up,
+then linear decay to 0.1 * lr). Flags mirror `attnseq train --data`.
+
+Under torchrun (or any launcher that sets RANK/WORLD_SIZE/MASTER_ADDR) it joins the process group
+(nccl on CUDA, gloo otherwise), wraps the model in DistributedDataParallel and shards every epoch with
+a DistributedSampler. --batch is the GLOBAL batch, split evenly over the processes, and the loss is
+normalised by the global token count, so N processes take the same optimizer steps as one process
+with the same flags (up to float summation order). Only rank 0 prints and saves.
+Dimension legend: B batch, Ts/Tt source/target steps, E, He, He_out, Hd, A, V as in attnseq_twin.py.
+"""
+import argparse
+import math
+import os
+import re
+import sys
+import time
+
+import torch
+import torch.distributed as dist
+import torch.nn as nn
+import torch.nn.functional as F
+from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+from torch.utils.data.distributed import DistributedSampler
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from attnseq_twin import Config, Seq2Seq, save_attnseq  # noqa: E402
+
+SPECIALS = ["<pad>", "<s>", "</s>", "<unk>"]  # ids 0..3 = pad, bos, eos, unk, as attnseq's tasks
+PAD, BOS, EOS, UNK = 0, 1, 2, 3
+MAX_SOURCE, MAX_TARGET = 1024, 1024          # attnseq's kMaxSourceLength / kMaxTargetLength
+MAX_LINES = 1_000_000                        # attnseq's kMaxTsvLines
+_ASCII_SPACE = re.compile(r"[ \t\n\r\f\v]+")  # attnseq's word tokenizer splits on ASCII whitespace only
+
+
+# ---- data: the same reading, tokenizing and vocabulary as attnseq's make_tsv_task ---------------------
+
+def tokenize(text: str, kind: str):
+    if kind == "char":
+        return list(text)  # code points
+    return [w for w in _ASCII_SPACE.split(text) if w]
+
+
+def make_vocab(tokens) -> list:
+    """Specials, then the distinct tokens sorted bytewise (code point order = UTF-8 byte order)."""
+    return SPECIALS + sorted(set(tokens) - set(SPECIALS))
+
+
+def read_tsv(path: str, kind: str):
+    """[(src_tokens, tgt_tokens)]; refuses what attnseq's TSV task refuses, naming the line."""
+    with open(path, "rb") as f:
+        raw = f.read()
+    lines = raw.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    if len(lines) > MAX_LINES:
+        raise ValueError(f"tsv task: {len(lines)} lines; the maximum is {MAX_LINES}")
+    pairs = []
+    for no, line in enumerate(lines, 1):
+        if line.endswith(b"\r"):
+            line = line[:-1]
+        if not line:
+            continue  # blank lines carry no example
+        cols = line.split(b"\t")
+        if len(cols) < 2:
+            raise ValueError(f"tsv line {no}: no tab (expected source<TAB>target)")
+        sides = []
+        # columns after the second are ignored (Tatoeba files carry an attribution there)
+        for which, col, limit in (("source", cols[0], MAX_SOURCE), ("target", cols[1], MAX_TARGET - 1)):
+            try:
+                text = col.decode("utf-8")
+            except UnicodeDecodeError as e:
+                raise ValueError(f"tsv line {no}: {which}: invalid UTF-8 at byte {e.start}") from None
+            toks = tokenize(text, kind)
+            if not toks:
+                raise ValueError(f"tsv line {no}: empty {which}")
+            if len(toks) > limit:
+                raise ValueError(f"tsv line {no}: {which} has {len(toks)} tokens; the maximum is {limit}")
+            sides.append(toks)
+        pairs.append((sides[0], sides[1]))
+    if not pairs:
+        raise ValueError("tsv task: no examples (the text has no non-blank line)")
+    return pairs
+
+
+def make_batch(examples, device):
+    """examples: [(src_ids, tgt_ids)] without BOS/EOS. Returns batch-first tensors:
+    src (B, Ts) padded with pad, src_len (B) on the CPU (pack_padded_sequence wants it there),
+    tgt_in (B, Tt) = BOS y_1..y_n padded with pad, tgt_out (B, Tt) = y_1..y_n EOS padded with -1."""
+    B = len(examples)
+    Ts = max(len(s) for s, _ in examples)
+    Tt = max(len(t) for _, t in examples) + 1
+    src = torch.full((B, Ts), PAD, dtype=torch.long)
+    tgt_in = torch.full((B, Tt), PAD, dtype=torch.long)
+    tgt_out = torch.full((B, Tt), -1, dtype=torch.long)
+    for b, (s, t) in enumerate(examples):
+        src[b, :len(s)] = torch.tensor(s)
+        tgt_in[b, 0] = BOS
+        tgt_in[b, 1:len(t) + 1] = torch.tensor(t)
+        tgt_out[b, :len(t)] = torch.tensor(t)
+        tgt_out[b, len(t)] = EOS
+    src_len = torch.tensor([len(s) for s, _ in examples], dtype=torch.long)
+    return src.to(device), src_len, tgt_in.to(device), tgt_out.to(device)
+
+
+# ---- the batched training graph over the twin's parameters --------------------------------------------
+
+class Trainable(nn.Module):
+    """Wraps a twin Seq2Seq; forward returns (sum of token losses, correct argmaxes, tokens) for a padded
+    batch. Kept as a module so DistributedDataParallel can wrap it; the twin is `self.model`."""
+
+    def __init__(self, model: Seq2Seq):
+        super().__init__()
+        self.model = model
+
+    def encode(self, src, src_len):
+        """memory (B, Ts, He_out) (zeros past each length), initial decoder hidden, mask (B, Ts)."""
+        m, cfg = self.model, self.model.cfg
+        x = m.encoder.embedding(src)                                           # (B, Ts, E)
+        packed = pack_padded_sequence(x, src_len, batch_first=True, enforce_sorted=False)
+        out, final = m.encoder.rnn(packed)  # per direction: forward ends at len-1, backward at 0
+        memory, _ = pad_packed_sequence(out, batch_first=True, total_length=src.shape[1])
+        dirs = 2 if cfg.bidirectional else 1
+
+        def init(h_n):  # (L*dirs, B, He) -> (L, B, He_out) = [fwd; bwd] per layer, then the bridge
+            h = h_n.view(cfg.layers, dirs, h_n.shape[1], cfg.enc_hidden)
+            h = torch.cat([h[:, d] for d in range(dirs)], dim=-1)
+            return torch.tanh(m.bridge(h)) if cfg.bridge else h
+
+        hidden = tuple(init(t) for t in final) if cfg.cell == "lstm" else init(final)
+        mask = torch.arange(src.shape[1], device=src.device)[None, :] < src_len.to(src.device)[:, None]
+        return memory, hidden, mask
+
+    def attend(self, q, memory, keys, mask):
+        """q (B, Tq, Hd) queries -> weights (B, Tq, Ts), context (B, Tq, He_out). keys: precomputed
+        W_a h (general, (B, Ts, Hd)) or W_k h (additive, (B, Ts, A)); softmax over real positions only."""
+        cfg, att = self.model.cfg, self.model.decoder.attention
+        if cfg.score == "dot":
+            scores = q @ memory.transpose(1, 2)
+        elif cfg.score == "general":
+            scores = q @ keys.transpose(1, 2)
+        else:  # v^T tanh(W_q s + W_k h_i)
+            scores = att.v(torch.tanh(att.query(q).unsqueeze(2) + keys.unsqueeze(1))).squeeze(-1)
+        scores = scores.masked_fill(~mask[:, None, :], float("-inf"))
+        w = torch.softmax(scores, dim=-1)
+        return w, w @ memory
+
+    def forward(self, src, src_len, tgt_in, tgt_out):
+        logits = self.logits(src, src_len, tgt_in)                             # (B, Tt, V)
+        V = logits.shape[-1]
+        loss = F.cross_entropy(logits.reshape(-1, V), tgt_out.reshape(-1), ignore_index=-1, reduction="sum")
+        real = tgt_out >= 0
+        correct = ((logits.argmax(-1) == tgt_out) & real).sum()
+        return loss, correct, real.sum()
+
+    def logits(self, src, src_len, tgt_in):
+        """Teacher-forced logits (B, Tt, V); rows past a target's end are garbage, never scored."""
+        m, cfg = self.model, self.model.cfg
+        dec = m.decoder
+        memory, hidden, mask = self.encode(src, src_len)
+        keys = None
+        if cfg.style != "none" and cfg.score == "general":
+            keys = memory @ dec.attention.weight.t()                            # W_a h_i (B, Ts, Hd)
+        elif cfg.style != "none" and cfg.score == "additive":
+            keys = dec.attention.key(memory)                                    # (B, Ts, A)
+        emb = dec.embedding(tgt_in)                                             # (B, Tt, E)
+        if cfg.style == "none":
+            s, _ = dec.rnn(emb, hidden)
+            logits = dec.out(s)
+        elif cfg.style == "luong" and not cfg.input_feeding:
+            # no feedback into the RNN: run all target steps at once, then attend with every s_k
+            s, _ = dec.rnn(emb, hidden)                                         # (B, Tt, Hd)
+            _, c = self.attend(s, memory, keys, mask)
+            logits = dec.out(torch.tanh(dec.combine(torch.cat([c, s], dim=-1))))  # context FIRST
+        else:
+            B, Tt = tgt_in.shape
+            htilde = emb.new_zeros(B, cfg.dec_hidden)                           # h~_0 = 0
+            outs = []
+            for k in range(Tt):
+                e = emb[:, k]
+                if cfg.style == "bahdanau":  # query s_{k-1}: the top layer's h (never the LSTM c)
+                    top = (hidden[0] if cfg.cell == "lstm" else hidden)[-1]
+                    _, c = self.attend(top[:, None], memory, keys, mask)
+                    c = c[:, 0]
+                    x = torch.cat([e, c], dim=-1)
+                else:
+                    x = torch.cat([e, htilde], dim=-1)
+                s, hidden = dec.rnn(x[:, None], hidden)
+                s = s[:, 0]
+                if cfg.style == "luong":
+                    _, c = self.attend(s[:, None], memory, keys, mask)
+                    c = c[:, 0]
+                htilde = torch.tanh(dec.combine(torch.cat([c, s], dim=-1)))
+                outs.append(htilde)
+            logits = dec.out(torch.stack(outs, dim=1))
+        return logits
+
+
+def initialize(model: Seq2Seq, seed: int) -> None:
+    """attnseq's train::initialize scheme (embeddings U(+-0.5), matrices U(+-1/sqrt(fan_in)), vectors
+    U(+-1/sqrt(Hd))), drawn from torch's generator: same distribution, not the same numbers."""
+    g = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            if "embedding" in name:
+                k = 0.5
+            elif p.dim() == 2:
+                k = 1.0 / math.sqrt(p.shape[1])
+            else:
+                k = 1.0 / math.sqrt(model.cfg.dec_hidden)
+            p.copy_((torch.rand(p.shape, generator=g) * 2 - 1) * k)
+
+
+def learning_rate(step: int, a) -> float:
+    """attnseq's Trainer::learning_rate: linear warm-up from 0, then linear decay to lr * final_lr."""
+    if a.warmup > 0 and step < a.warmup:
+        return a.lr * (step + 1) / a.warmup
+    span = max(1, a.steps - a.warmup)
+    f = min(1.0, (step - a.warmup) / span)
+    return a.lr * (1.0 - f * (1.0 - a.final_lr))
+
+
+# ---- command line ----------------------------------------------------------------------------------------
+
+def parse_args(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("--data", required=True, help="TSV file, one source<TAB>target pair per line")
+    p.add_argument("--tokenizer", choices=("char", "word"), default="word")
+    p.add_argument("--out", required=True, help="checkpoint to write (.safetensors)")
+    p.add_argument("--style", choices=("luong", "bahdanau", "none"), default="luong")
+    p.add_argument("--score", choices=("dot", "general", "additive"), default="dot")
+    p.add_argument("--cell", choices=("gru", "lstm"), default="gru")
+    p.add_argument("--hidden", type=int, default=64,
+                   help="Hd; the encoder has Hd per direction, or Hd/2 when bidirectional without --bridge")
+    p.add_argument("--embedding", type=int, default=None, help="E (default: --hidden)")
+    p.add_argument("--layers", type=int, default=1)
+    p.add_argument("--bidirectional", action="store_true")
+    p.add_argument("--input-feeding", action="store_true")
+    p.add_argument("--bridge", action="store_true")
+    p.add_argument("--attn-dim", type=int, default=None, help="A for --score additive (default: --hidden)")
+    p.add_argument("--steps", type=int, default=3000, help="optimizer steps")
+    p.add_argument("--batch", type=int, default=32, help="examples per step, over all processes")
+    p.add_argument("--lr", type=float, default=0.003, help="peak Adam learning rate")
+    p.add_argument("--warmup", type=int, default=100, help="steps of linear warm-up")
+    p.add_argument("--final-lr", type=float, default=0.1, help="fraction of --lr reached at the last step")
+    p.add_argument("--clip", type=float, default=1.0, help="global gradient-norm clip (0: none)")
+    p.add_argument("--seed", type=int, default=1, help="initialisation and data order")
+    p.add_argument("--name", default=None, help="metadata name (default: tsv-STYLE-SCORE)")
+    p.add_argument("--description", default="", help="metadata description")
+    p.add_argument("--device", default=None, help="cpu, cuda, cuda:1, ... (default: cuda if available)")
+    p.add_argument("--threads", type=int, default=0, help="torch.set_num_threads (0: PyTorch's default)")
+    p.add_argument("--log-every", type=int, default=25, help="progress line every N steps")
+    p.add_argument("--save-every", type=int, default=0, help="also save every N steps (0: only at the end)")
+    p.add_argument("--eval", type=int, default=200, help="greedy exact match on the first N pairs at the end")
+    p.add_argument("--quiet", action="store_true")
+    a = p.parse_args(argv)
+    if a.embedding is None:
+        a.embedding = a.hidden
+    if a.attn_dim is None:
+        a.attn_dim = a.hidden
+    if a.bidirectional and not a.bridge and a.hidden % 2:
+        p.error("--hidden must be even for a bidirectional encoder without --bridge")
+    for k in ("hidden", "embedding", "layers", "attn_dim", "steps", "batch"):
+        if getattr(a, k) < 1:
+            p.error(f"--{k.replace('_', '-')} must be >= 1")
+    if a.input_feeding and a.style != "luong":
+        p.error("--input-feeding needs --style luong")
+    return a
+
+
+def model_config(a, src_vocab, tgt_vocab) -> Config:
+    """The same sizes `attnseq train` derives from the same flags."""
+    enc_hidden = (a.hidden if a.bridge else a.hidden // 2) if a.bidirectional else a.hidden
+    return Config(cell=a.cell, style=a.style, score=a.score, input_feeding=a.input_feeding,
+                  bidirectional=a.bidirectional, layers=a.layers, bridge=a.bridge, emb=a.embedding,
+                  enc_hidden=enc_hidden, dec_hidden=a.hidden,
+                  attn_dim=a.attn_dim if a.style != "none" and a.score == "additive" else 0,
+                  src_vocab_size=len(src_vocab), tgt_vocab_size=len(tgt_vocab),
+                  bos=BOS, eos=EOS, pad=PAD, unk=UNK)
+
+
+def setup_distributed(a):
+    """(rank, world, device). Joins the process group when a launcher set WORLD_SIZE > 1."""
+    world = int(os.environ.get("WORLD_SIZE", "1"))
+    if world > 1:
+        local = int(os.environ.get("LOCAL_RANK", "0"))
+        if torch.cuda.is_available() and (a.device is None or a.device.startswith("cuda")):
+            torch.cuda.set_device(local)
+            dist.init_process_group(backend="nccl")
+            device = torch.device("cuda", local)
+        else:
+            dist.init_process_group(backend="gloo")
+            device = torch.device("cpu")
+        return dist.get_rank(), dist.get_world_size(), device
+    device = torch.device(a.device or ("cuda" if torch.cuda.is_available() else "cpu"))
+    return 0, 1, device
+
+
+def batches(n_examples, per_rank, rank, world, seed):
+    """Endless stream of index lists. Every epoch a DistributedSampler shuffles all indices with
+    (seed, epoch) and gives this rank every world-th one; consecutive slices of per_rank are its
+    batches. The ranks' i-th batches together are slice i of the one-process permutation."""
+    sampler = DistributedSampler(range(n_examples), num_replicas=world, rank=rank, shuffle=True,
+                                 seed=seed, drop_last=False)
+    epoch = 0
+    while True:
+        sampler.set_epoch(epoch)
+        idx = list(sampler)
+        for i in range(0, len(idx), per_rank):
+            yield idx[i:i + per_rank]
+        epoch += 1
+
+
+def save(model: Seq2Seq, a, src_vocab, tgt_vocab) -> None:
+    name = a.name or ("tsv-" + a.style + ("" if a.style == "none" else "-" + a.score))
+    tmp = a.out + ".tmp"
+    save_attnseq(model, tmp, {"tokenizer": a.tokenizer, "src_vocab": src_vocab, "tgt_vocab": tgt_vocab,
+                              "name": name, "task": "tsv", "description": a.description})
+    os.replace(tmp, a.out)  # a reader never sees a half-written file
+
+
+def main(argv=None):
+    a = parse_args(argv)
+    if a.threads > 0:
+        torch.set_num_threads(a.threads)
+    rank, world, device = setup_distributed(a)
+    log = (lambda *x, **k: print(*x, **k, flush=True)) if rank == 0 and not a.quiet else (lambda *x, **k: None)
+    if a.batch % world:
+        raise SystemExit(f"--batch {a.batch} must be a multiple of the {world} processes")
+    per_rank = a.batch // world
+
+    pairs = read_tsv(a.data, a.tokenizer)
+    src_vocab = make_vocab(t for s, _ in pairs for t in s)
+    tgt_vocab = make_vocab(t for _, tg in pairs for t in tg)
+    s_index = {t: i for i, t in enumerate(src_vocab)}
+    t_index = {t: i for i, t in enumerate(tgt_vocab)}
+    data = [([s_index[t] for t in s], [t_index[t] for t in tg]) for s, tg in pairs]
+
+    cfg = model_config(a, src_vocab, tgt_vocab)
+    model = Seq2Seq(cfg)
+    initialize(model, a.seed)
+    net = Trainable(model).to(device)
+    if world > 1:
+        net = nn.parallel.DistributedDataParallel(net, device_ids=[device.index] if device.type == "cuda" else None)
+    opt = torch.optim.Adam(net.parameters(), lr=a.lr, betas=(0.9, 0.999), eps=1e-8)
+    n_params = sum(p.numel() for p in model.parameters())
+    log(f"{len(data)} pairs, vocab {len(src_vocab)}/{len(tgt_vocab)}, {n_params} parameters, "
+        f"{world} process(es) on {device}, batch {a.batch} ({per_rank} per process)")
+
+    stream = batches(len(data), per_rank, rank, world, a.seed)
+    t0, tokens_seen, loss_avg, acc_avg = time.time(), 0, None, None
+    net.train()
+    for step in range(a.steps):
+        ex = [data[i] for i in next(stream)]
+        src, src_len, tgt_in, tgt_out = make_batch(ex, device)
+        loss_sum, correct, tokens = net(src, src_len, tgt_in, tgt_out)
+        stats = torch.stack([loss_sum.detach(), correct.to(loss_sum.dtype), tokens.to(loss_sum.dtype)])
+        if world > 1:
+            dist.all_reduce(stats)  # global loss, correct and token counts
+        n_tok = stats[2].item()
+        # DDP averages gradients over the processes; scaling by world makes the result the gradient
+        # of (global loss sum / global tokens), the per-token mean of the whole batch, as in attnseq.
+        opt.zero_grad(set_to_none=True)
+        (loss_sum * (world / n_tok)).backward()
+        grad_norm = nn.utils.clip_grad_norm_(net.parameters(), a.clip) if a.clip > 0 else None
+        for g in opt.param_groups:
+            g["lr"] = learning_rate(step, a)
+        opt.step()
+
+        loss, acc = stats[0].item() / n_tok, stats[1].item() / n_tok
+        loss_avg = loss if loss_avg is None else 0.98 * loss_avg + 0.02 * loss
+        acc_avg = acc if acc_avg is None else 0.98 * acc_avg + 0.02 * acc
+        tokens_seen += n_tok
+        done = step + 1
+        if done % a.log_every == 0 or done == a.steps:
+            el = time.time() - t0
+            gn = f"  |g| {grad_norm.item():.3f}" if grad_norm is not None else ""
+            log(f"step {done}/{a.steps}  loss {loss_avg:.4f} (batch {loss:.4f})  acc {acc_avg:.3f}{gn}  "
+                f"lr {learning_rate(step, a):.2e}  {tokens_seen / el:.0f} tok/s  elapsed {el:.1f}s")
+        if rank == 0 and a.save_every and done % a.save_every == 0 and done != a.steps:
+            save(model, a, src_vocab, tgt_vocab)
+
+    el = time.time() - t0
+    if rank == 0:
+        model.to("cpu").eval()
+        save(model, a, src_vocab, tgt_vocab)
+        log(f"trained {a.steps} steps in {el:.1f} s ({tokens_seen / el:.0f} target tokens/s); saved {a.out}")
+        if a.eval > 0:
+            n = min(a.eval, len(data))
+            exact = sum(model.greedy(s, len(t) + 10).tokens == t + [EOS] for s, t in data[:n])
+            log(f"greedy exact match on the first {n} training pairs: {exact}/{n} = {exact / n:.3f}")
+    if world > 1:
+        dist.barrier()
+        dist.destroy_process_group()
+
+
+if __name__ == "__main__":
+    main()
