@@ -1,111 +1,842 @@
-// The minimal demo page: load a checkpoint, encode the source, and step the decoder; every step
-// appends one row (its attention weights) to the alignment table as it is computed.
-import { loadModel, AttnseqError } from '../wasm/attnseq.js';
+// The demo page, "watch attention work, live": pick a shipped model (models/index.json) or load your
+// own .safetensors (file picker or drag and drop), then play the decoder one engine step at a time;
+// each step appends its attention row to the matrix as it is computed. Also: the step inspector
+// (Q, K = V, scores, weights, context, next tokens), vanilla-vs-attention and score-function
+// comparisons, beam search, what-if edits (forced prefix, moved attention) and exports.
+// Uses only the public npm API (../wasm/attnseq.js); geometry and colours come from the pure views
+// in ./views/. The training panel and the length study (./train/, ./study/) mount themselves at the end.
+import { loadModel, buildInfo, AttnseqError, alignmentToCSV, alignmentToJSON } from '../wasm/attnseq.js';
+import { matrixFigure, alignmentSVG, rowLinks, colLinks, showToken, tokenLabels } from './views/alignment.js';
+import { linksLayout } from './views/links.js';
+import { oneHot, argmax } from './views/inspect.js';
+import { fmt, safeName, joinTokens } from './views/format.js';
+import { drawFigure, renderLinks } from './views/render.js';
+import { h, download } from './views/dom.js';
+import { tableHead, tableRow } from './views/table-view.js';
+import { inspectorNodes, INSPECTOR_HINT } from './views/inspector-view.js';
+import { modelFigure, beamItem, finalStateStrip, styleOrder } from './views/figure-view.js';
 
 const $ = (id) => document.getElementById(id);
-let model = null, enc = null, dec = null;
 
-// Viridis anchors (perceptually uniform, colour-blind safe), interpolated linearly.
-const VIRIDIS = [[68, 1, 84], [59, 82, 139], [33, 145, 140], [94, 201, 98], [253, 231, 37]];
-export function viridis(x) {
-  const t = Math.min(1, Math.max(0, x)) * (VIRIDIS.length - 1);
-  const i = Math.min(VIRIDIS.length - 2, Math.floor(t)), f = t - i;
-  const c = VIRIDIS[i].map((v, k) => Math.round(v + f * (VIRIDIS[i + 1][k] - v)));
-  return `rgb(${c[0]}, ${c[1]}, ${c[2]})`;
-}
+// Playback speeds of the slider (1..8): milliseconds between decoder steps.
+const SPEEDS = [
+  [2000, '0.5 steps/s'], [1000, '1 step/s'], [700, '1.5 steps/s'], [500, '2 steps/s'],
+  [250, '4 steps/s'], [125, '8 steps/s'], [50, '20 steps/s'], [16, 'as fast as possible'],
+];
 
-function showError(e) {
-  $('error').textContent = e instanceof AttnseqError ? `${e.code}: ${e.message}` : String(e.message ?? e);
-}
+// ---------------------------------------------------------------------------------------------------
+// State
 
-function reset() {
-  dec?.dispose();
-  enc?.dispose();
-  dec = enc = null;
-  $('alignment').replaceChildren();
-  $('output').textContent = '';
-  $('step').disabled = $('run').disabled = true;
-}
+const entries = new Map();   // id -> { id, title, file, task, examples, user, model, promise, error }
+let manifest = [];           // models/index.json entries
+let current = null;          // the selected entry
+let loading = false;         // a model is being loaded for the picker
+let loadSeq = 0;             // the latest load wins (a slow default must not override a user's file)
+let pendingUser = 0;         // user loads in flight: the default model is then not auto-selected
+let sourceEdited = false;    // the user typed the input (model changes keep it)
+let sess = null;             // the decode being watched (see newSession)
+let selected = null;         // the inspected step; null follows the latest
+let loopId = 0;              // bumping it stops a play / run loop
+let playing = false;
+let compareSeq = 0, beamSeq = 0;
 
-async function onFile() {
-  const f = $('file').files[0];
-  if (!f) return;
-  $('error').textContent = '';
-  reset();
+const errText = (e) => (e instanceof AttnseqError ? `${e.code}: ${e.message}` : String(e?.message ?? e));
+const showError = (msg) => { $('error').textContent = msg; };
+const clearError = () => { $('error').textContent = ''; };
+const frame = () => new Promise((r) => requestAnimationFrame(() => r()));
+const delay = (ms) => new Promise((r) => setTimeout(r, ms));
+const speed = () => SPEEDS[Math.min(SPEEDS.length, Math.max(1, Number($('speed').value))) - 1];
+
+// ---------------------------------------------------------------------------------------------------
+// Models: the shipped list, loading, the picker, user files
+
+async function loadManifest() {
   try {
-    const m = await loadModel(new Uint8Array(await f.arrayBuffer()));
-    model?.dispose();
-    model = m;
-    const c = model.config;
-    $('model-info').textContent = `${f.name}: ${c.cell.toUpperCase()} ${c.style}/${c.score}` +
-      `${c.inputFeeding ? ' + input feeding' : ''}, hidden ${c.hidden}, vocab ${c.srcVocabSize} → ${c.tgtVocabSize}, tokenizer ${c.tokenizer}`;
-    $('encode').disabled = false;
+    const res = await fetch(new URL('../models/index.json', import.meta.url));
+    if (!res.ok) throw new Error(`HTTP ${res.status}`);
+    manifest = (await res.json()).models ?? [];
   } catch (e) {
-    showError(e);
+    showError(`Could not read the list of shipped models (models/index.json: ${e.message}). You can still load your own checkpoint.`);
+  }
+  for (const m of manifest) {
+    if (!m || typeof m.id !== 'string' || typeof m.file !== 'string') continue;
+    entries.set(m.id, {
+      id: m.id, title: m.title ?? m.id, file: m.file, task: m.task ?? null, examples: m.examples ?? [],
+      user: false, model: null, promise: null, error: null,
+    });
+  }
+  fillSelect();
+  if (!current && pendingUser === 0) {
+    const first = entries.get('en-ko') ?? [...entries.values()][0];
+    if (first) selectModel(first.id);
+    else $('model-info').textContent = 'No shipped models: load your own checkpoint.';
   }
 }
 
-function parseSource(text) {
-  if (model.config.tokenizer !== 'ids') return text;
-  return text.split(',').map((s) => s.trim()).filter(Boolean).map(Number);
+/** The entry's model, loading it once; a failed load is retried the next time it is asked for. */
+function ensureModel(entry) {
+  if (entry.model) return Promise.resolve(entry.model);
+  if (!entry.promise) {
+    entry.promise = loadModel(new URL(`../models/${encodeURIComponent(entry.file)}`, import.meta.url)).then(
+      (m) => { entry.model = m; entry.error = null; entry.promise = null; return m; },
+      (e) => { entry.error = e; entry.promise = null; throw e; });
+  }
+  return entry.promise;
 }
 
-function onEncode() {
-  $('error').textContent = '';
-  reset();
+function fillSelect() {
+  const sel = $('model');
+  const shipped = [...entries.values()].filter((e) => !e.user), mine = [...entries.values()].filter((e) => e.user);
+  const opt = (e) => h('option', { value: e.id, text: e.title + (e.error && !e.model ? ' — not available' : '') });
+  const groups = [];
+  if (shipped.length) groups.push(h('optgroup', { label: 'Shipped models' }, shipped.map(opt)));
+  if (mine.length) groups.push(h('optgroup', { label: 'Your models' }, mine.map(opt)));
+  sel.replaceChildren(...(groups.length ? groups : [h('option', { value: '', text: 'No models yet' })]));
+  sel.disabled = entries.size === 0;
+  if (current) sel.value = current.id;
+}
+
+function describe(entry, model) {
+  const c = model.config;
+  const att = c.style === 'none' ? 'vanilla (no attention)' : `${c.style} attention, ${c.score} score`;
+  return `${entry.user ? entry.title : entry.file}: ${c.cell.toUpperCase()} ${att}${c.inputFeeding ? ', input feeding' : ''}` +
+    `${c.bidirectional ? ', bidirectional encoder' : ''}, hidden ${c.hidden}, vocabulary ${c.srcVocabSize} → ${c.tgtVocabSize}` +
+    `, ${c.tokenizer === 'ids' ? 'token ids' : `${c.tokenizer} tokens`}, ${c.parameters.toLocaleString('en')} parameters.`;
+}
+
+function examplesFor(task) {
+  if (!task) return [];
+  return manifest.find((m) => m.task === task && m.examples?.length)?.examples ?? [];
+}
+
+function fillExamples(entry) {
+  const ex = entry.examples.length ? entry.examples : examplesFor(entry.task);
+  $('examples').replaceChildren(...ex.map((text) => h('button', {
+    type: 'button', class: 'chip', text, 'aria-label': `Use example: ${text}`,
+    onclick: () => { $('source').value = text; sourceEdited = false; onInputChanged(); },
+  })));
+  // A plausible prefix for the placeholder: the first output token of another example.
+  let hint = 'target tokens';
   try {
-    enc = model.encode(parseSource($('source').value));
-    dec = model.decoder(enc, { topk: 0 });
-    const head = document.createElement('tr');
-    head.append(document.createElement('th'));
-    for (const t of enc.tokens) {
-      const th = document.createElement('th');
-      th.scope = 'col';
-      th.textContent = t;
-      head.append(th);
-    }
-    $('alignment').append(head);
-    $('step').disabled = $('run').disabled = false;
-  } catch (e) {
-    showError(e);
+    const m = entry.model;
+    if (ex.length && m.config.tokenizer !== 'ids') hint = `e.g. ${m.translate(ex[1] ?? ex[0], { maxLength: 4 }).tgtTokens[0]}`;
+  } catch { /* keep the generic hint */ }
+  $('prefix').placeholder = hint;
+  if (ex.length && (!sourceEdited || !$('source').value.trim())) {
+    $('source').value = ex[0];
+    sourceEdited = false;
   }
 }
 
-function onStep() {
-  if (!dec || dec.done) return false;
+async function selectModel(id) {
+  const entry = entries.get(id);
+  if (!entry) return;
+  const seq = ++loadSeq;
+  const prevTask = current?.task ?? current?.model?.config.task ?? null;
+  stopLoop();
+  disposeSession();
+  current = entry;
+  $('model').value = id;
+  loading = true;
+  updateButtons();
+  clearError();
+  clearAux();
+  $('model-info').textContent = `Loading ${entry.title}…`;
   try {
-    const r = dec.step();
-    const tr = document.createElement('tr');
-    const th = document.createElement('th');
-    th.scope = 'row';
-    th.textContent = r.text;
-    tr.append(th);
-    for (const w of r.attention) {
-      const td = document.createElement('td');
-      td.textContent = w.toFixed(2);
-      td.style.backgroundColor = viridis(w);
-      if (w < 0.55) td.classList.add('dark');
-      td.title = `weight ${w.toFixed(4)}`;
-      tr.append(td);
-    }
-    $('alignment').append(tr);
-    $('output').textContent += (model.config.tokenizer === 'char' || $('output').textContent === '' ? '' : ' ') +
-      (r.token === model.config.eos ? '' : r.text);
-    if (r.done) $('step').disabled = $('run').disabled = true;
-    return !r.done;
+    const model = await ensureModel(entry);
+    if (seq !== loadSeq) return;
+    loading = false;
+    if (!entry.task) entry.task = model.config.task;
+    if (entry.task !== prevTask) $('prefix').value = '';
+    $('model-info').textContent = describe(entry, model);
+    fillExamples(entry);
+    resetWatch();
   } catch (e) {
-    showError(e);
+    if (seq !== loadSeq) return;
+    loading = false;
+    $('model-info').textContent = `${entry.title}: not available.`;
+    showError(`${entry.title} could not be loaded — ${errText(e)}` +
+      (entry.user ? '' : '. The file may still be training: try again in a minute, or pick another model.'));
+    fillSelect();
+  }
+  updateButtons();
+}
+
+/**
+ * Loads a checkpoint from bytes (or a Blob) as one of "Your models" and selects it. A second model
+ * with the same label replaces the first. Resolves to its picker id; rejects (after showing the
+ * message) when the checkpoint is refused, and the page keeps the model it had.
+ */
+async function loadUserBytes(source, label) {
+  const seq = ++loadSeq;
+  pendingUser++;
+  stopLoop();
+  loading = true;
+  updateButtons();
+  clearError();
+  $('model-info').textContent = `Loading ${label}…`;
+  let model;
+  try {
+    const bytes = source instanceof Blob ? new Uint8Array(await source.arrayBuffer()) : source;
+    model = await loadModel(bytes);
+  } catch (e) {
+    pendingUser--;
+    if (seq === loadSeq) {
+      loading = false;
+      showError(`Could not load ${label} — ${errText(e)}`);
+      $('model-info').textContent = current?.model ? describe(current, current.model) : 'No model loaded.';
+      updateButtons();
+    }
+    throw e;
+  }
+  pendingUser--;
+  const id = `user:${label}`;
+  const old = entries.get(id);
+  if (old?.model) {
+    if (sess?.model === old.model) disposeSession();
+    old.model.dispose();
+  }
+  const task = model.config.task;
+  entries.set(id, { id, title: label, file: null, task, examples: examplesFor(task), user: true, model, promise: null, error: null });
+  fillSelect();
+  if (seq === loadSeq) await selectModel(id);
+  return id;
+}
+
+function loadUserFile(file) {
+  loadUserBytes(file, file.name).catch(() => {});  // the message is on the page already
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The decode session: encode once, then one engine step per row
+
+function parseIds(text) {
+  return text.split(/[\s,]+/).filter(Boolean).map(Number);
+}
+const sourceInput = (model, text) => (model.config.tokenizer === 'ids' ? parseIds(text) : text);
+const sessionKey = () => `${current?.id}\u0000${$('source').value}\u0000${$('prefix').value.trim()}`;
+const isVanilla = () => sess?.model.config.style === 'none';
+
+function disposeSession() {
+  loopId++;
+  if (sess) {
+    sess.dec.dispose();
+    sess.enc.dispose();
+  }
+  sess = null;
+}
+
+/** Encodes the input and starts a decoder; overrides: step index -> attention row (what-if edits). */
+function newSession(overrides = new Map()) {
+  const model = current.model;
+  const text = $('source').value;
+  const prefix = $('prefix').value.trim();
+  disposeSession();
+  const enc = model.encode(sourceInput(model, text));
+  let dec;
+  try {
+    dec = model.decoder(enc, prefix ? { topk: 5, prefix: sourceInput(model, prefix) } : { topk: 5 });
+  } catch (e) {
+    enc.dispose();
+    throw e;
+  }
+  sess = { key: sessionKey(), model, entry: current, enc, dec, memory: enc.memory(), src: enc.tokens, srcLabels: tokenLabels(enc.tokens), text, prefix, steps: [], overrides, done: false };
+  selected = null;
+  $('watch').classList.toggle('vanilla', isVanilla());
+  buildTable();
+  renderLinksView();
+  renderInspector();
+  setWatchState('ready', `Encoded ${enc.length} source token${enc.length === 1 ? '' : 's'}. Press ▶ Play or Step.`);
+  updateOutput();
+  updateButtons();
+}
+
+/** A session for the current input, re-encoding when the model, input or prefix changed. */
+function ensureSession() {
+  if (!current?.model || loading) return false;
+  if (sess && sess.key === sessionKey()) return true;
+  try {
+    clearError();
+    newSession();
+    return true;
+  } catch (e) {
+    showError(errText(e));
     return false;
   }
 }
 
-async function onRun() {
-  // One step per animation frame, so rows appear as they are computed.
-  while (onStep()) await new Promise((r) => requestAnimationFrame(r));
+/** Runs one decoder step in the engine and shows it. Returns whether another step can follow. */
+function stepOnce() {
+  if (!ensureSession() || sess.done) return false;
+  const k = sess.steps.length;
+  const override = sess.overrides.get(k);
+  let r;
+  try {
+    r = sess.dec.step(override ? { attention: override } : {});
+  } catch (e) {
+    showError(errText(e));
+    finish('error');
+    renderInspector();
+    return false;
+  }
+  r.overridden = !!override;
+  sess.steps.push(r);
+  const ended = r.done || sess.dec.done;
+  sess.done = ended;
+  appendRow(r, k);
+  updateOutput();
+  renderLinksView();
+  renderInspector();
+  if (ended) {
+    finish(r.done ? 'eos' : 'max');
+    return false;
+  }
+  setWatchState(playing ? 'playing' : 'ready', `Step ${k + 1}: “${r.text}”.`);
+  updateButtons();
+  return true;
 }
 
-$('file').addEventListener('change', onFile);
-$('encode').addEventListener('click', onEncode);
-$('step').addEventListener('click', onStep);
-$('run').addEventListener('click', onRun);
-$('source').addEventListener('keydown', (e) => { if (e.key === 'Enter' && !$('encode').disabled) onEncode(); });
+function finish(why) {
+  sess.done = true;
+  const n = sess.steps.length;
+  const msg = why === 'eos' ? `Done: ${n} step${n === 1 ? '' : 's'}, ending with the end-of-sentence token.`
+    : why === 'max' ? `Stopped at the maximum length (${n} steps) without an end-of-sentence token.` : 'Stopped by an error.';
+  setWatchState('done', msg);
+  updateButtons();
+  updateWhatIfNote();
+  setTimeout(() => { runCompare(); runBeam(); }, 0);
+}
+
+async function loop(mode) {
+  const id = ++loopId;
+  playing = mode === 'play';
+  updatePlayButton();
+  while (id === loopId) {
+    if (!stepOnce()) break;
+    await (mode === 'run' ? frame() : delay(speed()[0]));
+  }
+  if (id === loopId) {
+    playing = false;
+    updatePlayButton();
+  }
+}
+
+function stopLoop() {
+  loopId++;
+  playing = false;
+  updatePlayButton();
+}
+
+function play() {
+  if (playing) return stopLoop();
+  if (sess && sess.done && sess.key === sessionKey()) {
+    try { newSession(sess.overrides); } catch (e) { return showError(errText(e)); }
+  }
+  if (!ensureSession()) return;
+  loop('play');
+}
+
+function restart() {
+  const was = playing;
+  stopLoop();
+  if (!current?.model) return;
+  try {
+    clearError();
+    newSession(sess && sess.key === sessionKey() ? sess.overrides : new Map());
+  } catch (e) {
+    return showError(errText(e));
+  }
+  if (was) loop('play');
+}
+
+function onInputChanged() {
+  stopLoop();
+  $('whatif-note').hidden = true;
+  updateButtons();
+  if (sess && sess.key !== sessionKey()) setWatchState('idle', 'The input changed: press ▶ Play or Step to decode it.');
+}
+
+// ---------------------------------------------------------------------------------------------------
+// What if: move a step's attention onto one source token and re-decode from there
+
+function whatIf(k, col) {
+  if (!sess || k >= sess.steps.length || sess.key !== sessionKey() || isVanilla()) return;
+  const overrides = new Map([...sess.overrides].filter(([j]) => j < k));
+  overrides.set(k, oneHot(sess.src.length, col));
+  stopLoop();
+  try {
+    newSession(overrides);
+  } catch (e) {
+    return showError(errText(e));
+  }
+  $('whatif-text').textContent = `What if step ${k + 1} had looked only at “${sess.srcLabels[col]}”? Re-decoding from there…`;
+  $('whatif-note').hidden = false;
+  for (let j = 0; j <= k; j++) if (!stepOnce()) break;
+  selected = k;
+  renderInspector();
+  if (!sess.done) loop('play');
+}
+
+function updateWhatIfNote() {
+  if (!sess || sess.overrides.size === 0) {
+    $('whatif-note').hidden = true;
+    return;
+  }
+  let before = '';
+  try {
+    before = sess.model.translate(sourceInput(sess.model, sess.text), sess.prefix ? { prefix: sourceInput(sess.model, sess.prefix) } : {}).text;
+  } catch { /* the note then omits it */ }
+  const edits = [...sess.overrides].map(([k, row]) => `step ${k + 1} → “${sess.srcLabels[argmax(row)]}”`).join(', ');
+  $('whatif-text').textContent = `With your edit${sess.overrides.size > 1 ? 's' : ''} (${edits}) the output is “${outputText()}”; ` +
+    `without ${sess.overrides.size > 1 ? 'them' : 'it'} the model says “${before}”.`;
+  $('whatif-note').hidden = false;
+}
+
+function clearWhatIfs() {
+  if (!sess) return;
+  stopLoop();
+  try {
+    newSession();
+  } catch (e) {
+    return showError(errText(e));
+  }
+  $('whatif-note').hidden = true;
+  loop('run');
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The alignment matrix (an HTML table: one header row of source tokens, one row per step)
+
+function buildTable() {
+  const table = $('alignment');
+  table.replaceChildren(tableHead(sess.src, isVanilla()), h('tbody'));
+  table.classList.toggle('compact', sess.src.length > 10);  // long (character) sources: narrower cells
+}
+
+function appendRow(r, k) {
+  const tbody = $('alignment').tBodies[0];
+  for (const old of tbody.querySelectorAll('tr.fresh')) old.classList.remove('fresh');
+  tbody.append(tableRow(r, k, sess.srcLabels, isVanilla(), selectStep));
+  markSelectedRow();
+}
+
+function currentAlignment() {
+  const rows = sess.steps.length, cols = sess.src.length;
+  const attention = new Float32Array(rows * cols);
+  sess.steps.forEach((r, k) => attention.set(r.attention, k * cols));
+  return { srcTokens: sess.src, tgtTokens: sess.steps.map((r) => r.text), attention, rows, cols };
+}
+
+function outputText() {
+  if (!sess) return '';
+  const c = sess.model.config;
+  const toks = sess.steps.filter((r) => ![c.eos, c.bos, c.pad].includes(r.token)).map((r) => r.text);
+  return joinTokens(toks, c.tokenizer);
+}
+
+function updateOutput() {
+  $('output').textContent = outputText();
+}
+
+function setWatchState(state, msg) {
+  $('watch').dataset.state = state;
+  if (msg) $('watch-status').textContent = msg;
+}
+
+function resetWatch() {
+  $('alignment').replaceChildren();
+  $('links').replaceChildren();
+  $('output').textContent = '';
+  $('whatif-note').hidden = true;
+  renderInspector();
+  setWatchState('idle', current?.model ? 'Press ▶ Play to watch the decoder, or Step through it.' : 'Pick a model.');
+}
+
+// Hover: a cell shows its weight and highlights its row and column; a row (output token) or a source
+// token highlights its links in the matrix and in the links view.
+function highlight(target) {
+  const table = $('alignment');
+  for (const el of table.querySelectorAll('.hl, .linked')) el.classList.remove('hl', 'linked');
+  const links = $('links').querySelector('svg');
+  links?.classList.toggle('focus', !!target);
+  for (const el of $('links').querySelectorAll('.on')) el.classList.remove('on');
+  if (!target || !sess) return;
+  const a = currentAlignment();
+  const { row, col } = target;
+  if (row !== undefined) {
+    table.querySelector(`tbody tr[data-row="${row}"]`)?.classList.add('hl');
+    if (!isVanilla()) {
+      for (const l of rowLinks(a.attention, a.rows, a.cols, row, 0.1)) {
+        table.querySelector(`thead th[data-col="${l.col}"]`)?.classList.add('linked');
+        table.querySelector(`td[data-row="${row}"][data-col="${l.col}"]`)?.classList.add('linked');
+      }
+    }
+    for (const el of $('links').querySelectorAll(`[data-row="${row}"]`)) el.classList.add('on');
+  }
+  if (col !== undefined) {
+    table.querySelector(`thead th[data-col="${col}"]`)?.classList.add('hl');
+    for (const td of table.querySelectorAll(`td[data-col="${col}"]`)) td.classList.add('hl');
+    if (row === undefined && !isVanilla()) {
+      for (const l of colLinks(a.attention, a.rows, a.cols, col, 0.1)) {
+        table.querySelector(`tbody tr[data-row="${l.row}"] th`)?.classList.add('linked');
+        table.querySelector(`td[data-row="${l.row}"][data-col="${col}"]`)?.classList.add('linked');
+      }
+    }
+    for (const el of $('links').querySelectorAll(`[data-col="${col}"]`)) if (row === undefined || el.dataset.row === undefined || el.dataset.row === String(row)) el.classList.add('on');
+  }
+}
+
+function showTip(el, text) {
+  const tip = $('tip');
+  tip.textContent = text;
+  tip.hidden = false;
+  const r = el.getBoundingClientRect();
+  const w = tip.offsetWidth;
+  tip.style.left = `${Math.max(4, Math.min(r.left + r.width / 2 - w / 2, document.documentElement.clientWidth - w - 4))}px`;
+  // Above the element when there is room (the row below stays visible), else below it.
+  const above = r.top - tip.offsetHeight - 6;
+  tip.style.top = `${above >= 4 ? above : r.bottom + 6}px`;
+}
+const hideTip = () => { $('tip').hidden = true; };
+
+function rowSummary(row) {
+  const a = currentAlignment();
+  const r = sess.steps[row];
+  if (isVanilla()) return `“${r.text}”: no attention; the decoder only had h_T`;
+  const l = rowLinks(a.attention, a.rows, a.cols, row, 0.1).map((x) => `${sess.srcLabels[x.col]} ${fmt(x.weight, 3)}`);
+  return `“${r.text}” looks at: ${l.join(', ')}`;
+}
+
+function colSummary(col) {
+  const a = currentAlignment();
+  if (isVanilla()) return `“${sess.srcLabels[col]}”: the vanilla decoder never looks at it`;
+  const l = colLinks(a.attention, a.rows, a.cols, col, 0.1).map((x) => `${sess.steps[x.row].text} ${fmt(x.weight, 3)}`);
+  return l.length ? `“${sess.srcLabels[col]}” is looked at by: ${l.join(', ')}` : `“${sess.srcLabels[col]}”: no output token puts 0.1 of its weight here yet`;
+}
+
+function hoverAt(el) {
+  if (!sess || !el) return;
+  const td = el.closest('td'), th = el.closest('th');
+  if (td && td.dataset.col !== undefined) {
+    const row = Number(td.dataset.row), col = Number(td.dataset.col);
+    highlight({ row, col });
+    const w = Number(td.dataset.weight);
+    showTip(td, isVanilla() ? `${sess.steps[row].text} ← ${sess.srcLabels[col]}: not visible (no attention)` : `${sess.steps[row].text} ← ${sess.srcLabels[col]}: w = ${fmt(w, 4)}`);
+  } else if (th && th.closest('tbody')) {
+    const row = Number(th.parentElement.dataset.row);
+    highlight({ row });
+    showTip(th, rowSummary(row));
+  } else if (th && th.dataset.col !== undefined) {
+    const col = Number(th.dataset.col);
+    highlight({ col });
+    showTip(th, colSummary(col));
+  } else {
+    highlight(null);
+    hideTip();
+  }
+}
+
+// Dragging a cell sideways (mouse) moves that step's attention onto the column it is dropped on.
+let drag = null;
+function setupTable() {
+  const table = $('alignment');
+  table.addEventListener('pointerover', (e) => {
+    if (drag) {
+      const td = e.target.closest('td');
+      for (const el of table.querySelectorAll('.drop')) el.classList.remove('drop');
+      if (td && Number(td.dataset.row) === drag.row && td.dataset.col !== undefined) td.classList.add('drop');
+      return;
+    }
+    hoverAt(e.target);
+  });
+  table.addEventListener('pointerleave', () => { if (!drag) { highlight(null); hideTip(); } });
+  table.addEventListener('focusin', (e) => hoverAt(e.target));
+  table.addEventListener('focusout', () => { highlight(null); hideTip(); });
+  table.addEventListener('pointerdown', (e) => {
+    const td = e.target.closest('td');
+    if (!td || e.button !== 0 || td.dataset.col === undefined || !sess) return;
+    drag = { row: Number(td.dataset.row), col: Number(td.dataset.col) };
+    if (e.pointerType === 'mouse' && !isVanilla()) {
+      e.preventDefault();
+      table.classList.add('dragging');
+      showTip(td, `Drag along row ${drag.row + 1} and drop on a source token: the step will look only there`);
+    }
+  });
+  document.addEventListener('pointerup', (e) => {
+    if (!drag) return;
+    const from = drag;
+    drag = null;
+    table.classList.remove('dragging');
+    for (const el of table.querySelectorAll('.drop')) el.classList.remove('drop');
+    hideTip();
+    const td = e.target instanceof Element ? e.target.closest('#alignment td') : null;
+    if (!td || td.dataset.col === undefined) return;
+    const row = Number(td.dataset.row), col = Number(td.dataset.col);
+    if (row === from.row && col !== from.col && e.pointerType === 'mouse') whatIf(row, col);
+    else if (row === from.row) selectStep(row);
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Links view
+
+function renderLinksView() {
+  const box = $('links');
+  if (!sess || isVanilla()) return box.replaceChildren();  // (hidden for a vanilla model: no links to draw)
+  const a = currentAlignment();
+  const lay = linksLayout({ ...a, srcTokens: a.srcTokens.map(showToken), tgtTokens: a.tgtTokens.map(showToken) },
+    { width: Math.max(360, 40 * Math.max(a.rows, a.cols)), height: 130 });
+  const svg = renderLinks(lay);
+  svg.addEventListener('pointerover', (e) => {
+    const t = e.target.closest('[data-row], [data-col]');
+    if (!t) return highlight(null);
+    if (t.tagName === 'line') highlight({ row: Number(t.dataset.row), col: Number(t.dataset.col) });
+    else if (t.dataset.row !== undefined) highlight({ row: Number(t.dataset.row) });
+    else highlight({ col: Number(t.dataset.col) });
+  });
+  svg.addEventListener('pointerleave', () => highlight(null));
+  box.replaceChildren(svg);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Step inspector
+
+function selectStep(k) {
+  if (!sess || k < 0 || k >= sess.steps.length) return;
+  selected = k;
+  renderInspector();
+}
+
+function markSelectedRow() {
+  const k = sess ? (selected ?? sess.steps.length - 1) : -1;
+  for (const tr of $('alignment').querySelectorAll('tbody tr')) tr.classList.toggle('selected', Number(tr.dataset.row) === k);
+}
+
+function renderInspector() {
+  const body = $('inspector-body');
+  const n = sess?.steps.length ?? 0;
+  $('prev-step').disabled = $('next-step').disabled = $('follow').disabled = n === 0;
+  $('follow').setAttribute('aria-pressed', String(selected === null));
+  if (!sess || n === 0) {
+    $('inspector-title').textContent = 'No step yet';
+    body.dataset.step = '';
+    body.replaceChildren(h('p', { class: 'hint', text: INSPECTOR_HINT }));
+    markSelectedRow();
+    return;
+  }
+  const k = Math.min(selected ?? n - 1, n - 1);
+  $('prev-step').disabled = k === 0;
+  $('next-step').disabled = k >= n - 1;
+  const r = sess.steps[k];
+  $('inspector-title').textContent = `Step ${k + 1} of ${n}${sess.done ? '' : '…'}: “${r.text}”`;
+  body.dataset.step = String(k);
+  body.replaceChildren(...inspectorNodes({ step: r, index: k, memory: sess.memory, config: sess.model.config, srcTokens: sess.src, onLook: whatIf }));
+  markSelectedRow();
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Compare: vanilla vs attention, and every score function / style of the same task
+
+function auxSource() {
+  return sess ? { text: sess.text, prefix: sess.prefix } : { text: $('source').value, prefix: $('prefix').value.trim() };
+}
+
+function clearAux() {
+  compareSeq++;
+  beamSeq++;
+  $('compare-vanilla').replaceChildren();
+  $('compare-scores').replaceChildren();
+  $('compare-errors').replaceChildren();
+  $('beam-results').replaceChildren();
+  $('compare').dataset.state = 'idle';
+  $('beam').dataset.state = 'idle';
+}
+
+async function runCompare() {
+  const entry = current;
+  if (!entry?.model) return;
+  const seq = ++compareSeq;
+  const { text } = auxSource();
+  const task = entry.model.config.task ?? entry.task;
+  const van = $('compare-vanilla'), sc = $('compare-scores'), errs = $('compare-errors');
+  $('compare').dataset.state = 'running';
+  const sibs = [...entries.values()].filter((e) => !e.user && e.task && e.task === task && e !== entry);
+  const all = [entry, ...sibs];
+  const settled = await Promise.allSettled(all.map((e) => ensureModel(e)));
+  if (seq !== compareSeq) return;
+  fillSelect();
+  const ok = [], failed = [];
+  all.forEach((e, i) => {
+    if (settled[i].status !== 'fulfilled') return failed.push([e, settled[i].reason]);
+    try {
+      const m = settled[i].value;
+      ok.push({ e, m, r: m.translate(sourceInput(m, text)) });
+    } catch (err) {
+      failed.push([e, err]);
+    }
+  });
+  errs.replaceChildren(...failed.map(([e, err]) => h('li', { text: `${e.title}: could not ${err instanceof AttnseqError && err.code === 'BAD_INPUT' ? 'translate this input' : 'be loaded'} — ${errText(err)}` })));
+  const vanilla = ok.find((x) => x.m.config.style === 'none');
+  const attn = ok.filter((x) => x.m.config.style !== 'none').sort((a, b) => (a.e === entry ? -1 : b.e === entry ? 1 : styleOrder(a.m.config) - styleOrder(b.m.config)));
+  const best = attn.find((x) => x.e === entry) ?? attn.find((x) => x.m.config.style === 'luong' && x.m.config.score === 'dot') ?? attn[0];
+  if (vanilla && best) {
+    let hT = null;
+    try {
+      const enc = vanilla.m.encode(sourceInput(vanilla.m, text));
+      hT = enc.memory().finalState;
+      enc.dispose();
+    } catch { /* no strip then */ }
+    const hTStrip = hT ? finalStateStrip(hT) : null;
+    van.replaceChildren(
+      modelFigure(vanilla.e, vanilla.m.config, vanilla.r, { vanilla: true, isCurrent: vanilla.e === entry, extra: hTStrip }),
+      modelFigure(best.e, best.m.config, best.r, { isCurrent: best.e === entry }));
+  } else {
+    van.replaceChildren(h('p', { class: 'hint', text: `No vanilla and attention pair is available for the task “${task ?? 'unknown'}”${all.length === 1 ? ' (only the selected model)' : ''}. Pick a model whose task has a vanilla twin in the list (English → Korean) to see the pair.` }));
+  }
+  sc.replaceChildren(...(attn.length ? attn.map((x) => modelFigure(x.e, x.m.config, x.r, { isCurrent: x.e === entry }))
+    : [h('p', { class: 'hint', text: 'No attention models for this task.' })]));
+  $('compare').dataset.state = 'done';
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Beam search
+
+function runBeam() {
+  const entry = current;
+  if (!entry?.model) return;
+  const seq = ++beamSeq;
+  const list = $('beam-results');
+  const beam = Math.min(16, Math.max(1, Math.round(Number($('beam-size').value)) || 1));
+  $('beam-size').value = String(beam);
+  const { text, prefix } = auxSource();
+  const m = entry.model;
+  let r;
+  try {
+    r = m.translate(sourceInput(m, text), prefix ? { beam, prefix: sourceInput(m, prefix) } : { beam });
+  } catch (e) {
+    list.replaceChildren(h('li', { class: 'error', text: errText(e) }));
+    $('beam').dataset.state = 'done';
+    return;
+  }
+  if (seq !== beamSeq) return;
+  const vanilla = m.config.style === 'none';
+  list.replaceChildren(...r.hypotheses.map((hyp, i) => beamItem(hyp, i, vanilla)));
+  $('beam').dataset.state = 'done';
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Exports: PNG (canvas), SVG, CSV and JSON (the package's own helpers), downloaded through blob: URLs
+
+function exportName(ext) {
+  return `attnseq-${safeName(sess.entry.id.replace(/^user:/, ''))}-${safeName(sess.text).slice(0, 30)}.${ext}`;
+}
+
+function exportFigureOpts() {
+  return { cell: 34, font: 14, vanilla: isVanilla(), legend: true, title: [sess.entry.title, `${sess.text} → ${outputText()}`] };
+}
+
+function exportAs(kind) {
+  if (!sess || sess.steps.length === 0) return;
+  const a = currentAlignment();
+  if (kind === 'csv') return download(new Blob([alignmentToCSV(a)], { type: 'text/csv' }), exportName('csv'));
+  if (kind === 'json') return download(new Blob([alignmentToJSON(a)], { type: 'application/json' }), exportName('json'));
+  if (kind === 'svg') return download(new Blob([alignmentSVG(a, exportFigureOpts())], { type: 'image/svg+xml' }), exportName('svg'));
+  const fig = matrixFigure(a, exportFigureOpts());
+  const canvas = document.createElement('canvas');
+  canvas.width = fig.width * 2;
+  canvas.height = fig.height * 2;
+  drawFigure(canvas.getContext('2d'), fig, { scale: 2 });
+  canvas.toBlob((blob) => (blob ? download(blob, exportName('png')) : showError('PNG export failed')), 'image/png');
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Buttons and wiring
+
+function updatePlayButton() {
+  const b = $('play');
+  b.textContent = playing ? '❚❚ Pause' : '▶ Play';   // the name says what a press does next
+  if (playing) setWatchState('playing');
+  else if ($('watch').dataset.state === 'playing') setWatchState('ready', `Paused after step ${sess?.steps.length ?? 0}. Press ▶ Play or Step to go on.`);
+}
+
+function updateButtons() {
+  const ready = !!current?.model && !loading;
+  const finished = !!sess && sess.done && sess.key === sessionKey();
+  $('encode').disabled = !ready;
+  $('play').disabled = !ready;
+  $('step').disabled = !ready || finished;
+  $('run').disabled = !ready || finished;
+  $('restart').disabled = !ready || !sess;
+  $('compare-run').disabled = !ready;
+  $('beam-run').disabled = !ready;
+  const rows = sess?.steps.length ?? 0;
+  for (const id of ['export-png', 'export-svg', 'export-csv', 'export-json']) $(id).disabled = rows === 0;
+}
+
+function wire() {
+  $('model').addEventListener('change', () => selectModel($('model').value));
+  $('file').addEventListener('change', () => {
+    const f = $('file').files[0];
+    if (f) loadUserFile(f);
+  });
+  $('encode').addEventListener('click', () => {
+    stopLoop();
+    if (!current?.model) return;
+    try {
+      clearError();
+      $('whatif-note').hidden = true;
+      newSession();
+    } catch (e) {
+      showError(errText(e));
+    }
+  });
+  $('play').addEventListener('click', play);
+  $('step').addEventListener('click', () => { stopLoop(); stepOnce(); });
+  $('run').addEventListener('click', () => { stopLoop(); if (ensureSession()) loop('run'); });
+  $('restart').addEventListener('click', restart);
+  const speedOut = () => { $('speed-out').textContent = speed()[1]; };
+  $('speed').addEventListener('input', speedOut);
+  speedOut();
+  $('source').addEventListener('input', () => { sourceEdited = true; onInputChanged(); });
+  $('prefix').addEventListener('input', onInputChanged);
+  for (const id of ['source', 'prefix']) {
+    $(id).addEventListener('keydown', (e) => { if (e.key === 'Enter' && !$('play').disabled) { stopLoop(); play(); } });
+  }
+  $('prev-step').addEventListener('click', () => sess && selectStep((selected ?? sess.steps.length - 1) - 1));
+  $('next-step').addEventListener('click', () => sess && selectStep((selected ?? sess.steps.length - 1) + 1));
+  $('follow').addEventListener('click', () => { selected = null; renderInspector(); });
+  $('whatif-clear').addEventListener('click', clearWhatIfs);
+  $('compare-run').addEventListener('click', runCompare);
+  $('beam-run').addEventListener('click', runBeam);
+  $('beam-size').addEventListener('keydown', (e) => { if (e.key === 'Enter') runBeam(); });
+  for (const kind of ['png', 'svg', 'csv', 'json']) $(`export-${kind}`).addEventListener('click', () => exportAs(kind));
+  setupTable();
+
+  // Drag and drop a checkpoint anywhere on the page.
+  const hasFiles = (e) => !!e.dataTransfer && Array.from(e.dataTransfer.types ?? []).includes('Files');
+  let depth = 0;
+  document.addEventListener('dragenter', (e) => { if (hasFiles(e)) { depth++; $('drop-overlay').hidden = false; } });
+  document.addEventListener('dragleave', (e) => { if (hasFiles(e) && --depth <= 0) { depth = 0; $('drop-overlay').hidden = true; } });
+  document.addEventListener('dragover', (e) => { if (hasFiles(e)) { e.preventDefault(); e.dataTransfer.dropEffect = 'copy'; } });
+  document.addEventListener('drop', (e) => {
+    if (!hasFiles(e)) return;
+    e.preventDefault();
+    depth = 0;
+    $('drop-overlay').hidden = true;
+    const f = e.dataTransfer.files[0];
+    if (f) loadUserFile(f);
+  });
+  document.addEventListener('keydown', (e) => { if (e.key === 'Escape') { hideTip(); highlight(null); } });
+}
+
+wire();
+updateButtons();
+loadManifest();
+buildInfo().then((s) => { $('build').textContent = `engine: ${s}`; }).catch(() => {});
+
+// The training panel and the length study live in their own modules (another part of the demo).
+// api.loadModelBytes(bytes, label): adds a checkpoint to "Your models" and selects it; resolves to its
+// picker id, rejects when the checkpoint is refused (the message is shown on the page too).
+const api = { loadModelBytes: (bytes, label) => loadUserBytes(bytes, label ?? 'trained model') };
+import('./train/panel.js').then((m) => m.mount(document.getElementById('train-panel'), api)).catch(() => {});
+import('./study/panel.js').then((m) => m.mount(document.getElementById('length-study'), api)).catch(() => {});

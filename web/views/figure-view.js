@@ -1,0 +1,45 @@
+// Small multiples for the compare and beam sections: one labelled alignment matrix per model or per
+// beam hypothesis (SVG from matrixFigure), with its configuration, score formula and output; the
+// vanilla model's figure shows the h_T column and the h_T strip instead of attention.
+import { maxAbs } from './colormap.js';
+import { matrixFigure } from './alignment.js';
+import { stripLayout } from './vectors.js';
+import { stepFormulas } from './inspect.js';
+import { fmt } from './format.js';
+import { renderFigure, renderStrip } from './render.js';
+import { h, code, langOf } from './dom.js';
+
+/** "luong · dot", "vanilla · no attention". */
+export const styleName = (c) => (c.style === 'none' ? 'vanilla · no attention' : `${c.style} · ${c.score}`);
+
+/** Sort key: luong dot, general, additive, then bahdanau, vanilla last. */
+export const styleOrder = (c) => (c.style === 'none' ? 9 : c.style === 'bahdanau' ? 5 : 0) + ['dot', 'general', 'additive'].indexOf(c.score);
+
+/** The encoder's final state as a highlighted strip: all a vanilla decoder knows about the input. */
+export function finalStateStrip(hT) {
+  return h('div', { class: 'strip-row final' }, h('span', { class: 'strip-label' }, h('var', {}, 'h', h('sub', { text: 'T' }))),
+    renderStrip(stripLayout(hT, { max: maxAbs(hT) }), { kind: 'final', label: `h_T, ${hT.length} numbers: everything the vanilla decoder knows about the input` }));
+}
+
+/** One model's translation as a figure. entry: { id, title }; result: a Translation. */
+export function modelFigure(entry, config, result, { vanilla = false, isCurrent = false, extra = null } = {}) {
+  const F = stepFormulas(config);
+  const fig = matrixFigure(result, { cell: result.cols > 12 ? 14 : 24, vanilla });
+  return h('figure', { class: `multiple${isCurrent ? ' current' : ''}`, dataset: { model: entry.id, style: config.style, score: config.score } },
+    h('figcaption', {},
+      h('strong', { text: entry.title }), isCurrent ? h('span', { class: 'badge', text: 'selected' }) : null,
+      h('span', { class: 'cfg', text: styleName(config) }),
+      F.attention ? code(F.score) : code('S_0 = h_T, no attention')),
+    h('div', { class: 'scroll' }, renderFigure(fig, { label: `${entry.title}: alignment of “${result.text}”` })),
+    h('p', { class: 'out' }, '→ ', h('span', { lang: langOf(result.text), text: result.text || '(empty)' })),
+    extra);
+}
+
+/** One beam hypothesis (rank i, from 0) as a list item with its own alignment. */
+export function beamItem(hyp, i, vanilla) {
+  return h('li', { class: 'multiple hyp', dataset: { score: String(hyp.score), rank: i + 1 } },
+    h('p', { class: 'hyp-head' }, h('span', { class: 'rank', text: `#${i + 1}` }), ' ',
+      h('strong', { lang: langOf(hyp.text), class: 'hyp-text', text: hyp.text || '(empty)' })),
+    h('p', { class: 'hint' }, `score ${fmt(hyp.score, 4)} = log p ${fmt(hyp.logProb, 3)} / ${hyp.rows}${hyp.finished ? '' : ' · unfinished (hit the length limit)'}`),
+    h('div', { class: 'scroll' }, renderFigure(matrixFigure(hyp, { cell: hyp.cols > 12 ? 14 : 22, vanilla }), { label: `hypothesis ${i + 1}: ${hyp.text}` })));
+}

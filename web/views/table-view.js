@@ -1,0 +1,51 @@
+// The live alignment matrix as an HTML table (accessible, and readable as numbers): a header row of
+// source tokens and one row per decoder step, each cell coloured by its weight (viridis) and carrying
+// data-weight / data-row / data-col. The page appends rows as the engine computes them.
+import { viridis, css, inkFor } from './colormap.js';
+import { showToken } from './alignment.js';
+import { fmt } from './format.js';
+import { h } from './dom.js';
+
+/** The header row: a corner cell, one focusable <th> per source token, plus "h_T" for a vanilla model. */
+export function tableHead(srcTokens, vanilla) {
+  const corner = h('th', { scope: 'col', class: 'corner' }, h('span', { class: 'sr-only', text: 'Output token' }), h('span', { 'aria-hidden': 'true', text: 'out ↓ in →' }));
+  const row = h('tr', {}, corner, srcTokens.map((t, i) => h('th', {
+    scope: 'col', class: 'src', tabindex: '0', text: showToken(t), dataset: { col: i }, 'aria-label': `Source token ${i + 1}: ${t}`,
+  })));
+  if (vanilla) row.append(h('th', { scope: 'col', class: 'src final', title: 'The encoder\'s final state: all the vanilla decoder ever sees' }, 'h', h('sub', { text: 'T' })));
+  return h('thead', {}, row);
+}
+
+/**
+ * One decoder step as a row. r: a StepResult (plus r.overridden for a what-if row); k: its index;
+ * onSelect(k): the row header button's action (inspect this step).
+ */
+export function tableRow(r, k, srcTokens, vanilla, onSelect) {
+  const flags = [r.forced && 'forced by the prefix', r.overridden && 'attention moved by you'].filter(Boolean);
+  const btn = h('button', {
+    type: 'button', class: 'row-btn', dataset: { row: k },
+    'aria-label': `Inspect step ${k + 1}: ${r.text}${flags.length ? ` (${flags.join(', ')})` : ''}`,
+    onclick: () => onSelect(k),
+  }, showToken(r.text),
+  r.forced ? h('span', { class: 'mark', 'aria-hidden': 'true', title: 'forced by the prefix', text: '⇢' }) : null,
+  r.overridden ? h('span', { class: 'mark', 'aria-hidden': 'true', title: 'attention moved by you', text: '✎' }) : null);
+  const tr = h('tr', { class: ['fresh', r.forced && 'forced', r.overridden && 'edited'].filter(Boolean).join(' '), dataset: { row: k } },
+    h('th', { scope: 'row' }, btn));
+  for (let t = 0; t < r.attention.length; t++) {
+    const w = r.attention[t];
+    const td = h('td', { dataset: { weight: String(w), row: k, col: t } });
+    if (vanilla) {
+      td.className = 'blind';
+      td.setAttribute('aria-label', `${r.text} ← ${srcTokens[t]}: not visible to the vanilla decoder`);
+    } else {
+      const c = viridis(w);
+      td.textContent = w.toFixed(2);
+      td.style.backgroundColor = css(c);   // CSSOM, not a style attribute: allowed by style-src 'self'
+      td.style.color = inkFor(c);
+      td.setAttribute('aria-label', `${r.text} ← ${srcTokens[t]}: weight ${fmt(w, 4)}`);
+    }
+    tr.append(td);
+  }
+  if (vanilla) tr.append(h('td', { class: 'final', 'aria-label': `${r.text}: decoded from h_T alone` }, 'h', h('sub', { text: 'T' })));
+  return tr;
+}
