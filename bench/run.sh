@@ -162,3 +162,11 @@ END {
   printf "wasm-objdump -d libattnseq_core.a objects (engine only): SIMD build f32x4 lines = %d; scalar build v128|f32x4|i32x4 lines = %d\n", core_f32x4, core_cv128
   printf "SIMD check: %s; scalar check: %s\n", (f32x4 > 0 && core_f32x4 > 0 ? "ok (f32x4 present)" : "FAILED (no f32x4)"), (cv128 == 0 && core_cv128 == 0 ? "ok (no v128)" : "FAILED (v128 present)")
 }' "$RAW"
+
+# Optional (JS_STEP=1 bash bench/run.sh ...): dec.step() through the public JS API beside the
+# engine's raw step in the npm module (dist/, built by scripts/build.sh), bench/js_step.mjs.
+if [ "${JS_STEP:-0}" = 1 ]; then
+  echo "== JS API step vs raw engine step (bench/js_step.mjs)"
+  [ "$BUILD" = 1 ] && bash scripts/build.sh
+  node bench/js_step.mjs --rounds "$ROUNDS" --H "$HS" | tee build/bench-results/js_step.txt | grep -v '^round='
+fi

@@ -314,12 +314,16 @@ export class Decoder extends Disposable {
     const h = this._h;
     const status = override ? h.stepIntoWith(forced, override, this.topk) : h.stepInto(forced, this.topk);
     if (status !== 0) throw new AttnseqError(h.lastErrorCode(), h.lastErrorMessage());
-    // Read the step's record straight from wasm memory (re-fetch the view: memory may have grown).
-    const F = m._M.HEAPF32;
-    let p = h.record() / 4;
-    const take = (n) => F.slice(p, (p += n));
+    // Copy the step's record out of wasm memory in one slice (re-fetch the view: memory may have
+    // grown), then hand out views of that copy: one buffer per step, independent of the engine.
+    const c = m.config, T = this.encoded.length;
+    const base = h.record() / 4;
+    const total = 8 + c.hidden + c.encoderOutput + 2 * T + c.tgtVocabSize + 128;
+    const rec = m._M.HEAPF32.slice(base, base + total);
+    let p = 0;
+    const take = (n) => rec.subarray(p, (p += n));
     const head = take(8);
-    const c = m.config, T = this.encoded.length, k = head[6];
+    const k = head[6];
     const query = take(c.hidden), context = take(c.encoderOutput), scores = take(T), attention = take(T);
     const logits = take(c.tgtVocabSize), ids = take(k), probs = take(k);
     const tok = (id) => (m.tgtVocab ? m.tgtVocab[id] : `#${id}`);

@@ -316,7 +316,7 @@ class DecoderHandle {
       o = std::copy_n(ds.weights.data(), T, o);
       o = std::copy_n(ds.logits.data(), V, o);
       kernels::topk(ds.logits.data(), V, k, topk_idx_.data(), o + k);  // values land where probs go
-      const float lse = kernels::logsumexp(ds.logits.data(), V);
+      const float lse = ds.logits[r.token] - r.log_prob;  // Session::step already computed it
       for (std::size_t i = 0; i < k; ++i) o[i] = float(topk_idx_[i]), o[k + i] = std::exp(o[k + i] - lse);
       return 0;
     } catch (const std::invalid_argument& e) {
