@@ -1,0 +1,174 @@
+// The engine's Worker: training, evaluation and batch translation run here, off the main thread.
+// Protocol (bergamot-translator style): the page posts {id, name, args}; the worker answers
+// {id, result} or {id, error: {code, message}}, and long jobs post {id, progress} on the way.
+// {name: 'cancel', args: [jobId]} ends a long job at its next chunk boundary (it then resolves
+// normally, with stopped: true). Client: web/train/client.js. Views and layout are the page's.
+import { createTrainer, loadModel, buildInfo } from '../wasm/attnseq.js';
+import { reverseSet, scoreReverse } from './study/data.js';
+
+const jobs = new Map();          // id -> { cancelled }
+let trainer = null;              // the one trainer of this worker (a new run replaces it)
+let trainerStep = 0;             // steps it has taken
+const models = new Map();        // url -> Model (successful loads only: a missing file may appear later)
+
+// Lets queued messages (a 'cancel') run between chunks of work.
+const yieldToEvents = () => new Promise((r) => setTimeout(r, 0));
+
+class WorkerError extends Error {
+  constructor(code, message) { super(message); this.code = code; }
+}
+
+async function snapshot(t, probe, step) {
+  if (!probe) return null;
+  let m;
+  try {
+    m = await t.model();
+    // An untrained model babbles up to the default 2n + 10 tokens; every built-in task's target is
+    // at most n + 5, so n + 8 keeps the early matrices from filling the screen.
+    const n = m.tokenize(probe).ids.length;
+    const r = m.translate(probe, { maxLength: Math.max(12, n + 8) });
+    return { step, text: r.text, srcTokens: r.srcTokens, tgtTokens: r.tgtTokens, rows: r.rows, cols: r.cols,
+      attention: Array.from(r.attention), style: m.config.style };
+  } catch (e) {
+    return { step, error: { code: e.code ?? 'INTERNAL', message: e.message } };
+  } finally {
+    m?.dispose();
+  }
+}
+
+const handlers = {
+  async info() { return { build: await buildInfo() }; },
+
+  cancel(_job, jobId) {
+    const j = jobs.get(jobId);
+    if (j) j.cancelled = true;
+    return !!j;
+  },
+
+  // Creates a fresh trainer and trains it for options.steps steps in chunks of about chunkMs,
+  // reporting after each chunk; every probeEvery steps (and at step 0) the probe is translated with
+  // the current weights and its alignment sent along.
+  async 'train.run'(job, { options, probe = '', probeEvery = 25, chunkMs = 60 } = {}) {
+    trainer?.dispose();
+    trainer = null;
+    const t = await createTrainer(options);
+    trainer = t;
+    trainerStep = 0;
+    const total = options.steps ?? 3000;
+    let step = 0, msPerStep = 0, nextProbe = probeEvery;
+    job.progress({ step: 0, steps: total, parameters: t.parameters, probe: await snapshot(t, probe, 0) });
+    while (step < total && !job.cancelled) {
+      let n = msPerStep > 0 ? Math.max(1, Math.round(chunkMs / msPerStep)) : 1;
+      n = Math.min(n, total - step, Math.max(1, nextProbe - step));
+      const t0 = performance.now();
+      const r = t.step(n);
+      const dt = (performance.now() - t0) / n;
+      msPerStep = msPerStep > 0 ? 0.7 * msPerStep + 0.3 * dt : dt;
+      step = trainerStep = r.step;
+      const p = { step, steps: total, n, loss: r.loss, tokenAccuracy: r.tokenAccuracy, lr: r.lr,
+        gradNorm: r.gradNorm, tokensPerSecond: r.tokensPerSecond };
+      if (step >= nextProbe || step >= total) {
+        p.probe = await snapshot(t, probe, step);
+        nextProbe = step + probeEvery;
+      }
+      job.progress(p);
+      await yieldToEvents();
+    }
+    return { step, steps: total, stopped: step < total };
+  },
+
+  // The current weights as .safetensors bytes (transferred, not copied) and the step they are from.
+  'train.save'() {
+    if (!trainer) throw new WorkerError('NOT_LOADED', 'nothing has been trained yet');
+    const bytes = trainer.save();
+    return { value: { bytes, step: trainerStep }, transfer: [bytes.buffer] };
+  },
+
+  'train.evaluate'(_job, n = 200, seed) {
+    if (!trainer) throw new WorkerError('NOT_LOADED', 'nothing has been trained yet');
+    return trainer.evaluate(n, seed);
+  },
+
+  'train.dispose'() {
+    trainer?.dispose();
+    trainer = null;
+    return true;
+  },
+
+  // Exact-match accuracy of each model on the reverse task at each length (the same seeded sources
+  // for every model). A model whose file is missing is reported, not fatal: the others still run.
+  async 'study.run'(job, { models: specs, lengths, n = 20, seed = 1 } = {}) {
+    const results = {};
+    const ready = [];
+    for (const s of specs) {
+      try {
+        const m = await getModel(s.url);
+        results[s.key] = { status: 'ok', points: [], name: m.config.name, style: m.config.style };
+        ready.push([s.key, m]);
+      } catch (e) {
+        results[s.key] = { status: e.code === 'NOT_FOUND' ? 'missing' : 'error', code: e.code ?? 'INTERNAL', message: e.message, points: [] };
+      }
+    }
+    const total = lengths.length * n * ready.length;
+    let done = 0, last = performance.now();
+    job.progress({ done, total, models: Object.fromEntries(Object.entries(results).map(([k, v]) => [k, { ...v, points: undefined }])) });
+    outer: for (const bucket of reverseSet(lengths, n, seed)) {
+      for (const [key, m] of ready) {
+        let exact = 0, tok = 0;
+        for (const src of bucket.sources) {
+          if (job.cancelled) break outer;
+          const sc = scoreReverse(src, m.translate(src).text);
+          exact += sc.exact;
+          tok += sc.tokenAccuracy;
+          done++;
+          if (performance.now() - last > 80) {
+            job.progress({ done, total, length: bucket.length, key });
+            await yieldToEvents();
+            last = performance.now();
+          }
+        }
+        const point = { length: bucket.length, accuracy: exact / n, tokenAccuracy: tok / n, n };
+        results[key].points.push(point);
+        job.progress({ done, total, length: bucket.length, key, point });
+        await yieldToEvents();
+        last = performance.now();
+      }
+    }
+    return { results, stopped: job.cancelled, done, total };
+  },
+};
+
+async function getModel(url) {
+  if (models.has(url)) return models.get(url);
+  let res;
+  try {
+    res = await fetch(url);
+  } catch (e) {
+    throw new WorkerError('LOAD_FAILED', `could not fetch ${url}: ${e.message}`);
+  }
+  if (res.status === 404) throw new WorkerError('NOT_FOUND', `${new URL(url).pathname} was not found (HTTP 404)`);
+  if (!res.ok) throw new WorkerError('LOAD_FAILED', `${new URL(url).pathname}: HTTP ${res.status}`);
+  const m = await loadModel(new Uint8Array(await res.arrayBuffer()));
+  models.set(url, m);
+  return m;
+}
+
+self.onmessage = async (e) => {
+  const { id, name, args = [] } = e.data ?? {};
+  const h = handlers[name];
+  if (!h) {
+    self.postMessage({ id, error: { code: 'BAD_INPUT', message: `unknown request '${name}'` } });
+    return;
+  }
+  const job = { cancelled: false, progress: (p) => self.postMessage({ id, progress: p }) };
+  jobs.set(id, job);
+  try {
+    const r = await h(job, ...args);
+    if (r && typeof r === 'object' && 'transfer' in r) self.postMessage({ id, result: r.value }, r.transfer);
+    else self.postMessage({ id, result: r });
+  } catch (err) {
+    self.postMessage({ id, error: { code: err?.code ?? 'INTERNAL', message: String(err?.message ?? err) } });
+  } finally {
+    jobs.delete(id);
+  }
+};
