@@ -3,7 +3,8 @@
 // training in the Worker lowers the loss and redraws the probe's alignment while the main thread
 // has no task over 100 ms; "Use in translator" hands over a model that loads; the download is a
 // safetensors file; the study plots both reverse models; a missing model file gives a clear message;
-// the page works at 375 px and keyboard-only. No console errors or failed requests anywhere.
+// the worker protocol answers {id, result} or {id, error: {code, message}}; the page works at
+// 375 px and keyboard-only. No console errors or failed requests anywhere.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';

@@ -35,7 +35,7 @@ export function mount(section, api = {}) {
     h('div', { class: 'ts-grid' },
       field('Task', task), field('Attention', style), field('Score', score), field('Cell', cell),
       field('Hidden size', hidden), field('Steps', steps), field('Learning rate', lr),
-      field('Redraw the alignment every … steps', every)),
+      field('Redraw every (steps)', every, 'how often the alignment is redrawn')),
     field('Probe input', probe, 'its alignment is redrawn as the model trains'),
     about);
   const form = h('form', { class: 'ts-form', novalidate: true, onsubmit: (e) => e.preventDefault() },
