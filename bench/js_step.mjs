@@ -5,8 +5,8 @@
 //   node bench/js_step.mjs [--rounds N] [--budget SECONDS] [--H 128,256,512]
 //
 // Rows, per H, interleaved within every round: raw (C++ loop, no JS), dec.step() (default topk 5),
-// dec.step() with topk: 0, and the binding's step call without the wrapper (`dec._h.stepInto(id, 5)`,
-// or what older modules have), which splits the JS layer's cost between the binding and the wrapper.
+// dec.step() with topk: 0, and the binding's step call without the wrapper (`dec._h.stepInto(id, 5)`),
+// which splits the JS layer's cost between the binding and the wrapper.
 // bench/README.md explains the output; RESULTS.md keeps the last table.
 import { loadModel, buildInfo } from '../wasm/attnseq.js';
 import os from 'node:os';
@@ -83,23 +83,10 @@ const cpuMicros = () => { const u = process.cpuUsage(); return u.user + u.system
 const nextId = splitmix64(7);
 const FORCE = Array.from({ length: BATCH }, () => 4 + Number(nextId() % BigInt(V - 4)));
 
-// The binding's step call alone, without the wrapper. Three generations of the binding:
-// `_h.step(id, null, 5)` returning an object; `_h.stepInto(id, null, 5)` and `_h.stepInto(id, 5)`
-// filling a record in wasm memory (left unread here). pickBareStep() finds which one this module has.
-let bareStep = null, bareName = '';
-function pickBareStep(h) {
-  const forms = [
-    ['_h.stepInto(id, 5)', (x, id) => x.stepInto(id, 5)],
-    ['_h.stepInto(id, null, 5)', (x, id) => x.stepInto(id, null, 5)],
-    ['_h.step(id, null, 5)', (x, id) => x.step(id, null, 5).token],
-  ];
-  for (const [name, f] of forms) {
-    try {
-      if (f(h, FORCE[0]) === 0 || name.startsWith('_h.step(')) return ([bareName, bareStep] = [name, f]);
-    } catch { /* not this generation */ }
-  }
-  throw new Error('no step function found on the Decoder handle');
-}
+// The binding's step call alone, without the wrapper: it fills the step record in wasm memory,
+// which is left unread here.
+const bareName = '_h.stepInto(id, 5)';
+const bareStep = (h, id) => h.stepInto(id, 5);
 
 // One repetition of the API step: `batches` runs of 64 forced steps, each on a fresh decoder made
 // outside the timed interval. Returns [wall µs per step, cpu µs per step].
@@ -160,7 +147,6 @@ for (const H of opt.H) {
   if (model.config.hidden !== H || model.config.tokenizer !== 'ids') throw new Error(`unexpected config at H=${H}`);
   const enc = model.encode(SRC);
   const rawDec = model.decoder(enc, { maxLength: 1000 });  // only its handle's rawStepMicros is used
-  if (!bareStep) { const d = model.decoder(enc, { maxLength: 1000 }); pickBareStep(d._h); d.dispose(); }
   setups.push({ H, model, enc, rawDec, bytes: bytes.length });
 }
 

@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "cli/args.hpp"
 #include "cli/commands.hpp"
 #include "model/checkpoint.hpp"
 #include "model/vocab.hpp"
@@ -49,40 +50,14 @@ Flags parse_flags(const std::vector<std::string>& a, const std::vector<std::stri
   return f;
 }
 
-long to_long(const std::string& k, const std::string& v, long lo, long hi) {
-  std::size_t used = 0;
-  long x = 0;
-  try {
-    x = std::stol(v, &used);
-  } catch (...) {
-    used = 0;
-  }
-  if (used != v.size() || x < lo || x > hi)
-    throw std::invalid_argument("--" + k + " expects an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) +
-                                "], got '" + v + "'");
-  return x;
-}
-
-double to_double(const std::string& k, const std::string& v) {
-  std::size_t used = 0;
-  double x = 0;
-  try {
-    x = std::stod(v, &used);
-  } catch (...) {
-    used = 0;
-  }
-  if (used != v.size()) throw std::invalid_argument("--" + k + " expects a number, got '" + v + "'");
-  return x;
-}
-
 std::unique_ptr<train::Task> task_from(const Flags& f) {
   const auto* t = f.get("task");
   const auto* d = f.get("data");
   if (!!t == !!d) throw std::invalid_argument("give exactly one of --task NAME or --data FILE.tsv");
   if (t) {
     train::TaskOptions o;
-    if (const auto* v = f.get("min-len")) o.min_len = int(to_long("min-len", *v, 1, kMaxSourceLength));
-    if (const auto* v = f.get("max-len")) o.max_len = int(to_long("max-len", *v, 1, kMaxSourceLength));
+    if (const auto* v = f.get("min-len")) o.min_len = int(parse_int_in("--min-len", *v, 1, kMaxSourceLength));
+    if (const auto* v = f.get("max-len")) o.max_len = int(parse_int_in("--max-len", *v, 1, kMaxSourceLength));
     return train::make_task(*t, o);
   }
   std::ifstream in(*d, std::ios::binary);
@@ -121,13 +96,13 @@ int train_cmd(const std::vector<std::string>& args) {
   c.bidirectional = f.has("bidirectional");
   c.input_feeding = f.has("input-feeding");
   c.bridge = f.has("bridge");
-  const int hidden = int(to_long("hidden", str("hidden", "64"), 1, 4096));
+  const int hidden = int(parse_int_in("--hidden", str("hidden", "64"), 1, 4096));
   c.enc_hidden = c.bidirectional ? (c.bridge ? hidden : hidden / 2) : hidden;
   if (c.bidirectional && !c.bridge && hidden % 2) throw std::invalid_argument("--hidden must be even for a bidirectional encoder without --bridge");
   c.dec_hidden = hidden;
-  c.src_emb = c.tgt_emb = int(to_long("embedding", str("embedding", std::to_string(hidden).c_str()), 1, 4096));
-  c.layers = int(to_long("layers", str("layers", "1"), 1, 8));
-  c.attn_dim = int(to_long("attn-dim", str("attn-dim", std::to_string(hidden).c_str()), 1, 4096));
+  c.src_emb = c.tgt_emb = int(parse_int_in("--embedding", str("embedding", std::to_string(hidden).c_str()), 1, 4096));
+  c.layers = int(parse_int_in("--layers", str("layers", "1"), 1, 8));
+  c.attn_dim = int(parse_int_in("--attn-dim", str("attn-dim", std::to_string(hidden).c_str()), 1, 4096));
   c.tokenizer = task->tokenizer();
   c.src_tokens = task->src_vocab();
   c.tgt_tokens = task->tgt_vocab();
@@ -137,12 +112,12 @@ int train_cmd(const std::vector<std::string>& args) {
              {"task", task->name()},
              {"description", str("description", "")}};
   train::TrainOptions o;
-  o.steps = int(to_long("steps", str("steps", "3000"), 1, 10000000));
-  o.batch_size = int(to_long("batch", str("batch", "32"), 1, 4096));
-  o.lr = float(to_double("lr", str("lr", "0.003")));
-  o.warmup = int(to_long("warmup", str("warmup", "100"), 0, 10000000));
-  o.clip = float(to_double("clip", str("clip", "1")));
-  o.seed = std::uint64_t(to_long("seed", str("seed", "1"), 0, 1L << 62));
+  o.steps = int(parse_int_in("--steps", str("steps", "3000"), 1, 10000000));
+  o.batch_size = int(parse_int_in("--batch", str("batch", "32"), 1, 4096));
+  o.lr = float(parse_number("--lr", str("lr", "0.003")));
+  o.warmup = int(parse_int_in("--warmup", str("warmup", "100"), 0, 10000000));
+  o.clip = float(parse_number("--clip", str("clip", "1")));
+  o.seed = std::uint64_t(parse_int_in("--seed", str("seed", "1"), 0, 1L << 62));
 
   Model model(c);
   train::initialize(model, o.seed);
@@ -201,9 +176,9 @@ int eval_cmd(const std::vector<std::string>& args) {
   if (!mp) throw std::invalid_argument("--model FILE is required");
   const auto task = task_from(f);
   Model model = load_checkpoint_file(*mp);
-  const int n = int(to_long("n", f.get("n") ? *f.get("n") : "2000", 1, 1000000));
-  const auto seed = std::uint64_t(to_long("seed", f.get("seed") ? *f.get("seed") : "20261130", 0, 1L << 62));
-  const int beam = int(to_long("beam", f.get("beam") ? *f.get("beam") : "1", 1, kMaxBeam));
+  const int n = int(parse_int_in("--n", f.get("n") ? *f.get("n") : "2000", 1, 1000000));
+  const auto seed = std::uint64_t(parse_int_in("--seed", f.get("seed") ? *f.get("seed") : "20261130", 0, 1L << 62));
+  const int beam = int(parse_int_in("--beam", f.get("beam") ? *f.get("beam") : "1", 1, kMaxBeam));
   const auto examples = train::sample_n(*task, seed, n);
   const auto r = train::evaluate(model, examples, beam);
   if (f.has("json")) {

@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "cli/args.hpp"
 #include "cli/commands.hpp"
 #include "decode/decode.hpp"
 #include "model/checkpoint.hpp"
@@ -20,30 +21,6 @@ struct Args {
   DecodeOptions opt;
 };
 
-long parse_int(const std::string& flag, const std::string& v) {
-  std::size_t used = 0;
-  long x = 0;
-  try {
-    x = std::stol(v, &used);
-  } catch (...) {
-    used = 0;
-  }
-  if (used != v.size() || v.empty()) throw std::invalid_argument(flag + " expects an integer, got '" + v + "'");
-  return x;
-}
-
-float parse_float(const std::string& flag, const std::string& v) {
-  std::size_t used = 0;
-  float x = 0;
-  try {
-    x = std::stof(v, &used);
-  } catch (...) {
-    used = 0;
-  }
-  if (used != v.size() || v.empty()) throw std::invalid_argument(flag + " expects a number, got '" + v + "'");
-  return x;
-}
-
 Args parse(const std::vector<std::string>& a) {
   Args r;
   for (std::size_t i = 0; i < a.size(); ++i) {
@@ -55,8 +32,8 @@ Args parse(const std::vector<std::string>& a) {
     if (f == "--model") r.model = value();
     else if (f == "--beam") r.opt.beam = int(parse_int(f, value()));
     else if (f == "--max-length") r.opt.max_length = int(parse_int(f, value()));
-    else if (f == "--length-penalty") r.opt.length_penalty = parse_float(f, value());
-    else if (f == "--temperature") r.opt.temperature = parse_float(f, value());
+    else if (f == "--length-penalty") r.opt.length_penalty = float(parse_number(f, value()));
+    else if (f == "--temperature") r.opt.temperature = float(parse_number(f, value()));
     else if (f == "--seed") r.opt.seed = std::uint64_t(parse_int(f, value()));
     else if (f == "--prefix") r.prefix = value();
     else if (f == "--ids") r.ids = value();

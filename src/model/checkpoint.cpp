@@ -104,14 +104,13 @@ ModelConfig infer_config(const safetensors::File& f) {
   const auto& dhh = need(f, "decoder.rnn.weight_hh_l0", 2);
   c.enc_hidden = int(ehh.shape[1]);
   c.dec_hidden = int(dhh.shape[1]);
-  const std::int64_t eg = ehh.shape[0] / ehh.shape[1], dg = dhh.shape[0] / dhh.shape[1];
+  const std::int64_t eg = ehh.shape[0] / ehh.shape[1];
   if (ehh.shape[0] % ehh.shape[1] || (eg != 3 && eg != 4))
     fail("tensor 'encoder.rnn.weight_hh_l0' has shape " + shape_str(ehh.shape) +
          ": rows must be 3 (GRU) or 4 (LSTM) times the hidden size");
   if (dhh.shape[0] != eg * dhh.shape[1])
     fail("tensor 'decoder.rnn.weight_hh_l0' has shape " + shape_str(dhh.shape) + " but the encoder's cell has " +
          std::to_string(eg) + " gates: encoder and decoder must use the same cell");
-  (void)dg;
   c.cell = eg == 3 ? Cell::GRU : Cell::LSTM;
   c.layers = count_layers(f, "encoder.rnn.");
   const int dec_layers = count_layers(f, "decoder.rnn.");

@@ -44,7 +44,7 @@ void Model::start(const Encoded& enc, DecoderState& st, int capacity) const {
 }
 
 // gi (B, G Hd) = [emb(prev); rest] W_ih^T + b_ih for decoder layer 0; rest (B, R) may be null if R = 0.
-const float* Model::input_projection(int, int, const float* rest, std::size_t ldr, const std::int32_t* prev,
+const float* Model::input_projection(const float* rest, std::size_t ldr, const std::int32_t* prev,
                                      std::size_t B, float* gi) const {
   const auto& c = config_;
   const std::size_t E = c.tgt_emb, D = c.dec_input(), R = D - E, GH = std::size_t(c.gates()) * c.dec_hidden;
@@ -97,7 +97,7 @@ void Model::step(const Encoded& enc, DecoderState& st, const std::int32_t* prev,
   auto attend = [&](const float* Q) {
     std::memcpy(st.query.data(), Q, B * Hd * sizeof(float));
     const float* keys = c.score == Score::Dot ? enc.memory.data() : enc.keys.data();
-    nn::attention_scores(attn_, Q, B, Hd, keys, T, 0, st.scores.data(), st.attn_scratch.data());
+    nn::attention_scores(attn_, Q, B, Hd, keys, T, st.scores.data(), st.attn_scratch.data());
     for (std::size_t b = 0; b < B; ++b) {
       float* w = &st.weights[b * T];
       if (attn_override) {
@@ -115,7 +115,7 @@ void Model::step(const Encoded& enc, DecoderState& st, const std::int32_t* prev,
   };
 
   auto run_rnn = [&](const float* rest, std::size_t ldr) {
-    if (!input_projection(0, 0, rest, ldr, prev, B, st.gi.data())) {
+    if (!input_projection(rest, ldr, prev, B, st.gi.data())) {
       for (std::size_t b = 0; b < B; ++b) {
         std::memcpy(&st.x[b * D], dec_emb_ + std::size_t(prev[b]) * E, E * sizeof(float));
         if (D > E) std::memcpy(&st.x[b * D + E], rest + b * ldr, (D - E) * sizeof(float));

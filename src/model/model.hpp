@@ -98,8 +98,9 @@ class Model {
   void bind();  // resolves layer views into params_
   void build_tables();
   void build_packs();
-  const float* input_projection(int layer, int dir, const float* x, std::size_t ldx, const std::int32_t* ids,
-                                std::size_t B, float* gi) const;
+  // Decoder layer 0's gi from the token table (+ the rest's product); nullptr without tables.
+  const float* input_projection(const float* rest, std::size_t ldr, const std::int32_t* ids, std::size_t B,
+                                float* gi) const;
 
   ModelConfig config_;
   Params params_;

@@ -8,7 +8,7 @@
 namespace attnseq::nn {
 
 void attention_scores(const AttentionWeights& a, const float* Q, std::size_t B, std::size_t Hd,
-                      const float* keys, std::size_t T, std::size_t key_dim, float* scores, float* scratch) {
+                      const float* keys, std::size_t T, float* scores, float* scratch) {
   if (a.score != Score::Additive) {
     // dot: <s, h_i>; general: <s, W_a h_i> with W_a h_i precomputed as keys.
     kernels::gemm_nt(Q, Hd, keys, scores, T, B, T, Hd, false);
@@ -25,7 +25,6 @@ void attention_scores(const AttentionWeights& a, const float* Q, std::size_t B, 
     kernels::tanh(tmp, T * A);
     kernels::gemv(tmp, a.v, scores + b * T, T, A, false);
   }
-  (void)key_dim;
 }
 
 void attention_context(const float* weights, std::size_t B, const float* memory, std::size_t T,

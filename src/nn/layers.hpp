@@ -61,7 +61,7 @@ struct AttentionWeights {
 };
 // scores (B, T) for queries Q (B, Hd). scratch: additive needs B*A + T*A floats, others none.
 void attention_scores(const AttentionWeights& a, const float* Q, std::size_t B, std::size_t Hd,
-                      const float* keys, std::size_t T, std::size_t key_dim, float* scores, float* scratch);
+                      const float* keys, std::size_t T, float* scores, float* scratch);
 // context (B, Ho) = weights (B, T) memory (T, Ho)
 void attention_context(const float* weights, std::size_t B, const float* memory, std::size_t T,
                        std::size_t Ho, float* context);

@@ -211,7 +211,7 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad) {
     if (c.score == Score::Additive) s.u.assign(B * Ts * A, 0.f);
     for (std::size_t b = 0; b < B; ++b) {
       float* w = &s.weights[b * Ts];
-      nn::attention_scores(aw, &s.query[b * Hd], 1, Hd, key_ptr + b * Ts * Kd, Ts, Kd, w, scratch.data());
+      nn::attention_scores(aw, &s.query[b * Hd], 1, Hd, key_ptr + b * Ts * Kd, Ts, w, scratch.data());
       if (c.score == Score::Additive) std::copy(scratch.begin() + A, scratch.end(), s.u.begin() + b * Ts * A);
       kernels::masked_softmax(w, Ts, bt.src_len[b]);
       nn::attention_context(w, 1, &memory[b * Ts * Ho], Ts, Ho, &s.context[b * Ho]);

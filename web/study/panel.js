@@ -6,6 +6,7 @@ import { EngineClient } from '../train/client.js';
 import { h, s, uid, field, injectStyles } from '../train/dom.js';
 import { lengthGrid } from './data.js';
 import { accuracyChartLayout } from './layout.js';
+import { chartAxes } from '../train/render.js';
 
 export const DEFAULT_MODELS = [
   { key: 'attention', label: 'Attention (Luong, dot)', file: 'reverse.safetensors' },
@@ -66,13 +67,7 @@ export function mount(section, _api = {}, opts = {}) {
     chart.setAttribute('viewBox', `0 0 ${w} ${CHART_H}`);
     chart.setAttribute('width', w);
     chart.setAttribute('height', CHART_H);
-    const kids = [s('rect', { class: 'ts-frame', x: p.x, y: p.y, width: p.w, height: p.h })];
-    for (const t of L.yTicks) kids.push(
-      s('line', { class: 'ts-gridline', x1: p.x, x2: p.x + p.w, y1: t.y, y2: t.y }),
-      s('text', { class: 'ts-tick', x: p.x - 4, y: t.y, 'text-anchor': 'end', 'dominant-baseline': 'middle' }, t.label));
-    for (const t of L.xTicks) kids.push(
-      s('line', { class: 'ts-gridline', x1: t.x, x2: t.x, y1: p.y, y2: p.y + p.h }),
-      s('text', { class: 'ts-tick', x: t.x, y: p.y + p.h + 14, 'text-anchor': 'middle' }, t.label));
+    const kids = chartAxes(L);
     kids.push(s('text', { class: 'ts-axis', x: p.x + p.w / 2, y: CHART_H - 4, 'text-anchor': 'middle' }, 'source length (letters)'));
     L.series.forEach((sr, i) => {
       if (!sr.points.length) return;

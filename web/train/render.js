@@ -17,6 +17,19 @@ function size(svg, w, h) {
  * grid and tick labels are rebuilt only when they change; otherwise only the path and the dot move,
  * which keeps each redraw during training cheap (no SVG text layout).
  */
+// A chart's frame, grid lines and tick labels from a layout with plot, xTicks and yTicks.
+export function chartAxes(L) {
+  const p = L.plot;
+  const kids = [s('rect', { class: 'ts-frame', x: p.x, y: p.y, width: p.w, height: p.h })];
+  for (const t of L.yTicks) kids.push(
+    s('line', { class: 'ts-gridline', x1: p.x, x2: p.x + p.w, y1: t.y, y2: t.y }),
+    s('text', { class: 'ts-tick', x: p.x - 4, y: t.y, 'text-anchor': 'end', 'dominant-baseline': 'middle' }, t.label));
+  for (const t of L.xTicks) kids.push(
+    s('line', { class: 'ts-gridline', x1: t.x, x2: t.x, y1: p.y, y2: p.y + p.h }),
+    s('text', { class: 'ts-tick', x: t.x, y: p.y + p.h + 14, 'text-anchor': 'middle' }, t.label));
+  return kids;
+}
+
 export function renderLoss(svg, points, w, h, opts = {}) {
   const L = lossCurveLayout(points, w, h, opts);
   const p = L.plot;
@@ -24,13 +37,7 @@ export function renderLoss(svg, points, w, h, opts = {}) {
   let c = cache.get(svg);
   if (c?.axesKey !== axesKey) {
     size(svg, w, h);
-    const kids = [s('rect', { class: 'ts-frame', x: p.x, y: p.y, width: p.w, height: p.h })];
-    for (const t of L.yTicks) kids.push(
-      s('line', { class: 'ts-gridline', x1: p.x, x2: p.x + p.w, y1: t.y, y2: t.y }),
-      s('text', { class: 'ts-tick', x: p.x - 4, y: t.y, 'text-anchor': 'end', 'dominant-baseline': 'middle' }, t.label));
-    for (const t of L.xTicks) kids.push(
-      s('line', { class: 'ts-gridline', x1: t.x, x2: t.x, y1: p.y, y2: p.y + p.h }),
-      s('text', { class: 'ts-tick', x: t.x, y: p.y + p.h + 14, 'text-anchor': 'middle' }, t.label));
+    const kids = chartAxes(L);
     kids.push(s('text', { class: 'ts-axis', x: p.x + p.w, y: h - 2, 'text-anchor': 'end' }, 'step'));
     if (!L.count) kids.push(s('text', { class: 'ts-empty', x: p.x + p.w / 2, y: p.y + p.h / 2, 'text-anchor': 'middle' }, 'the loss appears here as the model trains'));
     const path = s('path', { class: 'ts-loss-line', d: '' });
