@@ -119,7 +119,7 @@ TEST_CASE("gradient check: attention (dot, general keys, additive)") {
       a.w_q = Wq.data();
       a.v = v.data();
       std::vector<float> s(T), scratch(A + T * A);
-      nn::attention_scores(a, q.data(), 1, Hd, keys.data(), T, Kd, s.data(), scratch.data());
+      nn::attention_scores(a, q.data(), 1, Hd, keys.data(), T, s.data(), scratch.data());
       u.assign(scratch.begin() + A, scratch.end());  // additive leaves tanh(W_q q + k_t) here
       w = s;
       kernels::masked_softmax(w.data(), T, valid);
