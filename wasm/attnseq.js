@@ -18,6 +18,7 @@ let initOptions = {};
 
 /** Optional: where to find attnseq-core.wasm (e.g. a CDN). Call before the first loadModel(). */
 export async function init(options = {}) {
+  checkOptions(options, 'init');
   if (corePromise) throw new AttnseqError('ALREADY_INITIALISED', 'init() must be called before the engine is first used');
   initOptions = { ...options };
   await core();
@@ -112,11 +113,13 @@ export async function loadModel(source) {
  * ('dates', 'en-ko', 'reverse', 'copy') or on TSV text ({ tsv, tokenizer: 'char' | 'word' }).
  */
 export async function createTrainer(options = {}) {
+  checkOptions(options, 'createTrainer');
+  if (options.model !== undefined) checkOptions(options.model, 'createTrainer model');
   const M = await core();
-  if (options === null || typeof options !== 'object') throw new AttnseqError('BAD_INPUT', 'createTrainer() takes an options object');
   const task = options.task ?? 'copy';
   if (typeof task !== 'string' && (task === null || typeof task !== 'object'))
     throw new AttnseqError('BAD_INPUT', "task must be a task name or { tsv, tokenizer }");
+  if (typeof task === 'object') checkOptions(task, 'createTrainer task');
   const h = new M.Trainer();
   const st = h.create(options.model ?? {}, task, options);
   if (!st.ok) {
@@ -154,6 +157,8 @@ export class Model extends Disposable {
 
   /** Source text (or ids) -> ids and the display tokens. */
   tokenize(input, side = 'source') {
+    if (side !== 'source' && side !== 'target')
+      throw new AttnseqError('BAD_INPUT', `tokenize(): side must be 'source' or 'target', got ${describe(side)}`);
     const s = side === 'target' ? 1 : 0;
     if (typeof input === 'string') {
       checkWellFormed(input);
@@ -180,22 +185,26 @@ export class Model extends Disposable {
   /** Starts step-by-step decoding of an encoded source. */
   decoder(enc, options = {}) {
     if (!(enc instanceof Encoded)) throw new AttnseqError('BAD_INPUT', 'decoder() takes the result of model.encode()');
-    const opts = this.#options(options);
+    const opts = this.#options(options, 'decoder');
+    const topk = options.topk ?? 5;
+    if (!Number.isInteger(topk) || topk < 0 || topk > MAX_TOPK)
+      throw new AttnseqError('BAD_INPUT', `option 'topk' is ${describe(topk)}; it must be an integer in [0, ${MAX_TOPK}]`);
     const h = new this._M.Decoder();
-    const st = h.start(enc._h, opts);
+    const st = h.start(this._h, enc._h, opts);
     if (!st.ok) {
       h.delete();
       throw new AttnseqError(st.code, st.message);
     }
-    return new Decoder(this, enc, h, st.maxLength, options.topk ?? 5);
+    return new Decoder(this, enc, h, st.maxLength, topk);
   }
 
   /** Decodes a whole sequence (greedy, beam or sampled). */
   translate(input, options = {}) {
+    checkOptions(options, 'translate');
     const own = !(input instanceof Encoded);
     const enc = own ? this.encode(input) : input;
     try {
-      const r = check(this._M.translate(enc._h, this.#options(options)));
+      const r = check(this._M.translate(this._h, enc._h, this.#options(options, 'translate')));
       const cols = r.cols;
       const hyps = r.hypotheses.map((h) => {
         let ids = h.ids;
@@ -230,8 +239,8 @@ export class Model extends Disposable {
     return c.tokenizer === 'char' ? keep.join('') : keep.join(' ');
   }
 
-  #options(o) {
-    if (o === null || typeof o !== 'object') throw new AttnseqError('BAD_INPUT', 'options must be an object');
+  #options(o, where) {
+    checkOptions(o, where);
     const out = {};
     for (const k of ['beam', 'maxLength', 'lengthPenalty', 'temperature', 'seed', 'numHypotheses']) {
       if (o[k] === undefined) continue;
@@ -298,6 +307,7 @@ export class Decoder extends Disposable {
   get length() { return this._h.length(); }
   /** One decoder step. options.force: a token id or string to emit; options.attention: a weight row to use. */
   step(options = {}) {
+    checkOptions(options, 'step');
     const m = this.model;
     let forced = -1;
     if (options.force !== undefined) {
@@ -334,6 +344,49 @@ export class Decoder extends Disposable {
       attention, scores, query, context, logits, topk,
     };
   }
+}
+
+// The option names each function takes. A misspelt name (`bem: 3`) must not silently run the default,
+// so any other name is refused, naming the nearest valid one.
+const OPTION_NAMES = {
+  init: ['locateFile', 'wasmBinary'],
+  translate: ['beam', 'maxLength', 'lengthPenalty', 'temperature', 'seed', 'numHypotheses', 'prefix', 'replaceUnknowns'],
+  decoder: ['maxLength', 'temperature', 'seed', 'prefix', 'topk'],
+  step: ['force', 'attention'],
+  createTrainer: ['task', 'model', 'batchSize', 'lr', 'steps', 'warmup', 'clip', 'seed', 'minLength', 'maxLength'],
+  'createTrainer model': ['style', 'score', 'cell', 'hidden', 'embedding', 'layers', 'bidirectional', 'inputFeeding',
+    'bridge', 'attentionSize', 'name'],
+  'createTrainer task': ['tsv', 'tokenizer'],
+};
+const MAX_TOPK = 64;
+
+function checkOptions(o, where) {
+  if (o === null || typeof o !== 'object' || Array.isArray(o))
+    throw new AttnseqError('BAD_INPUT', `${where} options must be an object, got ${describe(o)}`);
+  const valid = OPTION_NAMES[where];
+  for (const k of Object.keys(o)) {
+    if (valid.includes(k)) continue;
+    const near = valid.reduce((a, b) => (editDistance(k, b) < editDistance(k, a) ? b : a));
+    throw new AttnseqError('BAD_INPUT', `${where}: unknown option '${k}' (did you mean '${near}'? valid: ${valid.join(', ')})`);
+  }
+}
+
+function editDistance(a, b) {  // Levenshtein, case-insensitive
+  a = a.toLowerCase(); b = b.toLowerCase();
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++)
+      cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = cur;
+  }
+  return prev[b.length];
+}
+
+function describe(v) {
+  if (typeof v === 'string') return JSON.stringify(v);
+  if (Array.isArray(v)) return 'an array';
+  return v === null ? 'null' : typeof v === 'object' ? 'an object' : String(v);
 }
 
 // A lone UTF-16 surrogate cannot become UTF-8; Embind would silently replace it, so refuse it here.
