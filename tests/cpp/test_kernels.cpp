@@ -8,6 +8,10 @@
 
 #include "kernels/kernels.hpp"
 
+#ifndef ATTNSEQ_EXPECT_ARCH
+#define ATTNSEQ_EXPECT_ARCH ""
+#endif
+
 using namespace attnseq;
 
 namespace {
@@ -34,7 +38,17 @@ TEST_CASE("kernels: arch is the intended one") {
   const std::string arch = std::string("xsimd arch: ") + simd::arch_name() +
                            (kernels::uses_reference ? " (reference routing)" : "");
   MESSAGE(arch);
-  CHECK(std::string(simd::arch_name()).size() > 0);
+  const std::string expect = ATTNSEQ_EXPECT_ARCH;  // set per build in CMakeLists.txt
+  if (!expect.empty()) {
+    CHECK(std::string(simd::arch_name()).rfind(expect, 0) == 0);
+  } else {
+    CHECK(std::string(simd::arch_name()) != "sse2");  // -march=native on any x86-64 CPU of the last decade
+  }
+#ifdef ATTNSEQ_REFERENCE_KERNELS
+  CHECK(kernels::uses_reference);
+#else
+  CHECK_FALSE(kernels::uses_reference);
+#endif
 }
 
 TEST_CASE("kernels: dot, axpy, add, mul match reference") {
