@@ -48,7 +48,7 @@ test('training on the page: loss curve and probe redrawn while it runs; the stop
   await page.waitForFunction(() => window.__draws.loss.filter((s) => s > 0).length >= 2 && window.__draws.probe.filter((s) => s > 0).length >= 2,
     null, { timeout: 60000, polling: 100 });
   assert.equal(await page.getAttribute(P, 'data-state'), 'running');
-  await page.screenshot({ path: path.join(OUT, 'demo-training.png'), fullPage: true });
+  await page.locator(P).screenshot({ path: path.join(OUT, 'demo-training.png') });
   await page.click(`${P} .ts-stop`);
   await page.waitForFunction(() => document.getElementById('train-panel').dataset.state === 'trained', null, { timeout: 20000, polling: 100 });
 
