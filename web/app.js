@@ -838,5 +838,14 @@ buildInfo().then((s) => { $('build').textContent = `engine: ${s}`; }).catch(() =
 // api.loadModelBytes(bytes, label): adds a checkpoint to "Your models" and selects it; resolves to its
 // picker id, rejects when the checkpoint is refused (the message is shown on the page too).
 const api = { loadModelBytes: (bytes, label) => loadUserBytes(bytes, label ?? 'trained model') };
-import('./train/panel.js').then((m) => m.mount(document.getElementById('train-panel'), api)).catch(() => {});
-import('./study/panel.js').then((m) => m.mount(document.getElementById('length-study'), api)).catch(() => {});
+// A panel whose module fails to load or mount says so in its place and in the console, instead of
+// leaving an empty section. (The import() calls stay literal so bundlers still see them.)
+function mountPanel(id, what, load) {
+  load().then((m) => m.mount($(id), api)).catch((e) => {
+    console.error(`attnseq demo: the ${what} could not be loaded:`, e);
+    $(id).append(h('p', { class: 'errors panel-error', role: 'alert' },
+      `The ${what} could not be loaded, so it is missing from this page; reloading may help. (${errText(e)})`));
+  });
+}
+mountPanel('train-panel', 'training panel', () => import('./train/panel.js'));
+mountPanel('length-study', 'length study', () => import('./study/panel.js'));
