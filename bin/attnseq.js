@@ -276,6 +276,9 @@ function rowsOf(attention, rows, cols) {
   return out;
 }
 
+// The --json object: one schema for both command lines (README.md, "Command line"), which
+// src/cli/translate.cpp prints with the same keys in the same order. `tokens` are ids (as in the API),
+// `tgtTokens` their strings; `attention` is a list of rows, or null for a style 'none' model.
 function toJSON(r, hasAttention, srcIds) {
   return {
     text: r.text, tokens: r.tokens, srcIds: Array.from(srcIds), srcTokens: r.srcTokens, tgtTokens: r.tgtTokens,

@@ -1,6 +1,8 @@
 // `attnseq translate` and `attnseq info`: load a checkpoint, decode, print tokens and the alignment
-// as a shaded text heatmap (rows: target tokens, columns: source tokens) or as JSON.
+// as a shaded text heatmap (rows: target tokens, columns: source tokens) or as JSON in the schema
+// README.md's "Command line" section gives, the same as `npx attnseq translate --json` prints.
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <stdexcept>
 #include <string>
@@ -75,6 +77,62 @@ std::size_t display_width(const std::string& s) {
   return w;
 }
 
+// A JSON number: a float printed with the 9 significant digits that give it back exactly; values that
+// are not finite are null, as JSON.stringify prints them.
+std::string json_number(double x) {
+  if (!std::isfinite(x)) return "null";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.9g", x);
+  return buf;
+}
+
+template <class T, class F>
+std::string json_list(const std::vector<T>& v, F item) {
+  std::string out = "[";
+  for (std::size_t k = 0; k < v.size(); ++k) out += (k ? "," : "") + item(v[k]);
+  return out + "]";
+}
+
+// The --json object (README.md, "Command line"): the best hypothesis at the top level, then every
+// hypothesis. `tokens` are target ids, `tgtTokens` their strings, `srcIds`/`srcTokens` the source;
+// `attention` is a list of rows (one per target token), or null for a style 'none' model.
+std::string translation_json(const DecodeResult& r, bool has_attention, const Vocab& tv,
+                             const std::vector<std::int32_t>& src, const std::vector<std::string>& src_pieces) {
+  const std::size_t T = src.size();
+  auto id = [](std::int32_t x) { return std::to_string(x); };
+  auto str = [](const std::string& x) { return json::quote(x); };
+  auto strings = [&](const Hypothesis& h) {
+    std::vector<std::string> out;
+    for (auto t : h.tokens) out.push_back(tv.token(t));
+    return json_list(out, str);
+  };
+  auto text = [&](const Hypothesis& h) { return json::quote(tv.decode(h.tokens.data(), h.tokens.size())); };
+  auto attention = [&](const Hypothesis& h) -> std::string {
+    if (!has_attention) return "null";
+    std::string out = "[";
+    for (std::size_t k = 0; k < h.tokens.size(); ++k) {
+      out += k ? ",[" : "[";
+      for (std::size_t t = 0; t < T; ++t) out += (t ? "," : "") + json_number(h.attention[k * T + t]);
+      out += "]";
+    }
+    return out + "]";
+  };
+  const Hypothesis& best = r.hypotheses[0];
+  std::string out = "{\"text\":" + text(best) + ",\"tokens\":" + json_list(best.tokens, id) +
+                    ",\"srcIds\":" + json_list(src, id) + ",\"srcTokens\":" + json_list(src_pieces, str) +
+                    ",\"tgtTokens\":" + strings(best) + ",\"attention\":" + attention(best) +
+                    ",\"rows\":" + std::to_string(best.tokens.size()) + ",\"cols\":" + std::to_string(T) +
+                    ",\"score\":" + json_number(best.score) + ",\"hypotheses\":[";
+  for (std::size_t h = 0; h < r.hypotheses.size(); ++h) {
+    const Hypothesis& hy = r.hypotheses[h];
+    out += std::string(h ? "," : "") + "{\"text\":" + text(hy) + ",\"tokens\":" + json_list(hy.tokens, id) +
+           ",\"tgtTokens\":" + strings(hy) + ",\"score\":" + json_number(hy.score) +
+           ",\"logProb\":" + json_number(hy.log_prob) + ",\"finished\":" + (hy.finished ? "true" : "false") +
+           ",\"attention\":" + attention(hy) + "}";
+  }
+  return out + "]}\n";
+}
+
 // Shade characters from light to dark: a terminal-friendly heatmap.
 const char* shade(float w) {
   static const char* levels[] = {" ", "\u2591", "\u2592", "\u2593", "\u2588"};
@@ -106,45 +164,7 @@ int translate(const std::vector<std::string>& argv) {
   const DecodeResult r = decode(model, enc, a.opt);
   const std::size_t T = src.size();
   if (a.json) {
-    std::string out = "{\"hypotheses\":[";
-    for (std::size_t h = 0; h < r.hypotheses.size(); ++h) {
-      const auto& hy = r.hypotheses[h];
-      out += h ? "," : "";
-      out += "{\"text\":" + json::quote(tv.decode(hy.tokens.data(), hy.tokens.size())) + ",\"tokens\":[";
-      for (std::size_t k = 0; k < hy.tokens.size(); ++k) out += (k ? "," : "") + json::quote(tv.token(hy.tokens[k]));
-      out += "],\"ids\":[";
-      for (std::size_t k = 0; k < hy.tokens.size(); ++k) out += (k ? "," : "") + std::to_string(hy.tokens[k]);
-      char buf[64];
-      std::snprintf(buf, sizeof buf, "%.6g", hy.score);
-      out += "],\"score\":" + std::string(buf) + ",\"attention\":[";
-      for (std::size_t k = 0; k < hy.tokens.size(); ++k) {
-        out += k ? ",[" : "[";
-        for (std::size_t t = 0; t < T; ++t) {
-          std::snprintf(buf, sizeof buf, "%.6g", hy.attention[k * T + t]);
-          out += (t ? "," : "") + std::string(buf);
-        }
-        out += "]";
-      }
-      out += "]}";
-    }
-    out += "],\"src_tokens\":[";
-    for (std::size_t t = 0; t < T; ++t) out += (t ? "," : "") + json::quote(src_pieces[t]);
-    const auto& best = r.hypotheses[0];
-    // Top-level fields mirror the best hypothesis for convenience.
-    out += "],\"text\":" + json::quote(tv.decode(best.tokens.data(), best.tokens.size())) + ",\"tokens\":[";
-    for (std::size_t k = 0; k < best.tokens.size(); ++k) out += (k ? "," : "") + json::quote(tv.token(best.tokens[k]));
-    out += "],\"attention\":[";
-    char buf[64];
-    for (std::size_t k = 0; k < best.tokens.size(); ++k) {
-      out += k ? ",[" : "[";
-      for (std::size_t t = 0; t < T; ++t) {
-        std::snprintf(buf, sizeof buf, "%.6g", best.attention[k * T + t]);
-        out += (t ? "," : "") + std::string(buf);
-      }
-      out += "]";
-    }
-    out += "]}\n";
-    std::fputs(out.c_str(), stdout);
+    std::fputs(translation_json(r, c.has_attention(), tv, src, src_pieces).c_str(), stdout);
     return 0;
   }
   for (std::size_t h = 0; h < r.hypotheses.size(); ++h) {

@@ -68,19 +68,26 @@ function assertRowsClose(got, want, what) {
   });
 }
 
-// One native `--json` hypothesis against one of the package's hypotheses.
+// One native `--json` hypothesis against one of the package's hypotheses (the --json schema is in
+// README.md's "Command line" section: `tokens` are ids, `tgtTokens` their strings).
 function assertSameHypothesis(n, j, what) {
-  assert.deepEqual(n.ids, j.tokens, `${what}: ids`);
+  assert.deepEqual(n.tokens, j.tokens, `${what}: tokens (ids)`);
   assert.equal(n.text, j.text, `${what}: text`);
-  assert.deepEqual(n.tokens, j.tgtTokens, `${what}: tokens`);
+  assert.deepEqual(n.tgtTokens, j.tgtTokens, `${what}: tgtTokens`);
   assert.ok(Math.abs(n.score - j.score) <= TOL * Math.max(1, Math.abs(j.score)), `${what}: score ${n.score} vs ${j.score}`);
+  assert.ok(Math.abs(n.logProb - j.logProb) <= TOL * Math.max(1, Math.abs(j.logProb)), `${what}: logProb ${n.logProb} vs ${j.logProb}`);
+  assert.equal(n.finished, j.finished, `${what}: finished`);
   assertRowsClose(n.attention, rowsOf(j.attention, j.rows, j.cols), `${what}: attention`);
 }
 // The whole native `--json` translation against the package's translate() of the same input.
 function assertSameTranslation(nat, js, what) {
   assert.equal(nat.text, js.text, `${what}: text`);
-  assert.deepEqual(nat.tokens, js.tgtTokens, `${what}: tokens`);
-  assert.deepEqual(nat.src_tokens, js.srcTokens, `${what}: src_tokens`);
+  assert.deepEqual(nat.tokens, js.tokens, `${what}: tokens (ids)`);
+  assert.deepEqual(nat.tgtTokens, js.tgtTokens, `${what}: tgtTokens`);
+  assert.deepEqual(nat.srcTokens, js.srcTokens, `${what}: srcTokens`);
+  assert.equal(nat.rows, js.rows, `${what}: rows`);
+  assert.equal(nat.cols, js.cols, `${what}: cols`);
+  assert.ok(Math.abs(nat.score - js.score) <= TOL * Math.max(1, Math.abs(js.score)), `${what}: score ${nat.score} vs ${js.score}`);
   assertRowsClose(nat.attention, rowsOf(js.attention, js.rows, js.cols), `${what}: attention`);
   assert.equal(nat.hypotheses.length, js.hypotheses.length, `${what}: hypothesis count`);
   nat.hypotheses.forEach((h, i) => assertSameHypothesis(h, js.hypotheses[i], `${what}: hypothesis ${i}`));
@@ -111,8 +118,9 @@ test('translate --ids on an ids-only checkpoint gives the PyTorch twin\'s greedy
     for (const [i, c] of fx.cases.entries()) {
       const args = ['translate', '--model', file, '--max-length', String(fx.max_len), '--ids', c.src.join(',')];
       const nat = json(args);
-      assert.deepEqual(nat.hypotheses[0].ids, c.tokens, `case ${i}: ids`);
-      assert.equal(nat.src_tokens.length, c.src.length, `case ${i}: one column per source id`);
+      assert.deepEqual(nat.hypotheses[0].tokens, c.tokens, `case ${i}: ids`);
+      assert.deepEqual(nat.srcIds, c.src, `case ${i}: the source ids`);
+      assert.equal(nat.srcTokens.length, c.src.length, `case ${i}: one column per source id`);
       assertRowsClose(nat.attention, c.attention, `case ${i}: attention`);
       // The text form prints the same translation as the package.
       const js = m.translate(c.src, { maxLength: fx.max_len });
