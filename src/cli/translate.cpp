@@ -23,6 +23,9 @@ struct Args {
   DecodeOptions opt;
 };
 
+// The JS API's largest seed (Number.MAX_SAFE_INTEGER): a seed gives the same output in both.
+constexpr std::int64_t kMaxSeed = (std::int64_t(1) << 53) - 1;
+
 Args parse(const std::vector<std::string>& a) {
   Args r;
   for (std::size_t i = 0; i < a.size(); ++i) {
@@ -32,11 +35,11 @@ Args parse(const std::vector<std::string>& a) {
     };
     const std::string& f = a[i];
     if (f == "--model") r.model = value();
-    else if (f == "--beam") r.opt.beam = int(parse_int(f, value()));
-    else if (f == "--max-length") r.opt.max_length = int(parse_int(f, value()));
+    else if (f == "--beam") r.opt.beam = int(parse_int_in(f, value(), 1, kMaxBeam));
+    else if (f == "--max-length") r.opt.max_length = int(parse_int_in(f, value(), 1, kMaxTargetLength));
     else if (f == "--length-penalty") r.opt.length_penalty = float(parse_number(f, value()));
     else if (f == "--temperature") r.opt.temperature = float(parse_number(f, value()));
-    else if (f == "--seed") r.opt.seed = std::uint64_t(parse_int(f, value()));
+    else if (f == "--seed") r.opt.seed = std::uint64_t(parse_int_in(f, value(), 0, kMaxSeed));
     else if (f == "--prefix") r.prefix = value();
     else if (f == "--ids") r.ids = value();
     else if (f == "--json") r.json = true;
@@ -48,13 +51,15 @@ Args parse(const std::vector<std::string>& a) {
   return r;
 }
 
-std::vector<std::int32_t> parse_ids(const std::string& s) {
+// Comma-separated ids for `flag` (--ids, or --prefix of an ids-only model); the vocabulary size is
+// checked where they are used.
+std::vector<std::int32_t> parse_ids(const char* flag, const std::string& s) {
   std::vector<std::int32_t> out;
   std::size_t i = 0;
   while (i <= s.size()) {
     const std::size_t j = s.find(',', i);
     const std::string part = s.substr(i, j == std::string::npos ? std::string::npos : j - i);
-    out.push_back(std::int32_t(parse_int("--ids", part)));
+    out.push_back(std::int32_t(parse_int_in(flag, part, 0, INT32_MAX)));
     if (j == std::string::npos) break;
     i = j + 1;
   }
@@ -151,14 +156,14 @@ int translate(const std::vector<std::string>& argv) {
   std::vector<std::string> src_pieces;
   if (!a.ids.empty()) {
     if (a.has_text) throw std::invalid_argument("give either --ids or TEXT, not both");
-    src = parse_ids(a.ids);
+    src = parse_ids("--ids", a.ids);
     for (auto id : src) src_pieces.push_back(sv.token(id));
   } else {
     if (!a.has_text) throw std::invalid_argument("no source: give TEXT or --ids");
     src_pieces = sv.pieces(a.text);
     for (const auto& p : src_pieces) src.push_back(sv.lookup(p));
   }
-  if (!a.prefix.empty()) a.opt.prefix = tv.has_text() ? tv.encode(a.prefix) : parse_ids(a.prefix);
+  if (!a.prefix.empty()) a.opt.prefix = tv.has_text() ? tv.encode(a.prefix) : parse_ids("--prefix", a.prefix);
   Encoded enc;
   model.encode(src.data(), int(src.size()), enc);
   const DecodeResult r = decode(model, enc, a.opt);

@@ -325,7 +325,7 @@ test('errors exit non-zero with a message naming the problem', () => {
     [['frobnicate'], 2, "unknown command 'frobnicate'"],
     [['translate', '--model', enkoFile, '--beam', 'abc', 'Jane'], 1, "--beam expects an integer, got 'abc'"],
     [['translate', '--model', enkoFile, '--max-length', '1.5', 'Jane'], 1, "--max-length expects an integer, got '1.5'"],
-    [['translate', '--model', enkoFile, '--beam', '65', 'Jane'], 1, 'beam is 65; it must be in [1, 64]'],
+    [['translate', '--model', enkoFile, '--beam', '65', 'Jane'], 1, "--beam expects an integer in [1, 64], got '65'"],
     [['translate', '--model', FIX('tensors_only'), '--ids', '4,99'], 1, 'id 99, outside the source vocabulary'],
     [['train', '--task', 'copy', '--steps', '0', '--out', path.join(TMP, 'never.safetensors')], 1, "--steps expects an integer in [1, 10000000], got '0'"],
     [['translate', 'Jane'], 1, '--model FILE is required'],
