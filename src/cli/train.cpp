@@ -1,6 +1,7 @@
 // `attnseq train` and `attnseq eval`: train a model on a built-in task or a TSV file with a
 // progress line (step, loss, accuracy, tokens/s, ETA), save it as a checkpoint (+ optimiser state
-// for --resume); evaluate exact match, token accuracy, AER and accuracy by source length.
+// for --resume; both paths are checked before the first step and written through temporary files);
+// evaluate exact match, token accuracy, AER and accuracy by source length.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -11,6 +12,7 @@
 
 #include "cli/args.hpp"
 #include "cli/commands.hpp"
+#include "cli/files.hpp"
 #include "model/checkpoint.hpp"
 #include "model/vocab.hpp"
 #include "train/evaluate.hpp"
@@ -85,6 +87,7 @@ int train_cmd(const std::vector<std::string>& args) {
   const auto task = task_from(f);
   const auto* out = f.get("out");
   if (!out) throw std::invalid_argument("--out FILE.safetensors is required");
+  const std::string state_path = *out + ".trainer";
   ModelConfig c;
   auto str = [&](const char* k, const char* def) { const auto* v = f.get(k); return v ? *v : std::string(def); };
   const std::string style = str("style", "luong"), score = str("score", "dot"), cell = str("cell", "gru");
@@ -118,6 +121,10 @@ int train_cmd(const std::vector<std::string>& args) {
   o.warmup = int(parse_int_in("--warmup", str("warmup", "100"), 0, 10000000));
   o.clip = float(parse_number("--clip", str("clip", "1")));
   o.seed = std::uint64_t(parse_int_in("--seed", str("seed", "1"), 0, 1L << 62));
+
+  // Both outputs are known to be writable before any training time is spent.
+  check_writable(*out);
+  check_writable(state_path);
 
   Model model(c);
   train::initialize(model, o.seed);
@@ -159,12 +166,11 @@ int train_cmd(const std::vector<std::string>& args) {
   const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (!quiet) std::fprintf(stderr, "\n");
   model.prepare();
-  save_checkpoint_file(model, *out);
-  const auto state = tr.save_state();
-  {
-    std::ofstream st(*out + ".trainer", std::ios::binary);
-    st.write(reinterpret_cast<const char*>(state.data()), std::streamsize(state.size()));
-  }
+  // Both files are written in full before either replaces what was there.
+  OutputFile checkpoint(*out, save_checkpoint(model));
+  OutputFile state(state_path, tr.save_state());
+  checkpoint.commit();
+  state.commit();
   std::printf("trained %d steps in %.1f s (%.0f target tokens/s); saved %s (+ %s.trainer for --resume)\n",
               o.steps - start, el, tokens / el, out->c_str(), out->c_str());
   return 0;

@@ -1,5 +1,6 @@
-// The native command line's (build/native/attnseq, or $ATTNSEQ_NATIVE_CLI) refusals: numbers out of
-// range instead of cut to 32 bits. Fails if the binary is missing.
+// The native command line's (build/native/attnseq, or $ATTNSEQ_NATIVE_CLI) refusals and failure
+// reports: numbers out of range instead of cut to 32 bits, output paths checked before training,
+// failed writes that leave no truncated file and exit non-zero. Fails if the binary is missing.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -78,4 +79,60 @@ test('18: numbers beyond 32 bits and negative seeds are refused, naming the flag
   assert.deepEqual(j(['--temperature', '1', '--seed', '9007199254740991']).tokens, a.tokens, 'a seed is deterministic');
   const ids = JSON.parse(ok(['translate', '--model', IDS_MODEL, '--ids', '4,12', '--json']));
   assert.deepEqual(ids.srcIds, [4, 12]);
+});
+
+test('19: train checks every output path before the first step', () => {
+  const dir = path.join(TMP, 'precheck');
+  mkdirSync(dir);
+  const folderAsTrainer = path.join(dir, 'trainer-is-a-folder.safetensors');
+  mkdirSync(`${folderAsTrainer}.trainer`);
+  const folderAsOut = path.join(dir, 'out-is-a-folder.safetensors');
+  mkdirSync(folderAsOut);
+  const cases = [
+    [path.join(dir, 'no-such-folder', 'm.safetensors'), path.join(dir, 'no-such-folder', 'm.safetensors')],
+    [folderAsOut, folderAsOut],
+    [folderAsTrainer, `${folderAsTrainer}.trainer`],
+  ];
+  for (const [out, named] of cases) {
+    // Without --quiet the progress line shows each step; a refusal before training has none.
+    const r = refused([...TRAIN, '--steps', '3', '--out', out], `cannot write '${named}'`);
+    assert.doesNotMatch(r.err, /step \d+\/3/, `${r.what}: refused before training, but it trained: ${r.err}`);
+  }
+  assert.ok(!existsSync(folderAsTrainer), 'no checkpoint without its trainer state');
+  assert.deepEqual(strays(dir).sort(), ['out-is-a-folder.safetensors', 'trainer-is-a-folder.safetensors.trainer']);
+});
+
+test('20: a write that fails (ulimit -f) exits non-zero, names the file and leaves no truncated file', () => {
+  const dir = path.join(TMP, 'ulimit');
+  mkdirSync(dir);
+  // A model whose checkpoint (about 70 KB) and trainer state (about twice that) exceed 8 KiB.
+  const args = ['train', '--task', 'copy', '--hidden', '32', '--embedding', '32', '--steps', '2', '--seed', '5', '--quiet'];
+  const good = path.join(dir, 'good.safetensors');
+  ok([...args, '--out', good]);
+  const ckptBytes = statSync(good).size, stateBytes = statSync(`${good}.trainer`).size;
+  assert.ok(ckptBytes > 8 * 1024 && stateBytes > ckptBytes, `sizes ${ckptBytes}, ${stateBytes}`);
+
+  // 1. The checkpoint cannot be written: nothing appears under the real names.
+  const fresh = path.join(dir, 'fresh.safetensors');
+  let r = run([...args, '--out', fresh], { fileLimitKB: 8 });
+  assert.notEqual(r.code, 0, `${r.what}: exit 0 although the write failed; stdout: ${r.out}`);
+  assert.ok(r.err.includes(`cannot write '${fresh}': File too large`), `${r.what}: stderr: ${r.err}`);
+  assert.doesNotMatch(r.out, /saved/);
+  // 2. An existing checkpoint keeps its bytes when its replacement cannot be written.
+  const before = readFileSync(good), beforeState = readFileSync(`${good}.trainer`);
+  r = run([...args, '--steps', '3', '--out', good], { fileLimitKB: 8 });
+  assert.notEqual(r.code, 0, `${r.what}: exit 0 although the write failed`);
+  assert.ok(readFileSync(good).equals(before), 'the previous checkpoint is intact');
+  assert.ok(readFileSync(`${good}.trainer`).equals(beforeState), 'the previous trainer state is intact');
+  // 3. The checkpoint fits but its trainer state does not: an error, and neither file is replaced.
+  const limitKB = Math.ceil(ckptBytes / 1024) + 1;
+  assert.ok(stateBytes > limitKB * 1024);
+  const half = path.join(dir, 'half.safetensors');
+  r = run([...args, '--out', half], { fileLimitKB: limitKB });
+  assert.notEqual(r.code, 0, `${r.what}: exit 0 although the trainer state was not written; stdout: ${r.out}`);
+  assert.ok(r.err.includes(`cannot write '${half}.trainer'`), r.err);
+  assert.doesNotMatch(r.out, /saved/);
+  assert.ok(!existsSync(half), 'no checkpoint without its trainer state');
+  // No temporary file is left behind by any of the failures.
+  assert.deepEqual(strays(dir).sort(), ['good.safetensors', 'good.safetensors.trainer']);
 });
