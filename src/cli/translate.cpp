@@ -26,7 +26,9 @@ struct Args {
 // The JS API's largest seed (Number.MAX_SAFE_INTEGER): a seed gives the same output in both.
 constexpr std::int64_t kMaxSeed = (std::int64_t(1) << 53) - 1;
 
-Args parse(const std::vector<std::string>& a) {
+// `info` takes only --model; `translate` the rest too. Unknown flags and stray arguments are errors.
+Args parse(const std::vector<std::string>& a, const char* command) {
+  const bool info = std::string(command) == "info";
   Args r;
   for (std::size_t i = 0; i < a.size(); ++i) {
     auto value = [&]() -> const std::string& {
@@ -34,7 +36,10 @@ Args parse(const std::vector<std::string>& a) {
       return a[++i];
     };
     const std::string& f = a[i];
+    const bool flag = f.size() > 2 && f.compare(0, 2, "--") == 0;
     if (f == "--model") r.model = value();
+    else if (info && flag) throw std::invalid_argument("unknown option " + f + " for 'info'");
+    else if (info) throw std::invalid_argument("unexpected argument '" + f + "'");
     else if (f == "--beam") r.opt.beam = int(parse_int_in(f, value(), 1, kMaxBeam));
     else if (f == "--max-length") r.opt.max_length = int(parse_int_in(f, value(), 1, kMaxTargetLength));
     else if (f == "--length-penalty") r.opt.length_penalty = float(parse_number(f, value()));
@@ -43,9 +48,9 @@ Args parse(const std::vector<std::string>& a) {
     else if (f == "--prefix") r.prefix = value();
     else if (f == "--ids") r.ids = value();
     else if (f == "--json") r.json = true;
-    else if (f.size() > 2 && f.compare(0, 2, "--") == 0) throw std::invalid_argument("unknown option " + f);
+    else if (flag) throw std::invalid_argument("unknown option " + f + " for 'translate'");
     else if (!r.has_text) r.text = f, r.has_text = true;
-    else throw std::invalid_argument("give the source text as one argument (quote it)");
+    else throw std::invalid_argument("unexpected argument '" + f + "' (give the source text as one argument: quote it)");
   }
   if (r.model.empty()) throw std::invalid_argument("--model FILE is required");
   return r;
@@ -148,7 +153,7 @@ const char* shade(float w) {
 }  // namespace
 
 int translate(const std::vector<std::string>& argv) {
-  Args a = parse(argv);
+  Args a = parse(argv, "translate");
   Model model = load_checkpoint_file(a.model);
   const auto& c = model.config();
   const Vocab sv = Vocab::source(c), tv = Vocab::target(c);
@@ -204,7 +209,7 @@ int translate(const std::vector<std::string>& argv) {
 }
 
 int info(const std::vector<std::string>& argv) {
-  Args a = parse(argv);
+  Args a = parse(argv, "info");
   Model model = load_checkpoint_file(a.model);
   const auto& c = model.config();
   std::printf("cell %s, style %s, score %s, input_feeding %s, bidirectional %s, bridge %s, layers %d\n",

@@ -1,6 +1,7 @@
 // The native command line's (build/native/attnseq, or $ATTNSEQ_NATIVE_CLI) refusals and failure
 // reports: numbers out of range instead of cut to 32 bits, output paths checked before training,
-// failed writes that leave no truncated file and exit non-zero. Fails if the binary is missing.
+// failed writes that leave no truncated file and exit non-zero, a --resume that has nothing left to
+// do, AER without gold links, unknown flags and stray arguments. Fails if the binary is missing.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -135,4 +136,42 @@ test('20: a write that fails (ulimit -f) exits non-zero, names the file and leav
   assert.ok(!existsSync(half), 'no checkpoint without its trainer state');
   // No temporary file is left behind by any of the failures.
   assert.deepEqual(strays(dir).sort(), ['good.safetensors', 'good.safetensors.trainer']);
+});
+
+test('21: --resume with nothing left to do, AER without gold links, unknown flags and stray arguments', () => {
+  // --steps is the total: resuming a 5-step state to 2 or 5 steps is refused, not "trained -3 steps".
+  const five = path.join(TMP, 'five.safetensors');
+  ok([...TRAIN, '--steps', '5', '--quiet', '--out', five]);
+  for (const steps of ['2', '5']) {
+    const out = path.join(TMP, `resumed-${steps}.safetensors`);
+    refused([...TRAIN, '--steps', steps, '--resume', five, '--out', out], `--steps ${steps}`, "5 steps already done");
+    assert.ok(!existsSync(out));
+  }
+  assert.match(ok([...TRAIN, '--steps', '6', '--quiet', '--resume', five, '--out', path.join(TMP, 'six.safetensors')]),
+    /^trained 1 steps in /m);
+
+  // A TSV has no gold alignments: AER is n/a (null in --json), not 0. A built-in task still scores it.
+  const tsv = path.join(TMP, 'pairs.tsv');
+  writeFileSync(tsv, 'abc\tcba\nhello\tolleh\n');
+  const evalArgs = ['eval', '--model', MODEL('reverse'), '--data', tsv, '--tokenizer', 'char', '--n', '10'];
+  const text = ok(evalArgs);
+  assert.match(text, /^AER\s+n\/a\b/m, text);
+  assert.doesNotMatch(text, /gold links/);
+  assert.equal(JSON.parse(ok([...evalArgs, '--json'])).aer, null);
+  const task = JSON.parse(ok(['eval', '--model', MODEL('reverse'), '--task', 'reverse', '--n', '10', '--json']));
+  assert.equal(typeof task.aer, 'number', 'the reverse task has gold alignments to score');
+
+  // Unknown flags and stray arguments are errors that name them (they were ignored).
+  const m = MODEL('reverse');
+  const never = path.join(TMP, 'never-trained.safetensors');
+  refused(['info', '--model', m, 'extra'], "'extra'");
+  refused(['info', '--model', m, '--bogus', '3'], '--bogus');
+  refused(['info', '--model', m, '--beam', '3'], '--beam');
+  refused(['translate', '--model', m, '--bogus', '3', 'abc'], '--bogus');
+  refused(['translate', '--model', m, 'abc', 'def'], "'def'");
+  refused([...TRAIN, '--steps', '2', '--bogus', '3', '--out', never], '--bogus');
+  refused([...TRAIN, '--steps', '2', '--out', never, 'extra'], "'extra'");
+  refused(['eval', '--model', m, '--task', 'reverse', '--n', '5', '--bogus', '3'], '--bogus');
+  refused(['eval', '--model', m, '--task', 'reverse', '--n', '5', 'extra'], "'extra'");
+  assert.ok(!existsSync(never), 'a refused train wrote nothing');
 });
