@@ -174,6 +174,7 @@ async function loadUserBytes(source, label) {
   loading = true;
   updateButtons();
   clearError();
+  showFileError(null);
   $('model-info').textContent = `Loading ${label}…`;
   let model;
   try {
@@ -183,8 +184,9 @@ async function loadUserBytes(source, label) {
     pendingUser--;
     if (seq === loadSeq) {
       loading = false;
-      showError(`Could not load ${label} — ${errText(e)}`);
       $('model-info').textContent = current?.model ? describe(current, current.model) : 'No model loaded.';
+      $('file').value = '';   // the picker must not keep showing the refused file's name
+      showFileError(label, e);
       updateButtons();
     }
     throw e;
@@ -205,6 +207,27 @@ async function loadUserBytes(source, label) {
 
 function loadUserFile(file) {
   loadUserBytes(file, file.name).catch(() => {});  // the message is on the page already
+}
+
+/**
+ * A refused checkpoint, said plainly beside the file input (where the eye is, also on a phone), with
+ * the engine's exact message one click away; null hides it.
+ */
+function showFileError(label, e) {
+  const box = $('file-error');
+  if (!label) {
+    box.replaceChildren();
+    box.hidden = true;
+    return;
+  }
+  const code = e instanceof AttnseqError ? e.code : '';
+  const why = code === 'BAD_CHECKPOINT' ? 'it is not a model this page can read (a damaged or cut-off file, or not an attnseq .safetensors checkpoint)'
+    : code === 'OUT_OF_MEMORY' || code === 'TOO_LONG' ? 'it is too large for this page' : 'the file could not be read';
+  box.replaceChildren(
+    h('p', { text: `“${label}” was not loaded: ${why}.${current?.model ? ` Still using ${current.title}.` : ''}` }),
+    h('details', {}, h('summary', { text: 'Details' }), h('code', { text: errText(e) })));
+  box.hidden = false;
+  box.scrollIntoView({ block: 'nearest' });
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -774,7 +797,7 @@ function updateButtons() {
 }
 
 function wire() {
-  $('model').addEventListener('change', () => selectModel($('model').value));
+  $('model').addEventListener('change', () => { showFileError(null); selectModel($('model').value); });
   $('file').addEventListener('change', () => {
     const f = $('file').files[0];
     if (f) loadUserFile(f);

@@ -1,0 +1,88 @@
+// The demo page's controls in real Chromium (issue 9), one test per item: a refused checkpoint
+// explained beside the file input on a phone.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { startServer, launch, openDemo, panelErrors, OUT } from './helpers.mjs';
+import { loadModel } from '../../wasm/attnseq.js';
+
+const models = new Map();
+async function model(id) {
+  if (!models.has(id)) models.set(id, await loadModel(path.resolve('models', `${id}.safetensors`)));
+  return models.get(id);
+}
+let srv, browser;
+before(async () => { srv = await startServer(); browser = await launch(); });
+after(async () => {
+  for (const m of models.values()) m.dispose();
+  await browser?.close();
+  srv?.server.close();
+});
+
+async function open(opts = {}) {
+  const { page, problems } = await openDemo(browser.ctx, srv.base, opts);
+  assert.deepEqual(await panelErrors(page), [], 'both panels load on the demo page');
+  return { page, problems };
+}
+async function pick(page, id, source) {
+  await page.selectOption('#model', id);
+  await page.waitForFunction(() => !document.getElementById('play').disabled);
+  await page.fill('#source', source);
+}
+const runToEnd = async (page) => {
+  await page.click('#run');
+  await page.waitForFunction(() => document.getElementById('watch').dataset.state === 'done');
+};
+const rows = (page) => page.locator('#alignment tbody tr').count();
+const focused = (page) => page.evaluate(() => {
+  const a = document.activeElement;
+  return { tag: a.tagName, id: a.id, disabled: !!a.disabled, look: a.matches('#inspector-body .look') ? a.closest('tr').dataset.i : null };
+});
+/** Positions of the source pieces the package's tokenizer maps to <unk>. */
+const unknownOf = (m, text) => {
+  const t = m.tokenize(text);
+  return t.tokens.flatMap((tok, i) => (t.ids[i] === m.config.unk ? [i] : []));
+};
+
+test('item 6: on a phone a refused checkpoint is explained beside the file input; model line kept, picker cleared', async () => {
+  const { page, problems } = await open({ width: 375, height: 800 });
+  await pick(page, 'en-ko', 'Jane went to the store');
+  const info = await page.textContent('#model-info');
+  assert.match(info, /en-ko\.safetensors/);
+  const good = await readFile(path.resolve('tests/data/parity/gru_luong_dot.safetensors'));
+  const bad = Buffer.from(good);
+  bad.writeBigUInt64LE(10644932802451934580n, 0);      // the header length of the issue's report
+  await page.setInputFiles('#file', { name: 'broken.safetensors', mimeType: 'application/octet-stream', buffer: bad });
+  await page.waitForFunction(() => !document.getElementById('file-error').hidden);
+  const box = await page.locator('#file-error').boundingBox();
+  assert.ok(box.y >= 0 && box.y + box.height <= 800, `the message is inside the 375 x 800 viewport: ${JSON.stringify(box)}`);
+  const plain = await page.textContent('#file-error > p');
+  assert.match(plain, /broken\.safetensors/);
+  assert.doesNotMatch(plain, /BAD_CHECKPOINT|header length|\d{6,}/, `plain wording: ${plain}`);
+  assert.ok(await page.isHidden('#file-error details code'), 'the details start folded');
+  await page.click('#file-error summary');
+  assert.match(await page.textContent('#file-error details code'), /BAD_CHECKPOINT: .*header length 10644932802451934580/);
+  assert.ok(await page.isVisible('#file-error details code'));
+  assert.equal(await page.textContent('#model-info'), info, 'the model line describes the model still in use');
+  assert.deepEqual(await page.$eval('#file', (f) => [f.value, f.files.length]), ['', 0], 'the file input is cleared');
+  assert.equal(await page.inputValue('#model'), 'en-ko');
+  assert.equal(await page.textContent('#error'), '');
+  await page.screenshot({ path: path.join(OUT, 'page-controls-375-bad-file.png') });
+
+  // Dropped at the bottom of the page: the message is scrolled into view.
+  await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
+  await page.evaluate((b) => {
+    const dt = new DataTransfer();
+    dt.items.add(new File([new Uint8Array(b)], 'truncated.safetensors'));
+    for (const type of ['dragenter', 'dragover', 'drop']) document.body.dispatchEvent(new DragEvent(type, { dataTransfer: dt, bubbles: true, cancelable: true }));
+  }, Array.from(good.subarray(0, good.length - 100)));
+  await page.waitForFunction(() => /truncated/.test(document.getElementById('file-error').textContent));
+  const box2 = await page.locator('#file-error').boundingBox();
+  assert.ok(box2.y >= 0 && box2.y + box2.height <= 800, `dropped: the message is in view: ${JSON.stringify(box2)}`);
+  // A good file afterwards clears the message and is used.
+  await page.setInputFiles('#file', { name: 'good.safetensors', mimeType: 'application/octet-stream', buffer: good });
+  await page.waitForFunction(() => document.getElementById('model').value === 'user:good.safetensors' && !document.getElementById('play').disabled);
+  assert.ok(await page.isHidden('#file-error'));
+  assert.deepEqual(problems, []);
+});
