@@ -384,6 +384,7 @@ function onInputChanged() {
 
 function whatIf(k, col) {
   if (!sess || k >= sess.steps.length || sess.key !== sessionKey() || isVanilla()) return;
+  const fromLook = !!document.activeElement?.closest('#inspector-body .look');  // pressed ◎ (keyboard or pointer)
   const overrides = new Map([...sess.overrides].filter(([j]) => j < k));
   overrides.set(k, oneHot(sess.src.length, col));
   stopLoop();
@@ -397,6 +398,7 @@ function whatIf(k, col) {
   for (let j = 0; j <= k; j++) if (!stepOnce()) break;
   selected = k;
   renderInspector();
+  if (fromLook) refocus([$('inspector-body').querySelector(`tr[data-i="${col}"] .look`)]);
   if (!sess.done) loop('play');
 }
 
@@ -635,7 +637,24 @@ function markSelectedRow() {
   for (const tr of $('alignment').querySelectorAll('tbody tr')) tr.classList.toggle('selected', Number(tr.dataset.row) === k);
 }
 
+// Rebuilding the inspector (or disabling ◀ / ▶) must not drop keyboard focus to <body>: a focused ◎
+// moves to the ◎ of the same source token in the new body, a disabled button to its neighbour.
 function renderInspector() {
+  const had = document.activeElement;
+  const look = $('inspector-body').contains(had) ? had.closest('tr[data-i]')?.dataset.i : undefined;
+  drawInspector();
+  if (had && had !== document.body && (!had.isConnected || had.disabled)) {
+    refocus([look === undefined ? null : $('inspector-body').querySelector(`tr[data-i="${look}"] .look`),
+      $('next-step'), $('prev-step'), $('follow'), $('restart'), $('play'), $('source')]);
+  }
+}
+
+/** Focuses the first usable element of the list (without scrolling: each is near the lost focus). */
+function refocus(list) {
+  list.find((el) => el?.isConnected && !el.disabled)?.focus({ preventScroll: true });
+}
+
+function drawInspector() {
   const body = $('inspector-body');
   const n = sess?.steps.length ?? 0;
   $('prev-step').disabled = $('next-step').disabled = $('follow').disabled = n === 0;
@@ -783,6 +802,7 @@ function updatePlayButton() {
 }
 
 function updateButtons() {
+  const had = document.activeElement;
   const ready = !!current?.model && !loading;
   const finished = !!sess && sess.done && sess.key === sessionKey();
   $('encode').disabled = !ready;
@@ -794,6 +814,8 @@ function updateButtons() {
   $('beam-run').disabled = !ready;
   const rows = sess?.steps.length ?? 0;
   for (const id of ['export-png', 'export-svg', 'export-csv', 'export-json']) $(id).disabled = rows === 0;
+  // Step or Run reaching the end disables the button that has the focus: hand it on instead of to <body>.
+  if (had?.disabled && had.closest('.player')) refocus([$('restart'), $('play'), $('source')]);
 }
 
 function wire() {

@@ -1,5 +1,5 @@
-// The demo page's controls in real Chromium (issue 9), one test per item: a refused checkpoint
-// explained beside the file input on a phone.
+// The demo page's controls in real Chromium (issue 9), one test per item: keyboard focus never on
+// <body>; a refused checkpoint explained beside the file input on a phone.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -44,6 +44,41 @@ const unknownOf = (m, text) => {
   const t = m.tokenize(text);
   return t.tokens.flatMap((tok, i) => (t.ids[i] === m.config.unk ? [i] : []));
 };
+
+test('item 4: keyboard focus stays on a control when Step or Run ends, when ◀ reaches step 1, and after ◎', async () => {
+  const { page, problems } = await open();
+  const r = (await model('en-ko')).translate('Jane went to the store');
+  await pick(page, 'en-ko', 'Jane went to the store');
+  await page.focus('#step');
+  for (let i = 0; i < r.rows; i++) await page.keyboard.press('Enter');
+  assert.equal(await rows(page), r.rows);
+  assert.ok(await page.isDisabled('#step'));
+  let f = await focused(page);
+  assert.ok(f.tag === 'BUTTON' && !f.disabled, `after the last Step: ${JSON.stringify(f)}`);
+  // Enter again acts on the focused control (↺ Restart): the matrix empties, Step works again.
+  await page.keyboard.press('Enter');
+  assert.equal(await rows(page), 0);
+  await page.focus('#run');
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => document.getElementById('watch').dataset.state === 'done');
+  f = await focused(page);
+  assert.ok(f.tag === 'BUTTON' && !f.disabled, `after Run to end: ${JSON.stringify(f)}`);
+
+  await page.focus('#prev-step');
+  for (let i = 1; i < r.rows; i++) await page.keyboard.press('Enter');
+  assert.equal(await page.getAttribute('#inspector-body', 'data-step'), '0');
+  assert.ok(await page.isDisabled('#prev-step'));
+  f = await focused(page);
+  assert.equal(f.id, 'next-step', `after ◀ reached step 1: ${JSON.stringify(f)}`);
+
+  // ◎ on step 1, source token 3 ("the"), by keyboard: the re-decoded inspector keeps the focus on it.
+  await page.focus('#inspector-body tr[data-i="3"] .look');
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => document.getElementById('watch').dataset.state === 'done' && document.querySelector('#alignment tr.edited'));
+  f = await focused(page);
+  assert.equal(f.look, '3', `after ◎: ${JSON.stringify(f)}`);
+  assert.deepEqual(problems, []);
+});
 
 test('item 6: on a phone a refused checkpoint is explained beside the file input; model line kept, picker cleared', async () => {
   const { page, problems } = await open({ width: 375, height: 800 });
