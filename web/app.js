@@ -5,6 +5,8 @@
 // comparisons, beam search, what-if edits (forced prefix, moved attention) and exports.
 // Uses only the public npm API (../wasm/attnseq.js); geometry and colours come from the pure views
 // in ./views/. The training panel and the length study (./train/, ./study/) mount themselves at the end.
+// Input checks: an empty input or a prefix the model cannot output disables the player; source words
+// the model lacks (read as <unk>) are named under the input and marked in the matrix and the inspector.
 import { loadModel, buildInfo, AttnseqError, alignmentToCSV, alignmentToJSON } from '../wasm/attnseq.js';
 import { matrixFigure, alignmentSVG, rowLinks, colLinks, showToken, tokenLabels } from './views/alignment.js';
 import { linksLayout } from './views/links.js';
@@ -240,6 +242,70 @@ const sourceInput = (model, text) => (model.config.tokenizer === 'ids' ? parseId
 const sessionKey = () => `${current?.id}\u0000${$('source').value}\u0000${$('prefix').value.trim()}`;
 const isVanilla = () => sess?.model.config.style === 'none';
 
+/** Positions of the pieces the vocabulary lacks (read as <unk>); the unk token's own spelling is known. */
+const unknownAt = (model, ids, tokens, vocab) => tokens.flatMap((t, i) => (ids[i] === model.config.unk && t !== vocab[model.config.unk] ? [i] : []));
+const quoteList = (toks) => {
+  const u = [...new Set(toks.map((t) => `“${showToken(t)}”`))];
+  return u.length > 8 ? `${u.slice(0, 8).join(', ')}, …` : u.join(', ');
+};
+
+// The input as the current model sees it, worked out once per model, input and prefix: empty (nothing
+// to decode), source tokens it does not know, prefix tokens it cannot output (the package refuses them).
+let inputCheck = { key: null, model: null };
+function checkInput() {
+  const key = sessionKey(), m = current?.model ?? null;
+  if (inputCheck.key === key && inputCheck.model === m) return inputCheck;
+  const text = $('source').value, prefix = $('prefix').value.trim();
+  const ids = m?.config.tokenizer === 'ids';
+  const r = { key, model: m, empty: !text.trim() || (ids && parseIds(text).length === 0), tokens: [], unknown: [], badPrefix: [] };
+  if (m && !ids) {
+    try {
+      if (!r.empty) {
+        const t = m.tokenize(text);
+        r.tokens = t.tokens;
+        r.unknown = unknownAt(m, t.ids, t.tokens, m.srcVocab);
+      }
+      if (prefix) {
+        const t = m.tokenize(prefix, 'target');
+        r.badPrefix = unknownAt(m, t.ids, t.tokens, m.tgtVocab).map((i) => t.tokens[i]);
+      }
+    } catch { /* (e.g. a lone surrogate) the decode reports it */ }
+  }
+  inputCheck = r;
+  return r;
+}
+
+/** The notes under the input and prefix fields, for checkInput()'s result. */
+function renderInputNotes(r) {
+  const c = r.model?.config;
+  const unit = c?.tokenizer === 'char' ? 'characters' : 'words';
+  const most = r.unknown.length * 2 > r.tokens.length;
+  const note = r.model && r.empty ? 'Type an input or pick an example: Play, Step and Run need something to decode.'
+    : !r.unknown.length ? ''
+      : most ? `Most of this input (${r.unknown.length} of ${r.tokens.length} ${unit}) is unknown to this model: it reads ${quoteList(r.unknown.map((i) => r.tokens[i]))} as <unk>, so its output says little about what you typed. Try one of the examples.`
+        : `Unknown to this model, so read as <unk> (marked ? in the alignment and the inspector): ${quoteList(r.unknown.map((i) => r.tokens[i]))}.`;
+  const el = $('source-note');
+  el.textContent = note;
+  el.hidden = !note;
+  el.classList.toggle('warn', !!r.unknown.length && most);
+  const bad = r.badPrefix;
+  $('prefix-error').textContent = bad.length ? `${quoteList(bad)} ${bad.length === 1 ? 'is not a token' : 'are not tokens'} this model can output, so ${bad.length === 1 ? 'it' : 'they'} cannot be forced. ` +
+    `Use its target ${unit}${$('prefix').placeholder.startsWith('e.g.') ? ` (${$('prefix').placeholder})` : ''}.` : '';
+  $('prefix-error').hidden = !bad.length;
+}
+
+// Unknown source tokens keep their spelling in the matrix and the inspector, but are marked: their
+// weights belong to <unk>, not to the word.
+function markUnknown(cells, index, title) {
+  if (!sess?.unknown?.size) return;
+  for (const th of cells) {
+    if (!sess.unknown.has(index(th))) continue;
+    th.classList.add('unk');
+    if (title) th.title = 'unknown to this model: it read this as <unk>';   // (the matrix has its own tooltip)
+    th.setAttribute('aria-label', `${th.getAttribute('aria-label') ?? th.textContent}, unknown to this model (read as <unk>)`);
+  }
+}
+
 function disposeSession() {
   loopId++;
   if (sess) {
@@ -264,9 +330,11 @@ function newSession(overrides = new Map()) {
     throw e;
   }
   sess = { key: sessionKey(), model, entry: current, enc, dec, memory: enc.memory(), src: enc.tokens, srcLabels: tokenLabels(enc.tokens), text, prefix, steps: [], overrides, done: false };
+  sess.unknown = new Set(model.config.tokenizer === 'ids' ? [] : unknownAt(model, enc.ids, enc.tokens, model.srcVocab));
   selected = null;
   $('watch').classList.toggle('vanilla', isVanilla());
   buildTable();
+  markUnknown($('alignment').querySelectorAll('thead th[data-col]'), (th) => Number(th.dataset.col));
   renderLinksView();
   renderInspector();
   setWatchState('ready', `Encoded ${enc.length} source token${enc.length === 1 ? '' : 's'}. Press ▶ Play or Step.`);
@@ -376,7 +444,7 @@ function onInputChanged() {
   stopLoop();
   $('whatif-note').hidden = true;
   updateButtons();
-  if (sess && sess.key !== sessionKey()) setWatchState('idle', 'The input changed: press ▶ Play or Step to decode it.');
+  if (sess && sess.key !== sessionKey()) setWatchState('idle', checkInput().empty ? 'No input: type one to decode it.' : 'The input changed: press ▶ Play or Step to decode it.');
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -643,6 +711,7 @@ function renderInspector() {
   const had = document.activeElement;
   const look = $('inspector-body').contains(had) ? had.closest('tr[data-i]')?.dataset.i : undefined;
   drawInspector();
+  markUnknown($('inspector-body').querySelectorAll('tr[data-i] > th'), (th) => Number(th.parentElement.dataset.i), true);
   if (had && had !== document.body && (!had.isConnected || had.disabled)) {
     refocus([look === undefined ? null : $('inspector-body').querySelector(`tr[data-i="${look}"] .look`),
       $('next-step'), $('prev-step'), $('follow'), $('restart'), $('play'), $('source')]);
@@ -801,15 +870,20 @@ function updatePlayButton() {
   else if ($('watch').dataset.state === 'playing') setWatchState('ready', `Paused after step ${sess?.steps.length ?? 0}. Press ▶ Play or Step to go on.`);
 }
 
+let shownCheck = null;   // the checkInput() result the notes show
 function updateButtons() {
   const had = document.activeElement;
+  const check = checkInput();
+  if (check !== shownCheck) renderInputNotes((shownCheck = check));
+  // Nothing to decode (an empty input) or a prefix the package would refuse: the player waits.
   const ready = !!current?.model && !loading;
+  const decodable = ready && !check.empty && check.badPrefix.length === 0;
   const finished = !!sess && sess.done && sess.key === sessionKey();
-  $('encode').disabled = !ready;
-  $('play').disabled = !ready;
-  $('step').disabled = !ready || finished;
-  $('run').disabled = !ready || finished;
-  $('restart').disabled = !ready || !sess;
+  $('encode').disabled = !decodable;
+  $('play').disabled = !decodable;
+  $('step').disabled = !decodable || finished;
+  $('run').disabled = !decodable || finished;
+  $('restart').disabled = !decodable || !sess;
   $('compare-run').disabled = !ready;
   $('beam-run').disabled = !ready;
   const rows = sess?.steps.length ?? 0;

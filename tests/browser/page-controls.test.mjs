@@ -1,5 +1,7 @@
-// The demo page's controls in real Chromium (issue 9), one test per item: keyboard focus never on
-// <body>; a refused checkpoint explained beside the file input on a phone.
+// The demo page's controls in real Chromium (issue 9), one test per item: unknown source words
+// marked and warned about; a prefix with an unknown token refused, naming it; keyboard focus never
+// on <body>; a refused checkpoint explained beside the file input on a phone; an empty input
+// disables the player.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -44,6 +46,85 @@ const unknownOf = (m, text) => {
   const t = m.tokenize(text);
   return t.tokens.flatMap((tok, i) => (t.ids[i] === m.config.unk ? [i] : []));
 };
+
+test('item 2: unknown source words are marked in the matrix and the inspector; a mostly unknown input is warned about', async () => {
+  const { page, problems } = await open();
+  const m = await model('en-ko');
+  const SRC = 'Jane bought a xylophone in Zürich';
+  const unk = unknownOf(m, SRC);
+  assert.ok(unk.length >= 2 && unk.length < 6 && !unk.includes(0), `the package reads some words of "${SRC}" as <unk>: ${unk}`);
+  const words = m.tokenize(SRC).tokens;
+  await pick(page, 'en-ko', SRC);
+  // Before decoding, the note under the input names the unknown words and only them.
+  assert.ok(await page.isVisible('#source-note'), 'a note about unknown words is shown');
+  const note = await page.textContent('#source-note');
+  for (const [i, w] of words.entries()) assert.equal(note.includes(`“${w}”`), unk.includes(i), `note names “${w}” iff unknown: ${note}`);
+  await runToEnd(page);
+  // The matrix header: unknown columns carry the mark (class, a visible "?" and the accessible name).
+  const head = await page.$$eval('#alignment thead th[data-col]', (ths) => ths.map((th) => ({
+    unk: th.classList.contains('unk'), after: getComputedStyle(th, '::after').content, label: th.getAttribute('aria-label'),
+    deco: getComputedStyle(th).textDecorationStyle,
+  })));
+  assert.equal(head.length, words.length);
+  head.forEach((c, i) => {
+    const want = unk.includes(i);
+    assert.equal(c.unk, want, `column ${i} (${words[i]}) marked iff unknown`);
+    assert.equal(c.after.includes('?'), want, `column ${i}: visible "?" iff unknown (${c.after})`);
+    assert.equal(/unknown/.test(c.label), want, `column ${i}: accessible name says unknown iff unknown (${c.label})`);
+  });
+  assert.notEqual(head[unk[0]].deco, head[0].deco, 'an unknown column looks different from a known one');
+  // The inspector's keys-and-values rows, for the last step and for step 1.
+  for (const step of [null, 0]) {
+    if (step !== null) {
+      await page.click(`#alignment tbody tr[data-row="${step}"] .row-btn`);
+      await page.waitForSelector(`#inspector-body[data-step="${step}"]`);
+    }
+    const marks = await page.$$eval('#inspector-body tr[data-i] > th', (ths) => ths.map((th) => th.classList.contains('unk') && /unknown/.test(th.getAttribute('aria-label'))));
+    assert.deepEqual(marks, words.map((_, i) => unk.includes(i)), `inspector rows (step ${step ?? 'last'})`);
+  }
+  await page.locator('#watch').screenshot({ path: path.join(OUT, 'page-controls-unknown.png') });
+
+  // Mostly unknown: a warning. All known: no note.
+  const most = 'xylophone quokka Zürich Jane';
+  assert.ok(unknownOf(m, most).length * 2 > m.tokenize(most).ids.length);
+  await page.fill('#source', most);
+  await page.waitForFunction(() => document.getElementById('source-note').classList.contains('warn'));
+  assert.match(await page.textContent('#source-note'), /Most of this input \(3 of 4 words\) is unknown to this model/);
+  await page.fill('#source', 'Jane went to the store');
+  assert.ok(await page.isHidden('#source-note'), 'no note when every word is known');
+  // A character model names the characters it lacks.
+  const dates = await model('dates');
+  const en = 'Jane went to the store';
+  const missing = [...new Set(unknownOf(dates, en).map((i) => dates.tokenize(en).tokens[i]))];
+  assert.ok(missing.length > 0);
+  await pick(page, 'dates', en);
+  const dn = await page.textContent('#source-note');
+  for (const ch of missing) assert.ok(dn.includes(`“${ch}”`), `the dates note names “${ch}”: ${dn}`);
+  assert.deepEqual(problems, []);
+});
+
+test('item 3: a forced prefix with a token the model cannot output is refused, naming it', async () => {
+  const { page, problems } = await open();
+  const m = await model('en-ko');
+  await pick(page, 'en-ko', 'Jane went to the store');
+  for (const [prefix, bad, good] of [['banana', ['banana'], []], ['톰이 banana', ['banana'], ['톰이']]]) {
+    await page.fill('#prefix', prefix);
+    await page.waitForFunction(() => !document.getElementById('prefix-error').hidden);
+    const msg = await page.textContent('#prefix-error');
+    for (const t of bad) assert.ok(msg.includes(`“${t}”`), `names ${t}: ${msg}`);
+    for (const t of good) assert.ok(!msg.includes(`“${t}”`), `does not blame ${t}: ${msg}`);
+    for (const id of ['#encode', '#play', '#step', '#run']) assert.ok(await page.isDisabled(id), `${id} disabled`);
+    await page.press('#prefix', 'Enter');
+    assert.equal(await rows(page), 0, 'nothing was decoded');
+    assert.ok(!(await page.textContent('#output')).includes('<unk>'));
+  }
+  // A known prefix: the message goes and the prefix is forced.
+  await page.fill('#prefix', '톰이');
+  assert.ok(await page.isHidden('#prefix-error'));
+  await runToEnd(page);
+  assert.equal(await page.textContent('#output'), m.translate('Jane went to the store', { prefix: '톰이' }).text);
+  assert.deepEqual(problems, []);
+});
 
 test('item 4: keyboard focus stays on a control when Step or Run ends, when ◀ reaches step 1, and after ◎', async () => {
   const { page, problems } = await open();
@@ -119,5 +200,24 @@ test('item 6: on a phone a refused checkpoint is explained beside the file input
   await page.setInputFiles('#file', { name: 'good.safetensors', mimeType: 'application/octet-stream', buffer: good });
   await page.waitForFunction(() => document.getElementById('model').value === 'user:good.safetensors' && !document.getElementById('play').disabled);
   assert.ok(await page.isHidden('#file-error'));
+  assert.deepEqual(problems, []);
+});
+
+test('item 7: an empty or whitespace-only input disables Encode, Play, Step and Run', async () => {
+  const { page, problems } = await open();
+  await pick(page, 'en-ko', 'Jane went to the store');
+  await runToEnd(page);
+  const out = await page.textContent('#output');
+  for (const text of ['', '   ', ' \t  ']) {
+    await page.fill('#source', text);
+    for (const id of ['#encode', '#play', '#step', '#run', '#restart']) assert.ok(await page.isDisabled(id), `${id} disabled for ${JSON.stringify(text)}`);
+    assert.match(await page.textContent('#source-note'), /Type an input/);
+    await page.press('#source', 'Enter');
+    assert.equal(await page.textContent('#error'), '', 'no raw BAD_INPUT');
+    assert.equal(await page.textContent('#output'), out);
+  }
+  await page.fill('#source', 'Tom ate an apple');
+  for (const id of ['#encode', '#play', '#step', '#run']) assert.ok(await page.isEnabled(id), `${id} enabled again`);
+  assert.ok(await page.isHidden('#source-note'));
   assert.deepEqual(problems, []);
 });
