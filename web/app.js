@@ -46,7 +46,6 @@ const errText = (e) => (e instanceof AttnseqError ? `${e.code}: ${e.message}` : 
 const showError = (msg) => { $('error').textContent = msg; };
 const clearError = () => { $('error').textContent = ''; };
 const frame = () => new Promise((r) => requestAnimationFrame(() => r()));
-const delay = (ms) => new Promise((r) => setTimeout(r, ms));
 const speed = () => SPEEDS[Math.min(SPEEDS.length, Math.max(1, Number($('speed').value))) - 1];
 
 // ---------------------------------------------------------------------------------------------------
@@ -404,11 +403,20 @@ async function loop(mode) {
   updatePlayButton();
   while (id === loopId) {
     if (!stepOnce()) break;
-    await (mode === 'run' ? frame() : delay(speed()[0]));
+    await (mode === 'run' ? frame() : pace(performance.now(), id));
   }
   if (id === loopId) {
     playing = false;
     updatePlayButton();
+  }
+}
+
+// Waits until the speed's delay has passed since `since` (or loop `id` is stopped). A speed change
+// wakes it (rewake) to wait only for what the new speed leaves: going faster does not sit out the old delay.
+let rewake = null;
+async function pace(since, id) {
+  for (let left = speed()[0]; left > 0 && id === loopId; left = since + speed()[0] - performance.now()) {
+    await new Promise((r) => { rewake = r; setTimeout(r, left); });
   }
 }
 
@@ -914,7 +922,7 @@ function wire() {
   $('run').addEventListener('click', () => { stopLoop(); if (ensureSession()) loop('run'); });
   $('restart').addEventListener('click', restart);
   const speedOut = () => { $('speed-out').textContent = speed()[1]; };
-  $('speed').addEventListener('input', speedOut);
+  $('speed').addEventListener('input', () => { speedOut(); rewake?.(); });
   speedOut();
   $('source').addEventListener('input', () => { sourceEdited = true; onInputChanged(); });
   $('prefix').addEventListener('input', onInputChanged);

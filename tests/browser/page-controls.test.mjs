@@ -1,7 +1,7 @@
 // The demo page's controls in real Chromium (issue 9), one test per item: unknown source words
 // marked and warned about; a prefix with an unknown token refused, naming it; keyboard focus never
-// on <body>; a refused checkpoint explained beside the file input on a phone; an empty input
-// disables the player.
+// on <body>; a speed change applied at once (Playwright's fake clock: no real waits); a refused
+// checkpoint explained beside the file input on a phone; an empty input disables the player.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -158,6 +158,36 @@ test('item 4: keyboard focus stays on a control when Step or Run ends, when ◀ 
   await page.waitForFunction(() => document.getElementById('watch').dataset.state === 'done' && document.querySelector('#alignment tr.edited'));
   f = await focused(page);
   assert.equal(f.look, '3', `after ◎: ${JSON.stringify(f)}`);
+  assert.deepEqual(problems, []);
+});
+
+test('item 5: a faster speed applies to the step being waited for (fake clock)', async () => {
+  const { page, problems } = await open();
+  await pick(page, 'reverse', 'abcdefghijklmnopqrst');   // 21 steps: enough to change speed twice
+  await page.clock.install();
+  const setSpeed = (v) => page.evaluate((x) => {
+    const s = document.getElementById('speed');
+    s.value = String(x);
+    s.dispatchEvent(new Event('input'));
+  }, v);
+  await setSpeed(1);
+  assert.equal(await page.textContent('#speed-out'), '0.5 steps/s');
+  await page.click('#play');
+  assert.equal(await rows(page), 1, 'the first step runs at once');
+  await page.clock.runFor(500);
+  assert.equal(await rows(page), 1, 'at 0.5 steps/s the second step waits');
+  await setSpeed(8);
+  assert.equal(await page.textContent('#speed-out'), 'as fast as possible');
+  await page.clock.runFor(100);
+  assert.ok(await rows(page) >= 2, `100 ms after switching to the fastest speed the next row is there (rows: ${await rows(page)})`);
+  // Slowing down again takes effect for the next wait, too: no row for 1.5 s at 0.5 steps/s.
+  await setSpeed(1);
+  const n = await rows(page);
+  await page.clock.runFor(1500);
+  assert.equal(await rows(page), n);
+  await page.clock.runFor(600);
+  assert.equal(await rows(page), n + 1);
+  await page.click('#play');   // pause
   assert.deepEqual(problems, []);
 });
 
