@@ -1,7 +1,8 @@
 // The demo page's controls in real Chromium (issue 9), one test per item: unknown source words
-// marked and warned about; a prefix with an unknown token refused, naming it; keyboard focus never
-// on <body>; a speed change applied at once (Playwright's fake clock: no real waits); a refused
-// checkpoint explained beside the file input on a phone; an empty input disables the player.
+// marked and warned about; a prefix with an unknown token refused, naming it; keyboard focus never on
+// <body>; a speed change applied at once (Playwright's fake clock: no real waits); a refused
+// checkpoint explained beside the file input on a phone; an empty input disables the player;
+// dropdowns wide enough for their options; ◎ buttons at least 24 x 24 px.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -249,5 +250,35 @@ test('item 7: an empty or whitespace-only input disables Encode, Play, Step and 
   await page.fill('#source', 'Tom ate an apple');
   for (const id of ['#encode', '#play', '#step', '#run']) assert.ok(await page.isEnabled(id), `${id} enabled again`);
   assert.ok(await page.isHidden('#source-note'));
+  assert.deepEqual(problems, []);
+});
+
+test('item 9: dropdowns show their longest option at 1280 px; the ◎ buttons are at least 24 x 24 px', async () => {
+  const { page, problems } = await open({ width: 1280, height: 900 });
+  // A select is wide enough when it is at least as wide as it is on its own (position: absolute,
+  // width: auto: its longest option, padding and arrow), measured on the element with its own rules.
+  const widths = await page.$$eval('#model, #train-panel select', (sels) => sels.map((sel) => {
+    const has = sel.offsetWidth;
+    const saved = sel.style.cssText;
+    for (const [k, v] of [['position', 'absolute'], ['width', 'auto'], ['min-width', '0'], ['max-width', 'none']]) sel.style.setProperty(k, v, 'important');
+    const needs = sel.offsetWidth;
+    sel.style.cssText = saved;
+    const longest = [...sel.options].reduce((a, o) => (o.text.length > a.length ? o.text : a), '');
+    return { name: sel.id || sel.name, has, needs, longest };
+  }));
+  assert.ok(widths.length >= 6, `the model picker and the training selects: ${widths.map((w) => w.name)}`);
+  for (const w of widths) assert.ok(w.has >= w.needs, `${w.name}: ${w.has} px wide, needs ${w.needs} px for “${w.longest}”`);
+  await page.close();
+
+  for (const width of [1280, 375]) {
+    const { page: p, problems: more } = await open({ width, height: 900 });
+    await pick(p, 'en-ko', 'Jane went to the store');
+    await runToEnd(p);
+    const boxes = await p.$$eval('#inspector-body .look', (els) => els.map((e) => e.getBoundingClientRect()).map((r) => [r.width, r.height]));
+    assert.equal(boxes.length, 5);
+    for (const [w, hgt] of boxes) assert.ok(w >= 24 && hgt >= 24, `◎ at ${width} px is ${w} x ${hgt}`);
+    problems.push(...more);
+    await p.close();
+  }
   assert.deepEqual(problems, []);
 });
