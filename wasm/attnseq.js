@@ -249,7 +249,7 @@ export class Model extends Disposable {
       out[k] = o[k];
     }
     if (o.prefix !== undefined) {
-      out.prefix = typeof o.prefix === 'string' ? this.tokenize(o.prefix, 'target').ids : toIds(o.prefix, this.config.tgtVocabSize, 'prefix');
+      out.prefix = typeof o.prefix === 'string' ? knownTargetIds(this, o.prefix, 'prefix') : toIds(o.prefix, this.config.tgtVocabSize, 'prefix');
     }
     return out;
   }
@@ -311,7 +311,7 @@ export class Decoder extends Disposable {
     const m = this.model;
     let forced = -1;
     if (options.force !== undefined) {
-      forced = typeof options.force === 'string' ? m.tokenize(options.force, 'target').ids[0] : options.force;
+      forced = typeof options.force === 'string' ? knownTargetIds(m, options.force, 'force', true)[0] : options.force;
       if (!Number.isInteger(forced) || forced < 0 || forced >= m.config.tgtVocabSize)
         throw new AttnseqError('BAD_INPUT', `force must be a target token id in [0, ${m.config.tgtVocabSize}) or a known token`);
     }
@@ -413,6 +413,21 @@ function toIds(v, vocab, what) {
     out[i] = x;
   }
   return out;
+}
+
+// Target ids of a text, refusing pieces the vocabulary lacks: the tokenizer would turn them into unk
+// and a forced prefix or token would silently become `<unk>`. The unk token's own spelling is accepted.
+// single: exactly one token (a char model would otherwise force only the first letter of 'xyz').
+function knownTargetIds(model, text, what, single = false) {
+  const { ids, tokens } = model.tokenize(text, 'target');
+  if (single && ids.length !== 1)
+    throw new AttnseqError('BAD_INPUT', `${what} takes one target token; ${describe(text)} is ${ids.length} tokens`);
+  const unk = model.config.unk;
+  const missing = [...new Set(tokens.filter((t, i) => ids[i] === unk && t !== model.tgtVocab?.[unk]))];
+  if (missing.length)
+    throw new AttnseqError('BAD_INPUT', `${what}: ${missing.map((t) => JSON.stringify(t)).join(', ')} ${missing.length === 1 ? 'is' : 'are'} ` +
+      'not in the model\'s target vocabulary');
+  return ids;
 }
 
 function replaceUnknowns(tokens, ids, attention, cols, srcTokens, unk) {

@@ -59,7 +59,7 @@ export interface ModelConfig {
 export type Input = string | ArrayLike<number>;
 
 export interface DecodeOptions {
-  /** Forced first target tokens (text or ids). */
+  /** Forced first target tokens (text or ids). Text with a token the target vocabulary lacks is BAD_INPUT naming it. */
   prefix?: Input | undefined;
   /** > 0 samples from softmax(logits / temperature). */
   temperature?: number | undefined;
@@ -127,7 +127,7 @@ export interface StepResult {
   topk: { token: number; text: string; p: number }[];
 }
 export interface StepOptions {
-  /** Emit this token (id or token string) instead of the model's choice. */
+  /** Emit this token (id or token string) instead of the model's choice. A string must be exactly one known target token (else BAD_INPUT). */
   force?: number | string | undefined;
   /** Use this weight row (source length, non-negative, renormalised) instead of the computed attention. */
   attention?: ArrayLike<number> | undefined;

@@ -271,8 +271,8 @@ test('a corrupted checkpoint (picked or dropped) shows an error and the page kee
   const bad = Buffer.from(good);
   bad.writeUInt32LE(0xffffff, 0);                      // header length far beyond the file
   await page.setInputFiles('#file', { name: 'broken.safetensors', mimeType: 'application/octet-stream', buffer: bad });
-  await page.waitForFunction(() => document.getElementById('error').textContent.length > 0);
-  assert.match(await page.textContent('#error'), /broken\.safetensors.*BAD_CHECKPOINT: .*header length/);
+  await page.waitForFunction(() => document.getElementById('file-error').textContent.length > 0);
+  assert.match(await page.textContent('#file-error'), /broken\.safetensors.*BAD_CHECKPOINT: .*header length/);
   assert.equal(await page.inputValue('#model'), 'en-ko', 'the previous model stays selected');
   await runToEnd(page);
   assert.equal(await page.textContent('#output'), (await model('en-ko')).translate(SRC).text);
@@ -284,8 +284,8 @@ test('a corrupted checkpoint (picked or dropped) shows an error and the page kee
     for (const type of ['dragenter', 'dragover', 'drop']) document.body.dispatchEvent(new DragEvent(type, { dataTransfer: dt, bubbles: true, cancelable: true }));
   }, [name, Array.from(bytes)]);
   await drop('truncated.safetensors', good.subarray(0, good.length - 100));
-  await page.waitForFunction(() => /truncated/.test(document.getElementById('error').textContent));
-  assert.match(await page.textContent('#error'), /BAD_CHECKPOINT/);
+  await page.waitForFunction(() => /truncated/.test(document.getElementById('file-error').textContent));
+  assert.match(await page.textContent('#file-error'), /BAD_CHECKPOINT/);
   assert.ok(await page.isHidden('#drop-overlay'));
   await drop('dropped.safetensors', good);
   await page.waitForFunction(() => document.getElementById('model').value === 'user:dropped.safetensors' && !document.getElementById('play').disabled);
