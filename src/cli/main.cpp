@@ -20,7 +20,7 @@ void usage(FILE* f) {
       "                     [--style luong|bahdanau|none] [--score dot|general|additive] [--cell gru|lstm]\n"
       "                     [--hidden N] [--embedding N] [--layers N] [--bidirectional] [--input-feeding] [--bridge]\n"
       "                     [--attn-dim N] [--steps N] [--batch N] [--lr X] [--warmup N] [--clip X] [--seed S]\n"
-      "                     [--min-len N --max-len N] [--name NAME] [--resume FILE] --out FILE.safetensors\n"
+      "                     [--min-len N --max-len N] [--name NAME] [--threads N] [--resume FILE] --out FILE.safetensors\n"
       "       attnseq eval --model FILE (--task T | --data FILE.tsv) [--n 2000] [--seed S] [--beam K] [--json]\n",
       f);
 }

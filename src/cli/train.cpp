@@ -10,6 +10,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
 #include "cli/args.hpp"
 #include "cli/commands.hpp"
@@ -130,6 +131,10 @@ int train_cmd(const std::vector<std::string>& args) {
   o.warmup = int(parse_int_in("--warmup", str("warmup", "100"), 0, 10000000));
   o.clip = float(parse_number("--clip", str("clip", "1")));
   o.seed = std::uint64_t(parse_int_in("--seed", str("seed", "1"), 0, 1L << 62));
+  // Every core by default; the figures depend on the thread count but repeat for a given one.
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  o.threads = int(parse_int_in("--threads", str("threads", std::to_string(std::min<unsigned>(cores, train::kMaxThreads)).c_str()),
+                               1, train::kMaxThreads));
 
   // Both outputs are known to be writable before any training time is spent.
   check_writable(*out);

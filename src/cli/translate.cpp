@@ -10,6 +10,7 @@
 #include "cli/args.hpp"
 #include "cli/commands.hpp"
 #include "decode/decode.hpp"
+#include "kernels/kernels.hpp"
 #include "model/checkpoint.hpp"
 #include "model/json.hpp"
 #include "model/vocab.hpp"
@@ -220,6 +221,8 @@ int info(const std::vector<std::string>& argv) {
   for (const auto& kv : c.extra) std::printf("%s: %s\n", kv.first.c_str(), kv.second.c_str());
   std::size_t n = model.params().data.size();
   std::printf("parameters: %zu\n", n);
+  // The instruction set in use (chosen at start-up, ATTNSEQ_ARCH lowers it): what a speed report needs.
+  std::printf("kernels: xsimd %s%s\n", simd::arch_name(), kernels::uses_reference ? " (reference kernels)" : "");
   return 0;
 }
 
