@@ -92,7 +92,7 @@ int train_cmd(const std::vector<std::string>& args) {
   const Flags f = parse_flags("train", args,
                               {"task", "data", "tokenizer", "min-len", "max-len", "style", "score", "cell", "hidden",
                                "embedding", "layers", "attn-dim", "steps", "batch", "lr", "warmup", "clip", "seed",
-                               "resume", "out", "name", "description"},
+                               "resume", "out", "name", "description", "threads"},
                               {"bidirectional", "input-feeding", "bridge", "quiet"});
   const auto task = task_from(f);
   const auto* out = f.get("out");

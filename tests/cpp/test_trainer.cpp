@@ -92,6 +92,7 @@ TEST_CASE("trainer: deterministic for a seed, and resumes exactly") {
   }
 }
 
+#if !defined(__EMSCRIPTEN__)
 TEST_CASE("trainer: threads share a batch; a thread count repeats bit for bit and matches one thread") {
   auto run = [](int threads, int steps) {
     Model m(copy_config());
@@ -120,6 +121,8 @@ TEST_CASE("trainer: threads share a batch; a thread count repeats bit for bit an
   }
 }
 
+#endif
+
 TEST_CASE("trainer: a thread count outside [1, 256] is refused, naming it") {
   Model m(copy_config());
   train::TrainOptions o;
@@ -127,8 +130,13 @@ TEST_CASE("trainer: a thread count outside [1, 256] is refused, naming it") {
     o.threads = bad;
     CHECK_THROWS_WITH_AS(train::Trainer(m, copy_pair, o), doctest::Contains("threads"), std::invalid_argument);
   }
+#if defined(__EMSCRIPTEN__)
+  o.threads = 2;  // the wasm module is single-threaded: more than one thread is refused, naming it
+  CHECK_THROWS_WITH_AS(train::Trainer(m, copy_pair, o), doctest::Contains("threads"), std::invalid_argument);
+#else
   o.threads = 64;  // more threads than examples: each example is its own shard
   o.batch_size = 3;
   train::Trainer tr(m, copy_pair, o);
   CHECK(tr.step().tokens > 0);
+#endif
 }

@@ -175,3 +175,15 @@ test('21: --resume with nothing left to do, AER without gold links, unknown flag
   refused(['eval', '--model', m, '--task', 'reverse', '--n', '5', 'extra'], "'extra'");
   assert.ok(!existsSync(never), 'a refused train wrote nothing');
 });
+
+test('train --threads outside [1, 256] is refused before training, naming the option', () => {
+  for (const n of ['0', '10000', '-2', 'two']) {
+    const out = path.join(TMP, `threads-${n}.safetensors`);
+    refused([...TRAIN, '--steps', '2', '--threads', n, '--out', out], '--threads');
+    assert.ok(!existsSync(out), `--threads ${n}: nothing written`);
+  }
+  // Two threads train and the same count repeats byte for byte.
+  const a = path.join(TMP, 'threads-a.safetensors'), b = path.join(TMP, 'threads-b.safetensors');
+  for (const out of [a, b]) ok([...TRAIN, '--steps', '3', '--batch', '5', '--threads', '2', '--quiet', '--out', out]);
+  assert.ok(readFileSync(a).equals(readFileSync(b)), 'same seed and thread count, same bytes');
+});
