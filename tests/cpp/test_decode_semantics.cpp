@@ -396,11 +396,13 @@ TEST_CASE("beam search stops once beam hypotheses have ended and no live one can
     const Encoded enc = encode(m);
     const double worst_ended = ranked(ref.log_prob(kSrc, a_a_eos), 3, alpha);
     REQUIRE(best_live_at_3(ref) < worst_ended - 0.1);
+    CHECK(ranked(ref.log_prob(kSrc, Seq(3, kB)), 3, alpha) == doctest::Approx(best_live_at_3(ref)));
     for (int max_len : {4, 8, 20}) {
       CAPTURE(max_len);
+      // B B B is live at length 3 (beam 2: it is the best non-EOS prefix); had the search gone on to
+      // max_len, B^max_len would have ended it unended and outscored "A A EOS".
+      CHECK(ranked(ref.log_prob(kSrc, Seq(max_len, kB)), max_len, alpha) > worst_ended);
       const auto r = run_beam(m, enc, 2, max_len, alpha);
-      // Had the search gone on to max_len it would have returned an unended hypothesis of that length
-      // (B^max_len is the best live one and ends the search with the best score: see below).
       REQUIRE(r.hypotheses.size() == 2);
       CHECK(r.hypotheses[0].tokens == a_eos);
       CHECK(r.hypotheses[1].tokens == a_a_eos);
