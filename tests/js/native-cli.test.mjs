@@ -158,17 +158,19 @@ test('translate --json matches the package\'s translate() field by field, greedy
 
 // `info` prints: "cell C, style S, score S, input_feeding y/n, bidirectional y/n, bridge y/n, layers L",
 // "vocab V -> W, embedding E/E, hidden H/H, attn_dim A, tokenizer T", one "key: value" line per
-// metadata entry, "parameters: N".
+// metadata entry, "parameters: N", "kernels: xsimd ARCH".
 function parseInfo(out) {
   const lines = out.trimEnd().split('\n');
   const a = lines[0].match(/^cell (\w+), style (\w+), score (\w+), input_feeding (yes|no), bidirectional (yes|no), bridge (yes|no), layers (\d+)$/);
   assert.ok(a, `info line 1: ${lines[0]}`);
   const b = lines[1].match(/^vocab (\d+) -> (\d+), embedding (\d+)\/(\d+), hidden (\d+)\/(\d+), attn_dim (\d+), tokenizer (\w+)$/);
   assert.ok(b, `info line 2: ${lines[1]}`);
-  const p = lines.at(-1).match(/^parameters: (\d+)$/);
-  assert.ok(p, `info last line: ${lines.at(-1)}`);
+  const k = lines.at(-1).match(/^kernels: xsimd (sse2|fma3\+avx2|avx512f)$/);
+  assert.ok(k, `info last line names the instruction set in use: ${lines.at(-1)}`);
+  const p = lines.at(-2).match(/^parameters: (\d+)$/);
+  assert.ok(p, `info line before last: ${lines.at(-2)}`);
   const metadata = {};
-  for (const l of lines.slice(2, -1)) {
+  for (const l of lines.slice(2, -2)) {
     const m = l.match(/^([^:]+): ?(.*)$/);
     assert.ok(m, `info metadata line: ${l}`);
     metadata[m[1]] = m[2];
@@ -178,6 +180,7 @@ function parseInfo(out) {
     cell: a[1], style: a[2], score: a[3], inputFeeding: yes(a[4]), bidirectional: yes(a[5]), bridge: yes(a[6]),
     layers: +a[7], srcVocabSize: +b[1], tgtVocabSize: +b[2], srcEmbedding: +b[3], tgtEmbedding: +b[4],
     encoderHidden: +b[5], hidden: +b[6], attentionSize: +b[7], tokenizer: b[8], metadata, parameters: +p[1],
+    kernels: k[1],
   };
 }
 
@@ -188,7 +191,8 @@ test('info prints the configuration the package reports', async () => {
   for (const file of files) {
     const got = parseInfo(ok(['info', '--model', file]));
     await withModel(file, (m) => {
-      for (const [k, v] of Object.entries(got)) assert.deepEqual(v, m.config[k], `${path.basename(file)}: ${k}`);
+      const { kernels, ...config } = got;  // kernels: the native build's instruction set, not the model's
+      for (const [k, v] of Object.entries(config)) assert.deepEqual(v, m.config[k], `${path.basename(file)}: ${k}`);
       seen.add(`${got.cell}/${got.style}/${got.tokenizer}/${got.bidirectional}/${got.bridge}`);
     });
   }
@@ -348,4 +352,25 @@ test('errors exit non-zero with a message naming the problem', () => {
   const none = run([]);
   assert.equal(none.code, 2);
   assert.match(none.err, /usage: attnseq translate/);
+});
+
+test('ATTNSEQ_ARCH picks a lower instruction set, named by info, with the same translation', () => {
+  requireCli();
+  const file = MODEL('en-ko');
+  const best = parseInfo(ok(['info', '--model', file])).kernels;
+  const run = (arch, args) => {
+    const r = spawnSync(CLI, args, { encoding: 'utf8', env: { ...process.env, ATTNSEQ_ARCH: arch } });
+    assert.equal(r.status, 0, r.stderr);
+    return r.stdout;
+  };
+  assert.equal(parseInfo(run('sse2', ['info', '--model', file])).kernels, 'sse2');
+  const want = JSON.parse(run(best, ['translate', '--model', file, '--json', 'Jane went to the store']));
+  const sse2 = JSON.parse(run('sse2', ['translate', '--model', file, '--json', 'Jane went to the store']));
+  assert.equal(sse2.text, want.text);
+  assert.deepEqual(sse2.tokens, want.tokens);
+  // An arch this binary cannot run is reported, and the best one is used.
+  const r = spawnSync(CLI, ['info', '--model', file], { encoding: 'utf8', env: { ...process.env, ATTNSEQ_ARCH: 'neon' } });
+  assert.equal(r.status, 0);
+  assert.match(r.stderr, /ATTNSEQ_ARCH=neon is not an instruction set/);
+  assert.equal(parseInfo(r.stdout).kernels, best);
 });
