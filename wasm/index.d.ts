@@ -19,11 +19,19 @@ export interface InitOptions {
   /** The .wasm bytes, when the caller already has them. */
   wasmBinary?: Uint8Array | ArrayBuffer | undefined;
 }
-/** Optional; call before the first loadModel() to change where the .wasm comes from. */
+/**
+ * Optional; call before the first loadModel() to change where the .wasm comes from. Rejects with
+ * AttnseqError: LOAD_FAILED when the .wasm cannot be read or is not the engine's, BAD_INPUT for a
+ * wrong type or a detached buffer. A failed init() changes nothing (it may be called again).
+ */
 export function init(options?: InitOptions): Promise<void>;
 
 export type ModelSource = Uint8Array | ArrayBuffer | ArrayBufferView | Blob | Response | URL | string;
-/** Loads a .safetensors checkpoint (bytes, a fetch Response, a URL, or a file path in Node). */
+/**
+ * Loads a .safetensors checkpoint (bytes, a fetch Response, a URL, or a file path in Node; the
+ * http:/https: scheme in any case). BAD_INPUT for a Response whose body was already read or a
+ * detached buffer, LOAD_FAILED for what cannot be read, BAD_CHECKPOINT for a malformed file.
+ */
 export function loadModel(source: ModelSource): Promise<Model>;
 
 export interface ModelConfig {
