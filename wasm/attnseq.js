@@ -216,11 +216,20 @@ export async function createTrainer(options = {}) {
   return new Trainer(M, h, st);
 }
 
+// An Encoded or a Decoder refuses to work (DISPOSED) once the Model or Encoded it was made from is
+// disposed, whatever the call: only dispose() itself is always allowed, in any order.
 class Disposable {
   #handle;
-  constructor(handle) { this.#handle = handle; }
+  #parents;
+  constructor(handle, parents = []) {
+    this.#handle = handle;
+    this.#parents = parents;
+  }
   get _h() {
     if (!this.#handle) throw new AttnseqError('DISPOSED', `this ${this.constructor.name} has been disposed`);
+    for (const p of this.#parents)
+      if (p.disposed)
+        throw new AttnseqError('DISPOSED', `the ${p.constructor.name} this ${this.constructor.name} was made from has been disposed`);
     return this.#handle;
   }
   get disposed() { return !this.#handle; }
@@ -369,7 +378,7 @@ export class Trainer extends Disposable {
 
 export class Encoded extends Disposable {
   constructor(model, handle, ids, tokens) {
-    super(handle);
+    super(handle, [model]);
     this.model = model;
     this.ids = ids;
     this.tokens = tokens;
@@ -384,7 +393,7 @@ export class Encoded extends Disposable {
 
 export class Decoder extends Disposable {
   constructor(model, enc, handle, maxLength, topk) {
-    super(handle);
+    super(handle, [model, enc]);
     this.model = model;
     this.encoded = enc;
     this.maxLength = maxLength;

@@ -161,6 +161,7 @@ export class Model implements Disposable_ {
   [Symbol.dispose](): void;
 }
 
+/** Refuses every call with DISPOSED once it or its model is disposed (dispose() always works). */
 export class Encoded implements Disposable_ {
   private constructor();
   readonly model: Model;
@@ -174,6 +175,7 @@ export class Encoded implements Disposable_ {
   [Symbol.dispose](): void;
 }
 
+/** Refuses every call with DISPOSED once it, its model or its Encoded is disposed (dispose() always works). */
 export class Decoder implements Disposable_ {
   private constructor();
   readonly model: Model;

@@ -136,3 +136,38 @@ test('loadModel(): an upper-case URL scheme loads; a spent Response or a detache
     await close();
   }
 });
+
+test('once its model is disposed, an Encoded or a Decoder refuses every call with DISPOSED', async () => {
+  const model = await loadModel(FIX('gru_luong_general'));
+  const enc = model.encode('w5 w6 w7');
+  const dec = model.decoder(enc, { topk: 3 });
+  dec.step();
+  model.dispose();
+  const disposed = (what) => (e) => e instanceof AttnseqError && e.code === 'DISPOSED' && /disposed/.test(e.message) || assert.fail(`${what}: ${e.code} ${e.message}`);
+  const calls = {
+    'model.decoder(enc)': () => model.decoder(enc),
+    'model.translate(enc)': () => model.translate(enc),
+    'model.encode': () => model.encode('w5'),
+    'enc.memory()': () => enc.memory(),
+    'dec.step()': () => dec.step(),
+    'dec.step({ force: 5 })': () => dec.step({ force: 5 }),
+    "dec.step({ force: 'w5' })": () => dec.step({ force: 'w5' }),
+    'dec.step({ attention })': () => dec.step({ attention: [1, 0, 0] }),
+    'dec.length': () => dec.length,
+  };
+  for (const [what, f] of Object.entries(calls)) assert.throws(f, disposed(what), what);
+  // Disposal itself is allowed in any order and more than once.
+  dec.dispose(); enc.dispose(); dec.dispose();
+  assert.equal(dec.disposed && enc.disposed && model.disposed, true);
+
+  // The same rule for an Encoded disposed under a live decoder; the model itself is unaffected.
+  const m2 = await loadModel(FIX('gru_luong_general'));
+  const e2 = m2.encode('w5 w6 w7');
+  const d2 = m2.decoder(e2);
+  const want = m2.translate('w5 w6 w7').tokens;
+  e2.dispose();
+  assert.throws(() => d2.step({ force: 5 }), disposed('step after enc.dispose()'));
+  assert.throws(() => m2.translate(e2), disposed('translate(disposed enc)'));
+  assert.deepEqual(m2.translate('w5 w6 w7').tokens, want);
+  d2.dispose(); m2.dispose();
+});
