@@ -522,7 +522,8 @@ function replaceUnknowns(tokens, ids, attention, cols, srcTokens, unk) {
 
 /** Alignment export helpers. */
 export function alignmentToCSV(r) {
-  const esc = (s) => (/[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
+  // RFC 4180: a field holding a quote, a comma, CR or LF is quoted (quotes doubled).
+  const esc = (s) => (/[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
   const lines = [['', ...r.srcTokens].map(esc).join(',')];
   for (let k = 0; k < r.rows; k++) {
     const row = [esc(r.tgtTokens[k])];
@@ -536,13 +537,19 @@ export function alignmentToJSON(r) {
   for (let k = 0; k < r.rows; k++) rows.push(Array.from(r.attention.subarray(k * r.cols, (k + 1) * r.cols)));
   return JSON.stringify({ srcTokens: r.srcTokens, tgtTokens: r.tgtTokens, attention: rows });
 }
-/** Pharaoh format: "i-j" for each target token j, its most-attended source position i. */
+/**
+ * Pharaoh format: "i-j" for each target token j, its most-attended source position i. A row with
+ * no positive weight links nothing, so a vanilla model (style 'none': all-zero rows) gives ''.
+ */
 export function alignmentToPharaoh(r) {
   const out = [];
   for (let k = 0; k < r.rows; k++) {
-    let best = 0;
-    for (let t = 1; t < r.cols; t++) if (r.attention[k * r.cols + t] > r.attention[k * r.cols + best]) best = t;
-    out.push(`${best}-${k}`);
+    let best = -1, bestW = 0;
+    for (let t = 0; t < r.cols; t++) {
+      const w = r.attention[k * r.cols + t];
+      if (w > bestW) best = t, bestW = w;
+    }
+    if (best >= 0) out.push(`${best}-${k}`);
   }
   return out.join(' ');
 }

@@ -258,6 +258,8 @@ export interface AlignmentLike {
   rows: number;
   cols: number;
 }
+/** Header row of source tokens, then a row per target token; fields quoted as RFC 4180 says (CR too). */
 export function alignmentToCSV(r: AlignmentLike): string;
 export function alignmentToJSON(r: AlignmentLike): string;
+/** "i-j" links, the heaviest source i of each target j; a row without weight links nothing ('' for style 'none'). */
 export function alignmentToPharaoh(r: AlignmentLike): string;

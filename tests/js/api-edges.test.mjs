@@ -171,3 +171,66 @@ test('once its model is disposed, an Encoded or a Decoder refuses every call wit
   assert.deepEqual(m2.translate('w5 w6 w7').tokens, want);
   d2.dispose(); m2.dispose();
 });
+
+// RFC 4180 reading: fields split on commas, records on CRLF, LF or a lone CR; quoted fields may hold
+// any of them, with "" for a quote. Written here so the export is checked by an independent reader.
+function parseCSV(text) {
+  const records = [];
+  let field = '', record = [], i = 0, quoted = false;
+  while (i < text.length) {
+    const c = text[i];
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') { field += '"'; i += 2; continue; }
+      if (c === '"') { quoted = false; i++; continue; }
+      field += c; i++; continue;
+    }
+    if (c === '"' && field === '') { quoted = true; i++; continue; }
+    if (c === ',') { record.push(field); field = ''; i++; continue; }
+    if (c === '\r' || c === '\n') {
+      record.push(field); records.push(record); field = ''; record = [];
+      i += c === '\r' && text[i + 1] === '\n' ? 2 : 1;
+      continue;
+    }
+    field += c; i++;
+  }
+  if (field !== '' || record.length) { record.push(field); records.push(record); }
+  return records;
+}
+
+test('alignmentToCSV quotes fields holding CR (and LF, commas, quotes) so every reader sees the same cells', () => {
+  const src = ['a\rb', 'c,d', 'say "hi"', 'e\r\nf', 'plain'];
+  const tgt = ['x\r', '\ry', 'z'];
+  const attention = Float32Array.from({ length: tgt.length * src.length }, (_, i) => (i % 7) / 8);
+  const csv = alignmentToCSV({ srcTokens: src, tgtTokens: tgt, attention, rows: tgt.length, cols: src.length });
+  const records = parseCSV(csv);
+  assert.equal(records.length, tgt.length + 1, JSON.stringify(csv));
+  assert.deepEqual(records[0], ['', ...src]);
+  tgt.forEach((t, k) => {
+    assert.equal(records[k + 1][0], t);
+    assert.deepEqual(records[k + 1].slice(1).map(Number), Array.from(attention.subarray(k * src.length, (k + 1) * src.length)));
+  });
+});
+
+test("alignmentToPharaoh: no links for a vanilla model (no attention), the heaviest source per row otherwise", async () => {
+  for (const name of ['gru_none', 'lstm_none']) {
+    const m = await loadModel(FIX(name));
+    assert.equal(m.config.style, 'none');
+    const r = m.translate('w5 w6 w7 w8');
+    assert.ok(r.rows > 0);
+    assert.equal(alignmentToPharaoh(r), '', name);
+    m.dispose();
+  }
+  const m = await loadModel(FIX('gru_luong_dot'));
+  const r = m.translate('w5 w6 w7 w8');
+  const want = [];
+  for (let k = 0; k < r.rows; k++) {
+    const row = Array.from(r.attention.subarray(k * r.cols, (k + 1) * r.cols));
+    want.push(`${row.indexOf(Math.max(...row))}-${k}`);
+  }
+  assert.equal(alignmentToPharaoh(r), want.join(' '));
+  // A row without weight (here the second) links nothing; the others keep their target index.
+  const partial = { ...r, attention: r.attention.slice() };
+  partial.attention.fill(0, r.cols, 2 * r.cols);
+  assert.equal(alignmentToPharaoh(partial), want.filter((_, k) => k !== 1).join(' '));
+  m.dispose();
+});
