@@ -69,7 +69,10 @@ export type Input = string | ArrayLike<number>;
 export interface DecodeOptions {
   /** Forced first target tokens (text or ids). */
   prefix?: Input | undefined;
-  /** > 0 samples from softmax(logits / temperature). */
+  /**
+   * > 0 samples from softmax(logits / temperature). However small, it never overflows: a temperature
+   * whose 32-bit reciprocal is infinite (below about 2.9e-39) decodes greedily, its limit.
+   */
   temperature?: number | undefined;
   /** Sampling seed. */
   seed?: number | undefined;

@@ -172,6 +172,25 @@ test('once its model is disposed, an Encoded or a Decoder refuses every call wit
   d2.dispose(); m2.dispose();
 });
 
+test('a temperature too small for softmax(logits / T) samples like greedy, not <pad>', async () => {
+  const model = await loadModel(REVERSE);
+  const greedy = model.translate('abcdefg');
+  assert.equal(greedy.text, 'gfedcba', 'the shipped reverse model reverses');
+  // 1e-38 makes logits / T overflow; 1e-40 is a float denormal whose 1/T is infinite.
+  for (const temperature of [1e-30, 1e-38, 1e-40])
+    for (const seed of [1, 2, 3]) {
+      const r = model.translate('abcdefg', { temperature, seed });
+      assert.deepEqual(r.tokens, greedy.tokens, `temperature ${temperature}, seed ${seed}`);
+      assert.ok(Number.isFinite(r.score), `temperature ${temperature}: score ${r.score}`);
+    }
+  const enc = model.encode('abcdefg');
+  const dec = model.decoder(enc, { temperature: 1e-38, seed: 1 });
+  const steps = [];
+  while (!dec.done) steps.push(dec.step().token);
+  assert.deepEqual(steps, greedy.tokens);
+  dec.dispose(); enc.dispose(); model.dispose();
+});
+
 // RFC 4180 reading: fields split on commas, records on CRLF, LF or a lone CR; quoted fields may hold
 // any of them, with "" for a quote. Written here so the export is checked by an independent reader.
 function parseCSV(text) {
