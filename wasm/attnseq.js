@@ -67,7 +67,8 @@ async function core() {
 /**
  * Instantiates the Emscripten module from checked bytes. We instantiate the wasm ourselves: a valid
  * module that is not this engine's (wrong exports) would otherwise throw inside Emscripten's callback
- * and leave its promise pending for ever. Its messages are held back until the engine has started.
+ * and leave its promise pending for ever. Its messages are held back until it has started, and only
+ * shown if it did (a failure's messages go into the LOAD_FAILED error instead).
  */
 function startEngine(wasmBinary) {
   return new Promise((resolve, reject) => {
@@ -92,6 +93,7 @@ function startEngine(wasmBinary) {
       },
     }).then((M) => {
       starting = false;
+      for (const text of held) console.warn(text);  // it started: whatever it said is shown after all
       resolve(M);
     }, (e) => fail(e?.message ?? String(e)));
   });
