@@ -16,38 +16,142 @@ const isNode = typeof process !== 'undefined' && !!process.versions?.node && typ
 let corePromise = null;
 let initOptions = {};
 
-/** Optional: where to find attnseq-core.wasm (e.g. a CDN). Call before the first loadModel(). */
+/**
+ * Optional: where to find attnseq-core.wasm (e.g. a CDN). Call before the first loadModel().
+ * A failed init() changes nothing: the engine stays uninitialised, so init() may be called again.
+ */
 export async function init(options = {}) {
   checkOptions(options, 'init');
+  if (options.locateFile !== undefined && typeof options.locateFile !== 'function')
+    throw new AttnseqError('BAD_INPUT', `init: locateFile must be a function, got ${describe(options.locateFile)}`);
+  if (options.wasmBinary !== undefined) bufferBytes(options.wasmBinary, 'init: wasmBinary');
   if (corePromise) throw new AttnseqError('ALREADY_INITIALISED', 'init() must be called before the engine is first used');
   initOptions = { ...options };
-  await core();
+  try {
+    await core();
+  } catch (e) {
+    initOptions = {};
+    throw e;
+  }
 }
 
 function wasmUrl() {
-  if (initOptions.locateFile) return initOptions.locateFile('attnseq-core.wasm');
-  return new URL('../dist/attnseq-core.wasm', import.meta.url).href;
+  if (!initOptions.locateFile) return new URL('../dist/attnseq-core.wasm', import.meta.url).href;
+  let url;
+  try {
+    url = initOptions.locateFile('attnseq-core.wasm');
+  } catch (e) {
+    throw new AttnseqError('LOAD_FAILED', `init: locateFile threw: ${e?.message ?? String(e)}`);
+  }
+  if (url instanceof URL) return url.href;
+  if (typeof url !== 'string' || url === '')
+    throw new AttnseqError('BAD_INPUT', `init: locateFile must return a URL or a string, got ${describe(url)}`);
+  return url;
 }
 
 async function core() {
   if (!corePromise) {
     corePromise = (async () => {
-      const url = wasmUrl();
-      let wasmBinary;
-      if (initOptions.wasmBinary) wasmBinary = initOptions.wasmBinary;
-      else if (isNode && url.startsWith('file:')) {
-        const { readFile } = await import('node:fs/promises');
-        wasmBinary = await readFile(new URL(url));
-      } else {
-        const res = await fetch(url);
-        if (!res.ok) throw new AttnseqError('LOAD_FAILED', `could not fetch ${url}: HTTP ${res.status}`);
-        wasmBinary = new Uint8Array(await res.arrayBuffer());
-      }
-      return createAttnseqCore({ wasmBinary });
+      const wasmBinary = initOptions.wasmBinary !== undefined
+        ? bufferBytes(initOptions.wasmBinary, 'init: wasmBinary') : await readUrl(wasmUrl());
+      // Refused here, Emscripten would print "Aborted(CompileError ...)" on stderr on its way down.
+      if (!WebAssembly.validate(wasmBinary))
+        throw new AttnseqError('LOAD_FAILED', `the engine's .wasm is not a WebAssembly module (${wasmBinary.length} bytes)`);
+      return startEngine(wasmBinary);
     })();
     corePromise.catch(() => { corePromise = null; });
   }
   return corePromise;
+}
+
+/**
+ * Instantiates the Emscripten module from checked bytes. We instantiate the wasm ourselves: a valid
+ * module that is not this engine's (wrong exports) would otherwise throw inside Emscripten's callback
+ * and leave its promise pending for ever. Its messages are held back until it has started, and only
+ * shown if it did (a failure's messages go into the LOAD_FAILED error instead).
+ */
+function startEngine(wasmBinary) {
+  return new Promise((resolve, reject) => {
+    let starting = true;
+    const held = [];
+    const fail = (why) => {
+      starting = false;
+      const detail = held.length ? ` (${held.join('; ')})` : '';
+      reject(new AttnseqError('LOAD_FAILED', `the engine could not start: ${why}${detail}`));
+    };
+    createAttnseqCore({
+      printErr: (text) => (starting ? held.push(text) : console.warn(text)),
+      instantiateWasm(imports, receive) {
+        WebAssembly.instantiate(wasmBinary, imports).then(({ instance, module }) => {
+          try {
+            receive(instance, module);
+          } catch (e) {
+            fail(`this is not attnseq-core.wasm: ${e?.message ?? String(e)}`);
+          }
+        }, (e) => fail(e?.message ?? String(e)));
+        return {};  // asynchronous: Emscripten waits for receive()
+      },
+    }).then((M) => {
+      starting = false;
+      for (const text of held) console.warn(text);  // it started: whatever it said is shown after all
+      resolve(M);
+    }, (e) => fail(e?.message ?? String(e)));
+  });
+}
+
+/** A detached ArrayBuffer (transferred to a Worker, say) has no bytes left to read. */
+function isDetached(buffer) {
+  if (typeof buffer.detached === 'boolean') return buffer.detached;
+  try {
+    new Uint8Array(buffer, 0, 0);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+/** A Uint8Array over an ArrayBuffer's or a view's bytes; null if `v` is neither (BAD_INPUT for init). */
+function bufferBytes(v, what) {
+  const isView = ArrayBuffer.isView(v);
+  if (!isView && !(v instanceof ArrayBuffer)) {
+    if (what.startsWith('init')) throw new AttnseqError('BAD_INPUT', `${what} must be a Uint8Array or an ArrayBuffer, got ${describe(v)}`);
+    return null;
+  }
+  // A view's offset cannot even be read once its buffer is detached: test the buffer first.
+  if (isDetached(isView ? v.buffer : v)) throw new AttnseqError('BAD_INPUT', `${what}: its ArrayBuffer is detached (transferred elsewhere)`);
+  if (v instanceof Uint8Array) return v;
+  return isView ? new Uint8Array(v.buffer, v.byteOffset, v.byteLength) : new Uint8Array(v);
+}
+
+const HTTP = /^https?:/i;
+
+/** The bytes behind a URL or (in Node) a path or file: URL; LOAD_FAILED if they cannot be read. */
+async function readUrl(href) {
+  if (isNode && !HTTP.test(href)) {
+    const { readFile } = await import('node:fs/promises');
+    try {
+      return new Uint8Array(await readFile(/^file:/i.test(href) ? new URL(href) : href));
+    } catch (e) {
+      throw new AttnseqError('LOAD_FAILED', `could not read ${href}: ${e.message}`);
+    }
+  }
+  let res;
+  try {
+    res = await fetch(href);
+  } catch (e) {
+    throw new AttnseqError('LOAD_FAILED', `could not fetch ${href}: ${e.message}`);
+  }
+  return responseBytes(res);
+}
+
+async function responseBytes(res) {
+  if (!res.ok) throw new AttnseqError('LOAD_FAILED', `HTTP ${res.status} for ${res.url}`);
+  if (res.bodyUsed) throw new AttnseqError('BAD_INPUT', `the body of this Response${res.url ? ` (${res.url})` : ''} has already been read`);
+  try {
+    return new Uint8Array(await res.arrayBuffer());
+  } catch (e) {
+    throw new AttnseqError('LOAD_FAILED', `could not read the body of ${res.url || 'a Response'}: ${e.message}`);
+  }
 }
 
 function check(status) {
@@ -56,32 +160,17 @@ function check(status) {
 }
 
 async function toBytes(source) {
-  if (source instanceof Uint8Array) return source;
-  if (source instanceof ArrayBuffer) return new Uint8Array(source);
-  if (ArrayBuffer.isView(source)) return new Uint8Array(source.buffer, source.byteOffset, source.byteLength);
-  if (typeof Response !== 'undefined' && source instanceof Response) {
-    if (!source.ok) throw new AttnseqError('LOAD_FAILED', `HTTP ${source.status} for ${source.url}`);
-    return new Uint8Array(await source.arrayBuffer());
-  }
-  if (typeof Blob !== 'undefined' && source instanceof Blob) return new Uint8Array(await source.arrayBuffer());
-  if (source instanceof URL || typeof source === 'string') {
-    const href = source instanceof URL ? source.href : source;
-    if (isNode && !/^https?:/.test(href)) {
-      const { readFile } = await import('node:fs/promises');
-      try {
-        return new Uint8Array(await readFile(href.startsWith('file:') ? new URL(href) : href));
-      } catch (e) {
-        throw new AttnseqError('LOAD_FAILED', `could not read ${href}: ${e.message}`);
-      }
-    }
-    let res;
+  const bytes = bufferBytes(source, 'loadModel()');
+  if (bytes) return bytes;
+  if (typeof Response !== 'undefined' && source instanceof Response) return responseBytes(source);
+  if (typeof Blob !== 'undefined' && source instanceof Blob) {
     try {
-      res = await fetch(href);
+      return new Uint8Array(await source.arrayBuffer());
     } catch (e) {
-      throw new AttnseqError('LOAD_FAILED', `could not fetch ${href}: ${e.message}`);
+      throw new AttnseqError('LOAD_FAILED', `could not read the Blob: ${e.message}`);
     }
-    return toBytes(res);
   }
+  if (source instanceof URL || typeof source === 'string') return readUrl(source instanceof URL ? source.href : source);
   throw new AttnseqError('BAD_INPUT', 'loadModel() takes a Uint8Array, ArrayBuffer, Blob, Response, URL or path');
 }
 
@@ -129,11 +218,20 @@ export async function createTrainer(options = {}) {
   return new Trainer(M, h, st);
 }
 
+// An Encoded or a Decoder refuses to work (DISPOSED) once the Model or Encoded it was made from is
+// disposed, whatever the call: only dispose() itself is always allowed, in any order.
 class Disposable {
   #handle;
-  constructor(handle) { this.#handle = handle; }
+  #parents;
+  constructor(handle, parents = []) {
+    this.#handle = handle;
+    this.#parents = parents;
+  }
   get _h() {
     if (!this.#handle) throw new AttnseqError('DISPOSED', `this ${this.constructor.name} has been disposed`);
+    for (const p of this.#parents)
+      if (p.disposed)
+        throw new AttnseqError('DISPOSED', `the ${p.constructor.name} this ${this.constructor.name} was made from has been disposed`);
     return this.#handle;
   }
   get disposed() { return !this.#handle; }
@@ -282,7 +380,7 @@ export class Trainer extends Disposable {
 
 export class Encoded extends Disposable {
   constructor(model, handle, ids, tokens) {
-    super(handle);
+    super(handle, [model]);
     this.model = model;
     this.ids = ids;
     this.tokens = tokens;
@@ -297,7 +395,7 @@ export class Encoded extends Disposable {
 
 export class Decoder extends Disposable {
   constructor(model, enc, handle, maxLength, topk) {
-    super(handle);
+    super(handle, [model, enc]);
     this.model = model;
     this.encoded = enc;
     this.maxLength = maxLength;
@@ -441,7 +539,8 @@ function replaceUnknowns(tokens, ids, attention, cols, srcTokens, unk) {
 
 /** Alignment export helpers. */
 export function alignmentToCSV(r) {
-  const esc = (s) => (/[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
+  // RFC 4180: a field holding a quote, a comma, CR or LF is quoted (quotes doubled).
+  const esc = (s) => (/[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
   const lines = [['', ...r.srcTokens].map(esc).join(',')];
   for (let k = 0; k < r.rows; k++) {
     const row = [esc(r.tgtTokens[k])];
@@ -455,13 +554,19 @@ export function alignmentToJSON(r) {
   for (let k = 0; k < r.rows; k++) rows.push(Array.from(r.attention.subarray(k * r.cols, (k + 1) * r.cols)));
   return JSON.stringify({ srcTokens: r.srcTokens, tgtTokens: r.tgtTokens, attention: rows });
 }
-/** Pharaoh format: "i-j" for each target token j, its most-attended source position i. */
+/**
+ * Pharaoh format: "i-j" for each target token j, its most-attended source position i. A row with
+ * no positive weight links nothing, so a vanilla model (style 'none': all-zero rows) gives ''.
+ */
 export function alignmentToPharaoh(r) {
   const out = [];
   for (let k = 0; k < r.rows; k++) {
-    let best = 0;
-    for (let t = 1; t < r.cols; t++) if (r.attention[k * r.cols + t] > r.attention[k * r.cols + best]) best = t;
-    out.push(`${best}-${k}`);
+    let best = -1, bestW = 0;
+    for (let t = 0; t < r.cols; t++) {
+      const w = r.attention[k * r.cols + t];
+      if (w > bestW) best = t, bestW = w;
+    }
+    if (best >= 0) out.push(`${best}-${k}`);
   }
   return out.join(' ');
 }
