@@ -1,0 +1,152 @@
+// The pronunciation dictionary reader and the development split (src/train/pron_data.hpp).
+// Parsing fills a local PronData and returns it only when every line passed, so a caller never sees
+// part of a file.
+#include "train/pron_data.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <unordered_map>
+#include <utility>
+
+namespace attnseq::train {
+
+const std::vector<std::string>& arpabet_phonemes() {
+  static const std::vector<std::string> set = {
+      "AA", "AE", "AH", "AO", "AW", "AY", "B",  "CH", "D",  "DH", "EH", "ER", "EY",
+      "F",  "G",  "HH", "IH", "IY", "JH", "K",  "L",  "M",  "N",  "NG", "OW", "OY",
+      "P",  "R",  "S",  "SH", "T",  "TH", "UH", "UW", "V",  "W",  "Y",  "Z",  "ZH"};
+  return set;
+}
+
+bool is_arpabet(std::string_view phoneme) {
+  const auto& set = arpabet_phonemes();
+  return std::binary_search(set.begin(), set.end(), phoneme,
+                            [](std::string_view a, std::string_view b) { return a < b; });
+}
+
+std::size_t PronData::references() const {
+  std::size_t n = 0;
+  for (const auto& e : entries) n += e.refs.size();
+  return n;
+}
+
+std::vector<std::string> split_phonemes(std::string_view ref) {
+  std::vector<std::string> out;
+  std::size_t i = 0;
+  while (i < ref.size()) {
+    while (i < ref.size() && ref[i] == ' ') ++i;
+    const std::size_t start = i;
+    while (i < ref.size() && ref[i] != ' ') ++i;
+    if (i > start) out.emplace_back(ref.substr(start, i - start));
+  }
+  return out;
+}
+
+namespace {
+
+// A character for an error message: printable ASCII as itself, anything else as its byte value.
+std::string describe(char ch) {
+  const auto b = static_cast<unsigned char>(ch);
+  if (b >= 0x21 && b < 0x7F) return std::string("'") + ch + "'";
+  static const char* hex = "0123456789ABCDEF";
+  return std::string("byte 0x") + hex[b >> 4] + hex[b & 15];
+}
+
+}  // namespace
+
+PronData parse_pron(std::string_view text, const std::string& name) {
+  PronData out;
+  std::unordered_map<std::string, std::size_t> index;  // word -> position in out.entries
+  std::size_t line_no = 0, pos = 0;
+  const auto fail = [&](const std::string& what) {
+    throw std::invalid_argument(name + ":" + std::to_string(line_no) + ": " + what);
+  };
+  while (pos < text.size()) {
+    std::size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(pos, end - pos);
+    pos = end + 1;
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.empty()) fail("empty line");
+    const std::size_t tab = line.find('\t');
+    if (tab == std::string_view::npos) fail("no tab between the word and its pronunciation");
+    const std::string_view word = line.substr(0, tab);
+    if (word.empty()) fail("empty word before the tab");
+    for (std::size_t i = 0; i < word.size(); ++i)
+      if (!((word[i] >= 'A' && word[i] <= 'Z') || word[i] == '\''))
+        fail("character " + describe(word[i]) + " at column " + std::to_string(i + 1) +
+             " of the word is outside A-Z and the apostrophe");
+    std::vector<std::string> refs;
+    std::size_t start = tab + 1;
+    for (int k = 1;; ++k) {
+      std::size_t next = line.find('\t', start);
+      if (next == std::string_view::npos) next = line.size();
+      const auto phonemes = split_phonemes(line.substr(start, next - start));
+      if (phonemes.empty()) fail("empty pronunciation (reference " + std::to_string(k) + ")");
+      std::string joined;
+      for (const auto& p : phonemes) {
+        if (!is_arpabet(p))
+          fail("phoneme \"" + p + "\" (reference " + std::to_string(k) +
+               ") is not one of the 39 ARPAbet phonemes without stress");
+        if (!joined.empty()) joined += ' ';
+        joined += p;
+      }
+      refs.push_back(std::move(joined));
+      if (next == line.size()) break;
+      start = next + 1;
+    }
+    auto [it, fresh] = index.emplace(std::string(word), out.entries.size());
+    if (fresh) out.entries.push_back({std::string(word), {}});
+    auto& dst = out.entries[it->second].refs;
+    for (auto& r : refs)
+      if (std::find(dst.begin(), dst.end(), r) == dst.end()) dst.push_back(std::move(r));
+    ++out.lines;
+  }
+  return out;
+}
+
+PronData read_pron_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot open " + path);
+  std::ostringstream buf;
+  buf << in.rdbuf();
+  if (in.bad()) throw std::runtime_error("cannot read " + path);
+  return parse_pron(buf.str(), path);
+}
+
+std::uint64_t word_hash(std::string_view word, std::uint64_t seed) {
+  std::uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a offset basis
+  for (char ch : word) h = (h ^ static_cast<unsigned char>(ch)) * 0x100000001b3ull;
+  // splitmix64's finaliser over hash + seed: nearby seeds give unrelated orders.
+  std::uint64_t z = h + (seed + 1) * 0x9e3779b97f4a7c15ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+PronSplit split_dev(const PronData& data, double fraction, std::uint64_t seed) {
+  if (!(fraction >= 0.0 && fraction < 1.0))
+    throw std::invalid_argument("split_dev: fraction " + std::to_string(fraction) + " is outside [0, 1)");
+  const std::size_t n = data.entries.size();
+  const auto k = std::size_t(std::llround(fraction * double(n)));
+  // Rank by (hash, word) so that even a hash collision cannot make the choice depend on file order.
+  std::vector<std::pair<std::uint64_t, std::size_t>> ranked(n);
+  for (std::size_t i = 0; i < n; ++i) ranked[i] = {word_hash(data.entries[i].word, seed), i};
+  const auto less = [&](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first < b.first : data.entries[a.second].word < data.entries[b.second].word;
+  };
+  std::nth_element(ranked.begin(), ranked.begin() + std::ptrdiff_t(k), ranked.end(), less);
+  std::vector<char> is_dev(n, 0);
+  for (std::size_t i = 0; i < k; ++i) is_dev[ranked[i].second] = 1;
+  PronSplit out;
+  out.dev.reserve(k);
+  out.train.reserve(n - k);
+  for (std::size_t i = 0; i < n; ++i) (is_dev[i] ? out.dev : out.train).push_back(data.entries[i]);
+  return out;
+}
+
+}  // namespace attnseq::train
