@@ -112,7 +112,11 @@ class ModelHandle {
       r.set("encoderOutput", c.enc_out());
       r.set("hidden", c.dec_hidden);
       r.set("attentionSize", c.attn_dim);
-      r.set("tokenizer", std::string(to_string(c.tokenizer)));
+      // `tokenizer` names both sides when they agree and is "mixed" otherwise (as in the checkpoint).
+      r.set("tokenizer", std::string(c.src_tokenizer == c.tgt_tokenizer ? to_string(c.src_tokenizer) : "mixed"));
+      r.set("srcTokenizer", std::string(to_string(c.src_tokenizer)));
+      r.set("tgtTokenizer", std::string(to_string(c.tgt_tokenizer)));
+      r.set("srcCase", std::string(to_string(c.src_case)));
       r.set("pad", c.pad);
       r.set("bos", c.bos);
       r.set("eos", c.eos);
@@ -397,9 +401,15 @@ class TrainerHandle {
         to.max_len = int(num(opts, "maxLength", 60, 1, kMaxSourceLength));
         t = train::make_task(task.as<std::string>(), to);
       } else {
-        const std::string kind = str(task, "tokenizer", "word");
-        if (kind != "word" && kind != "char") throw std::invalid_argument("tokenizer must be 'char' or 'word'");
-        t = train::make_tsv_task(str(task, "tsv", ""), kind == "char" ? TokenizerKind::Char : TokenizerKind::Word);
+        // `tokenizer` sets both sides (word by default); srcTokenizer / tgtTokenizer override one side.
+        auto kind = [&](const char* key, const std::string& def) {
+          const std::string k = str(task, key, def.c_str());
+          if (k != "word" && k != "char") throw std::invalid_argument(std::string(key) + " must be 'char' or 'word'");
+          return k;
+        };
+        const std::string both = kind("tokenizer", "word");
+        auto tk = [](const std::string& k) { return k == "char" ? TokenizerKind::Char : TokenizerKind::Word; };
+        t = train::make_tsv_task(str(task, "tsv", ""), tk(kind("srcTokenizer", both)), tk(kind("tgtTokenizer", both)));
       }
       ModelConfig c;
       const std::string style = str(cfg, "style", "luong"), score = str(cfg, "score", "dot"), cell = str(cfg, "cell", "gru");
@@ -418,7 +428,8 @@ class TrainerHandle {
       c.src_emb = c.tgt_emb = int(num(cfg, "embedding", hidden, 1, 1024));
       c.layers = int(num(cfg, "layers", 1, 1, 4));
       c.attn_dim = int(num(cfg, "attentionSize", hidden, 1, 1024));
-      c.tokenizer = t->tokenizer();
+      c.src_tokenizer = t->src_tokenizer();
+      c.tgt_tokenizer = t->tgt_tokenizer();
       c.src_tokens = t->src_vocab();
       c.tgt_tokens = t->tgt_vocab();
       c.src_vocab = int(c.src_tokens.size());

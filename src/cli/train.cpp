@@ -72,11 +72,16 @@ std::unique_ptr<train::Task> task_from(const Flags& f) {
   if (!in) throw std::invalid_argument("cannot open '" + *d + "'");
   std::stringstream ss;
   ss << in.rdbuf();
-  const auto* tok = f.get("tokenizer");
-  const TokenizerKind kind = !tok || *tok == "word" ? TokenizerKind::Word
-                             : *tok == "char"      ? TokenizerKind::Char
-                                                   : throw std::invalid_argument("--tokenizer is char or word");
-  return train::make_tsv_task(ss.str(), kind);
+  // --tokenizer sets both sides (word by default); --src-tokenizer / --tgt-tokenizer override one side.
+  auto kind = [&](const char* flag, TokenizerKind def) {
+    const auto* v = f.get(flag);
+    if (!v) return def;
+    if (*v == "word") return TokenizerKind::Word;
+    if (*v == "char") return TokenizerKind::Char;
+    throw std::invalid_argument(std::string("--") + flag + " is char or word, not \"" + *v + "\"");
+  };
+  const TokenizerKind both = kind("tokenizer", TokenizerKind::Word);
+  return train::make_tsv_task(ss.str(), kind("src-tokenizer", both), kind("tgt-tokenizer", both));
 }
 
 std::string fmt_time(double s) {
@@ -90,7 +95,7 @@ std::string fmt_time(double s) {
 
 int train_cmd(const std::vector<std::string>& args) {
   const Flags f = parse_flags("train", args,
-                              {"task", "data", "tokenizer", "min-len", "max-len", "style", "score", "cell", "hidden",
+                              {"task", "data", "tokenizer", "src-tokenizer", "tgt-tokenizer", "min-len", "max-len", "style", "score", "cell", "hidden",
                                "embedding", "layers", "attn-dim", "steps", "batch", "lr", "warmup", "clip", "seed",
                                "resume", "out", "name", "description", "threads"},
                               {"bidirectional", "input-feeding", "bridge", "quiet"});
@@ -116,7 +121,8 @@ int train_cmd(const std::vector<std::string>& args) {
   c.src_emb = c.tgt_emb = int(parse_int_in("--embedding", str("embedding", std::to_string(hidden).c_str()), 1, 4096));
   c.layers = int(parse_int_in("--layers", str("layers", "1"), 1, 8));
   c.attn_dim = int(parse_int_in("--attn-dim", str("attn-dim", std::to_string(hidden).c_str()), 1, 4096));
-  c.tokenizer = task->tokenizer();
+  c.src_tokenizer = task->src_tokenizer();
+  c.tgt_tokenizer = task->tgt_tokenizer();
   c.src_tokens = task->src_vocab();
   c.tgt_tokens = task->tgt_vocab();
   c.src_vocab = int(c.src_tokens.size());

@@ -18,6 +18,14 @@
 namespace attnseq::cli {
 namespace {
 
+// "char", or "char -> word" when the sides differ, then the source's case fold if any.
+std::string tokenizer_str(const ModelConfig& c) {
+  std::string s = to_string(c.src_tokenizer);
+  if (c.tgt_tokenizer != c.src_tokenizer) s += std::string(" -> ") + to_string(c.tgt_tokenizer);
+  if (c.src_case != CaseFold::Keep) s += std::string(", src_case ") + to_string(c.src_case);
+  return s;
+}
+
 struct Args {
   std::string model, text, ids, prefix;
   bool json = false, has_text = false;
@@ -217,7 +225,7 @@ int info(const std::vector<std::string>& argv) {
               to_string(c.cell), to_string(c.style), to_string(c.score), c.input_feeding ? "yes" : "no",
               c.bidirectional ? "yes" : "no", c.bridge ? "yes" : "no", c.layers);
   std::printf("vocab %d -> %d, embedding %d/%d, hidden %d/%d, attn_dim %d, tokenizer %s\n", c.src_vocab, c.tgt_vocab,
-              c.src_emb, c.tgt_emb, c.enc_hidden, c.dec_hidden, c.attn_dim, to_string(c.tokenizer));
+              c.src_emb, c.tgt_emb, c.enc_hidden, c.dec_hidden, c.attn_dim, tokenizer_str(c).c_str());
   for (const auto& kv : c.extra) std::printf("%s: %s\n", kv.first.c_str(), kv.second.c_str());
   std::size_t n = model.params().data.size();
   std::printf("parameters: %zu\n", n);

@@ -179,24 +179,54 @@ ModelConfig infer_config(const safetensors::File& f) {
   if (const auto* s = meta("bos")) c.bos = parse_id("bos", *s);
   if (const auto* s = meta("eos")) c.eos = parse_id("eos", *s);
   if (const auto* s = meta("unk")) c.unk = parse_id("unk", *s);
+  // Tokenizers: src_tokenizer / tgt_tokenizer per side; a checkpoint from before them has only
+  // `tokenizer`, which then covers both sides ("mixed" there says the sides differ).
   const auto* tok = meta("tokenizer");
+  const auto* st = meta("src_tokenizer");
+  const auto* tt = meta("tgt_tokenizer");
   const auto* sv = meta("src_vocab");
   const auto* tv = meta("tgt_vocab");
-  if (tok) {
-    if (*tok == "char") c.tokenizer = TokenizerKind::Char;
-    else if (*tok == "word") c.tokenizer = TokenizerKind::Word;
-    else if (*tok == "ids") c.tokenizer = TokenizerKind::Ids;
-    else fail("metadata 'tokenizer' is \"" + *tok + "\"; expected char, word or ids");
-  }
-  if (c.tokenizer != TokenizerKind::Ids) {
-    if (!sv || !tv) fail(std::string("metadata 'tokenizer' is ") + *tok + " but " + (!sv ? "src_vocab" : "tgt_vocab") + " is missing");
+  auto kind = [&](const char* key, const std::string& v) {
+    if (v == "char") return TokenizerKind::Char;
+    if (v == "word") return TokenizerKind::Word;
+    if (v == "ids") return TokenizerKind::Ids;
+    fail(std::string("metadata '") + key + "' is \"" + v + "\"; expected char, word or ids");
+  };
+  const bool mixed = tok && *tok == "mixed";
+  if (mixed && (!st || !tt))
+    fail(std::string("metadata 'tokenizer' is mixed but '") + (!st ? "src_tokenizer" : "tgt_tokenizer") + "' is missing");
+  const TokenizerKind both = tok && !mixed ? kind("tokenizer", *tok) : TokenizerKind::Ids;
+  c.src_tokenizer = st ? kind("src_tokenizer", *st) : both;
+  c.tgt_tokenizer = tt ? kind("tgt_tokenizer", *tt) : both;
+  if (tok && !mixed)
+    for (auto [key, side] : {std::pair{"src_tokenizer", c.src_tokenizer}, std::pair{"tgt_tokenizer", c.tgt_tokenizer}})
+      if (meta(key) && side != both)
+        fail(std::string("metadata says tokenizer ") + *tok + " but " + key + " " + to_string(side) +
+             " (a checkpoint whose sides differ says tokenizer mixed)");
+  if (mixed && c.src_tokenizer == c.tgt_tokenizer)
+    fail(std::string("metadata says tokenizer mixed but both sides are ") + to_string(c.src_tokenizer));
+  if ((c.src_tokenizer == TokenizerKind::Ids) != (c.tgt_tokenizer == TokenizerKind::Ids))
+    fail(std::string("metadata gives the source tokenizer ") + to_string(c.src_tokenizer) + " and the target's " +
+         to_string(c.tgt_tokenizer) + ": either both sides have a vocabulary or neither (ids)");
+  if (c.has_text()) {
+    if (!sv || !tv)
+      fail(std::string("metadata gives tokenizer ") + to_string(c.src_tokenizer) + " -> " +
+           to_string(c.tgt_tokenizer) + " but " + (!sv ? "src_vocab" : "tgt_vocab") + " is missing");
     c.src_tokens = parse_vocab("src_vocab", *sv);
     c.tgt_tokens = parse_vocab("tgt_vocab", *tv);
   } else if (sv || tv) {
     fail("metadata has a vocabulary but no 'tokenizer' (char or word)");
   }
-  static const char* known[] = {"style", "score", "input_feeding", "cell", "tokenizer", "src_vocab",
-                                "tgt_vocab", "pad", "bos", "eos", "unk"};
+  if (const auto* s = meta("src_case")) {
+    if (*s == "upper") c.src_case = CaseFold::Upper;
+    else if (*s == "lower") c.src_case = CaseFold::Lower;
+    else if (*s == "keep") c.src_case = CaseFold::Keep;
+    else fail("metadata 'src_case' is \"" + *s + "\"; expected upper, lower or keep");
+    if (!c.has_text() && c.src_case != CaseFold::Keep)
+      fail("metadata 'src_case' is " + *s + " but the model has no source tokenizer (ids)");
+  }
+  static const char* known[] = {"style", "score", "input_feeding", "cell", "tokenizer", "src_tokenizer",
+                                "tgt_tokenizer", "src_case", "src_vocab", "tgt_vocab", "pad", "bos", "eos", "unk"};
   for (const auto& kv : f.metadata) {
     bool k = false;
     for (const char* n : known) k = k || kv.first == n;
@@ -268,8 +298,13 @@ std::vector<std::uint8_t> save_checkpoint(const Model& model) {
       {"input_feeding", c.input_feeding ? "true" : "false"}, {"cell", to_string(c.cell)},
       {"pad", std::to_string(c.pad)}, {"bos", std::to_string(c.bos)}, {"eos", std::to_string(c.eos)},
       {"unk", std::to_string(c.unk)}};
-  if (c.tokenizer != TokenizerKind::Ids) {
-    m.push_back({"tokenizer", to_string(c.tokenizer)});
+  if (c.has_text()) {
+    // `tokenizer` is kept for readers from before per-side tokenizers; "mixed" makes them refuse a
+    // model whose sides differ instead of tokenizing one side wrongly.
+    m.push_back({"tokenizer", c.src_tokenizer == c.tgt_tokenizer ? to_string(c.src_tokenizer) : "mixed"});
+    m.push_back({"src_tokenizer", to_string(c.src_tokenizer)});
+    m.push_back({"tgt_tokenizer", to_string(c.tgt_tokenizer)});
+    if (c.src_case != CaseFold::Keep) m.push_back({"src_case", to_string(c.src_case)});
     auto arr = [](const std::vector<std::string>& v) {
       std::string s = "[";
       for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + json::quote(v[i]);

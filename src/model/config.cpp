@@ -17,6 +17,10 @@ const char* to_string(TokenizerKind t) {
   return t == TokenizerKind::Ids ? "ids" : t == TokenizerKind::Char ? "char" : "word";
 }
 
+const char* to_string(CaseFold c) {
+  return c == CaseFold::Keep ? "keep" : c == CaseFold::Upper ? "upper" : "lower";
+}
+
 std::int64_t ParamSpec::numel() const {
   std::int64_t n = 1;
   for (auto d : shape) n *= d;
@@ -56,7 +60,14 @@ void ModelConfig::validate() const {
       throw std::invalid_argument("model config: special token id " + std::to_string(id) +
                                   " is outside the vocabularies (source " + std::to_string(src_vocab) +
                                   ", target " + std::to_string(tgt_vocab) + ")");
-  if (tokenizer != TokenizerKind::Ids) {
+  if ((src_tokenizer == TokenizerKind::Ids) != (tgt_tokenizer == TokenizerKind::Ids))
+    throw std::invalid_argument(std::string("model config: the source tokenizer is ") + to_string(src_tokenizer) +
+                                " and the target's " + to_string(tgt_tokenizer) +
+                                ": either both sides have a vocabulary or neither (ids)");
+  if (src_case != CaseFold::Keep && src_tokenizer == TokenizerKind::Ids)
+    throw std::invalid_argument(std::string("model config: src_case ") + to_string(src_case) +
+                                " needs a source tokenizer (char or word), not ids");
+  if (has_text()) {
     if (int(src_tokens.size()) != src_vocab)
       throw std::invalid_argument("model config: src_vocab lists " + std::to_string(src_tokens.size()) +
                                   " tokens but encoder.embedding.weight has " + std::to_string(src_vocab) + " rows");

@@ -12,11 +12,13 @@ enum class Cell { GRU, LSTM };
 enum class Style { Luong, Bahdanau, None };
 enum class Score { Dot, General, Additive };
 enum class TokenizerKind { Ids, Char, Word };
+enum class CaseFold { Keep, Upper, Lower };  // what the source tokenizer does to ASCII letters before lookup
 
 const char* to_string(Cell);
 const char* to_string(Style);
 const char* to_string(Score);
 const char* to_string(TokenizerKind);
+const char* to_string(CaseFold);  // "keep", "upper", "lower"
 
 // Documented limits: inputs beyond them are refused with a clear error instead of allocating.
 constexpr int kMaxSourceLength = 1024;   // source tokens per encode
@@ -41,7 +43,11 @@ struct ModelConfig {
   int enc_hidden = 0;               // He, per direction
   int dec_hidden = 0;               // Hd
   int attn_dim = 0;                 // A, additive score only
-  TokenizerKind tokenizer = TokenizerKind::Ids;  // how text becomes ids (Ids: callers pass ids)
+  // How text becomes ids, per side (Ids: callers pass ids; then both sides are Ids). Checkpoint
+  // metadata: src_tokenizer / tgt_tokenizer, and the older single `tokenizer` (README "Decisions").
+  TokenizerKind src_tokenizer = TokenizerKind::Ids;
+  TokenizerKind tgt_tokenizer = TokenizerKind::Ids;
+  CaseFold src_case = CaseFold::Keep;  // source text is folded so before lookup (metadata src_case)
   std::vector<std::string> src_tokens;  // source vocabulary (empty for Ids)
   std::vector<std::string> tgt_tokens;  // target vocabulary (empty for Ids)
   int pad = 0, bos = 1, eos = 2, unk = 3;   // special ids, shared by both vocabularies
@@ -56,6 +62,8 @@ struct ModelConfig {
     return tgt_emb;
   }
   bool has_attention() const { return style != Style::None; }
+  bool has_text() const { return src_tokenizer != TokenizerKind::Ids; }  // both sides have vocabularies
+  void set_tokenizer(TokenizerKind both) { src_tokenizer = tgt_tokenizer = both; }
   // Throws std::invalid_argument if the sizes cannot form a model (names the fields and values).
   void validate() const;
 };

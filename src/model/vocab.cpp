@@ -71,8 +71,21 @@ std::vector<std::string> split_words(std::string_view text) {
   return out;
 }
 
-Vocab::Vocab(TokenizerKind kind, std::vector<std::string> tokens, int pad, int bos, int eos, int unk, const char* side)
-    : kind_(kind), tokens_(std::move(tokens)), pad_(pad), bos_(bos), eos_(eos), unk_(unk) {
+std::string fold_case(std::string_view text, CaseFold fold) {
+  std::string out(text);
+  if (fold == CaseFold::Upper) {
+    for (char& ch : out)
+      if (ch >= 'a' && ch <= 'z') ch = char(ch - 'a' + 'A');
+  } else if (fold == CaseFold::Lower) {
+    for (char& ch : out)
+      if (ch >= 'A' && ch <= 'Z') ch = char(ch - 'A' + 'a');
+  }
+  return out;
+}
+
+Vocab::Vocab(TokenizerKind kind, std::vector<std::string> tokens, int pad, int bos, int eos, int unk, const char* side,
+             CaseFold fold)
+    : kind_(kind), tokens_(std::move(tokens)), pad_(pad), bos_(bos), eos_(eos), unk_(unk), fold_(fold) {
   for (std::size_t i = 0; i < tokens_.size(); ++i) {
     auto [it, fresh] = index_.emplace(tokens_[i], std::int32_t(i));
     if (!fresh)
@@ -88,7 +101,7 @@ std::vector<std::string> Vocab::pieces(std::string_view text) const {
 }
 
 std::int32_t Vocab::lookup(const std::string& piece) const {
-  auto it = index_.find(piece);
+  auto it = fold_ == CaseFold::Keep ? index_.find(piece) : index_.find(fold_case(piece, fold_));
   return it == index_.end() ? unk_ : it->second;
 }
 

@@ -1,6 +1,8 @@
 // Tokenizers: text <-> ids for one side of a model. `char` splits UTF-8 into code points (so Korean
 // and emoji are one token each), `word` splits on ASCII whitespace. Unknown pieces map to unk.
-// Invalid UTF-8 and over-long text are refused with the byte offset / the limit.
+// Invalid UTF-8 and over-long text are refused with the byte offset / the limit. Each side of a model
+// has its own tokenizer (ModelConfig::src_tokenizer / tgt_tokenizer); the source may fold ASCII case
+// before lookup (src_case), so "Knight" finds the ids of a model trained on "KNIGHT".
 #pragma once
 #include <cstdint>
 #include <string>
@@ -22,13 +24,16 @@ class Vocab {
   Vocab() = default;
   // tokens[i] is the string of id i. Duplicates are refused (they would make text ambiguous).
   Vocab(TokenizerKind kind, std::vector<std::string> tokens, int pad, int bos, int eos, int unk,
-        const char* side = "vocabulary");
-  static Vocab source(const ModelConfig& c) { return Vocab(c.tokenizer, c.src_tokens, c.pad, c.bos, c.eos, c.unk, "src_vocab"); }
-  static Vocab target(const ModelConfig& c) { return Vocab(c.tokenizer, c.tgt_tokens, c.pad, c.bos, c.eos, c.unk, "tgt_vocab"); }
+        const char* side = "vocabulary", CaseFold fold = CaseFold::Keep);
+  static Vocab source(const ModelConfig& c) {
+    return Vocab(c.src_tokenizer, c.src_tokens, c.pad, c.bos, c.eos, c.unk, "src_vocab", c.src_case);
+  }
+  static Vocab target(const ModelConfig& c) { return Vocab(c.tgt_tokenizer, c.tgt_tokens, c.pad, c.bos, c.eos, c.unk, "tgt_vocab"); }
 
   TokenizerKind kind() const { return kind_; }
   bool has_text() const { return kind_ != TokenizerKind::Ids; }
-  // The pieces text splits into (as typed, before vocabulary lookup).
+  CaseFold fold() const { return fold_; }
+  // The pieces text splits into (as typed: case is folded by lookup, not here).
   std::vector<std::string> pieces(std::string_view text) const;
   // Ids of the text's pieces (unknown pieces become unk). Throws for ids-only vocabularies.
   std::vector<std::int32_t> encode(std::string_view text) const;
@@ -36,7 +41,7 @@ class Vocab {
   std::string token(std::int32_t id) const;
   // Text of a target sequence: pad, bos and eos are dropped; char joins, word joins with spaces.
   std::string decode(const std::int32_t* ids, std::size_t n) const;
-  std::int32_t lookup(const std::string& piece) const;  // unk if absent
+  std::int32_t lookup(const std::string& piece) const;  // after the case fold; unk if absent
   const std::vector<std::string>& tokens() const { return tokens_; }
 
  private:
@@ -44,6 +49,10 @@ class Vocab {
   std::vector<std::string> tokens_;
   std::unordered_map<std::string, std::int32_t> index_;
   int pad_ = 0, bos_ = 1, eos_ = 2, unk_ = 3;
+  CaseFold fold_ = CaseFold::Keep;
 };
+
+// ASCII letters folded to upper or lower case; every other byte (UTF-8 included) unchanged.
+std::string fold_case(std::string_view text, CaseFold fold);
 
 }  // namespace attnseq

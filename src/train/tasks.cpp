@@ -48,9 +48,10 @@ namespace {
 
 class TsvTask final : public Task {
  public:
-  TsvTask(const std::string& text, TokenizerKind kind) : kind_(kind) {
-    if (kind != TokenizerKind::Char && kind != TokenizerKind::Word)
-      throw std::invalid_argument(std::string("tsv task: tokenizer must be char or word, not ") + to_string(kind));
+  TsvTask(const std::string& text, TokenizerKind src, TokenizerKind tgt) : src_kind_(src), tgt_kind_(tgt) {
+    for (TokenizerKind kind : {src, tgt})
+      if (kind != TokenizerKind::Char && kind != TokenizerKind::Word)
+        throw std::invalid_argument(std::string("tsv task: tokenizer must be char or word, not ") + to_string(kind));
     const std::size_t lines = std::size_t(std::count(text.begin(), text.end(), '\n')) +
                               (!text.empty() && text.back() != '\n');
     if (lines > std::size_t(kMaxTsvLines))
@@ -82,7 +83,9 @@ class TsvTask final : public Task {
   }
 
   std::string name() const override { return "tsv"; }
-  TokenizerKind tokenizer() const override { return kind_; }
+  TokenizerKind tokenizer() const override { return src_kind_; }
+  TokenizerKind src_tokenizer() const override { return src_kind_; }
+  TokenizerKind tgt_tokenizer() const override { return tgt_kind_; }
   Example sample(Rng& rng) const override { return examples_[uniform_index(rng, examples_.size())]; }
   std::vector<std::string> src_vocab() const override { return src_vocab_; }
   std::vector<std::string> tgt_vocab() const override { return tgt_vocab_; }
@@ -94,10 +97,11 @@ class TsvTask final : public Task {
     return v;
   }
 
-  std::vector<std::string> split(std::string_view side, long line_no, const char* which, int max_len) const {
+  static std::vector<std::string> split(TokenizerKind kind, std::string_view side, long line_no, const char* which,
+                                        int max_len) {
     std::vector<std::string> t;
     try {
-      t = kind_ == TokenizerKind::Char ? split_chars(side) : split_words(side);
+      t = kind == TokenizerKind::Char ? split_chars(side) : split_words(side);
     } catch (const std::invalid_argument& e) {
       throw std::invalid_argument("tsv line " + std::to_string(line_no) + ": " + which + ": " + e.what());
     }
@@ -117,12 +121,12 @@ class TsvTask final : public Task {
     const std::size_t end = line.find('\t', tab + 1);
     const std::string_view target = line.substr(tab + 1, end == std::string_view::npos ? end : end - tab - 1);
     Example e;
-    e.src = split(line.substr(0, tab), line_no, "source", kMaxSourceLength);
-    e.tgt = split(target, line_no, "target", kMaxTargetLength - 1);  // room for EOS
+    e.src = split(src_kind_, line.substr(0, tab), line_no, "source", kMaxSourceLength);
+    e.tgt = split(tgt_kind_, target, line_no, "target", kMaxTargetLength - 1);  // room for EOS
     examples_.push_back(std::move(e));
   }
 
-  TokenizerKind kind_;
+  TokenizerKind src_kind_, tgt_kind_;
   std::vector<Example> examples_;
   std::vector<std::string> src_vocab_, tgt_vocab_;
 };
@@ -130,7 +134,11 @@ class TsvTask final : public Task {
 }  // namespace
 
 std::unique_ptr<Task> make_tsv_task(const std::string& tsv_text, TokenizerKind kind) {
-  return std::make_unique<TsvTask>(tsv_text, kind);
+  return std::make_unique<TsvTask>(tsv_text, kind, kind);
+}
+
+std::unique_ptr<Task> make_tsv_task(const std::string& tsv_text, TokenizerKind src, TokenizerKind tgt) {
+  return std::make_unique<TsvTask>(tsv_text, src, tgt);
 }
 
 }  // namespace attnseq::train

@@ -25,7 +25,10 @@ class Task {
  public:
   virtual ~Task() = default;
   virtual std::string name() const = 0;
-  virtual TokenizerKind tokenizer() const = 0;              // Char or Word (config.hpp)
+  virtual TokenizerKind tokenizer() const = 0;              // Char or Word (config.hpp); the source's if the sides differ
+  // Each side's tokenizer (a model's src_tokenizer / tgt_tokenizer); both are tokenizer() unless a task says otherwise.
+  virtual TokenizerKind src_tokenizer() const { return tokenizer(); }
+  virtual TokenizerKind tgt_tokenizer() const { return tokenizer(); }
   virtual Example sample(Rng& rng) const = 0;                // one example; deterministic given the rng state
   // Complete vocabularies, specials first: "<pad>", "<s>", "</s>", "<unk>" (ids 0..3), then every token the task can produce, sorted.
   virtual std::vector<std::string> src_vocab() const = 0;
@@ -44,6 +47,8 @@ std::unique_ptr<Task> make_task(const std::string& name, const TaskOptions& o = 
 // -> std::invalid_argument naming the line number. Max 1,000,000 lines. Samples uniformly from the lines.
 // Blank lines are skipped; columns after the second are ignored.
 std::unique_ptr<Task> make_tsv_task(const std::string& tsv_text, TokenizerKind kind);
+// The same with a tokenizer per side, e.g. Char source and Word target for spelling -> phonemes.
+std::unique_ptr<Task> make_tsv_task(const std::string& tsv_text, TokenizerKind src, TokenizerKind tgt);
 // n examples from Rng(seed).
 std::vector<Example> sample_n(const Task& t, std::uint64_t seed, std::size_t n);
 

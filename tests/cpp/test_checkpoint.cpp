@@ -209,7 +209,7 @@ Model random_model(const ModelConfig& c, unsigned seed) {
 
 ModelConfig char_config() {
   ModelConfig c = test::small_config(Cell::GRU, Style::Luong, Score::General);
-  c.tokenizer = TokenizerKind::Char;
+  c.set_tokenizer(TokenizerKind::Char);
   c.src_tokens = {"<pad>", "<s>", "</s>", "<unk>"};
   for (char ch = 'a'; c.src_tokens.size() < std::size_t(c.src_vocab); ++ch) c.src_tokens.push_back(std::string(1, ch));
   c.tgt_tokens = {"<pad>", "<s>", "</s>", "<unk>", "제", "인", "이", " ", "가", "게", "에", "갔", "다",
@@ -358,9 +358,15 @@ std::vector<Variant> variants() {
   v.push_back({"char tokenizer with free-form metadata", char_config()});
   {
     ModelConfig c = char_config();
-    c.tokenizer = TokenizerKind::Word;
+    c.set_tokenizer(TokenizerKind::Word);
     c.pad = 3, c.bos = 2, c.eos = 1, c.unk = 0;
     v.push_back({"word tokenizer, special ids permuted", c});
+  }
+  {
+    ModelConfig c = char_config();  // spelling -> phonemes: the sides differ, the source folds case
+    c.tgt_tokenizer = TokenizerKind::Word;
+    c.src_case = CaseFold::Upper;
+    v.push_back({"char source, word target, upper-cased source", c});
   }
   return v;
 }
@@ -386,7 +392,9 @@ TEST_CASE("checkpoint: save, load, save is byte-identical and decodes bit-identi
       CHECK(c.input_feeding == v.config.input_feeding);
       CHECK(c.bridge == v.config.bridge);
       CHECK(c.layers == v.config.layers);
-      CHECK(c.tokenizer == v.config.tokenizer);
+      CHECK(c.src_tokenizer == v.config.src_tokenizer);
+      CHECK(c.tgt_tokenizer == v.config.tgt_tokenizer);
+      CHECK(c.src_case == v.config.src_case);
       CHECK(c.src_tokens == v.config.src_tokens);
       CHECK(c.tgt_tokens == v.config.tgt_tokens);
       CHECK((c.pad == v.config.pad && c.bos == v.config.bos && c.eos == v.config.eos && c.unk == v.config.unk));
@@ -425,7 +433,8 @@ TEST_CASE("checkpoint: a file without metadata reads the configuration off the s
     const Bytes b = d.bytes();
     Model m = load_checkpoint(b.data(), b.size());
     CHECK(m.config().style == Style::Luong);
-    CHECK(m.config().tokenizer == TokenizerKind::Ids);
+    CHECK(m.config().src_tokenizer == TokenizerKind::Ids);
+    CHECK(m.config().tgt_tokenizer == TokenizerKind::Ids);
     CHECK((m.config().pad == 0 && m.config().bos == 1 && m.config().eos == 2 && m.config().unk == 3));
   }
   SUBCASE("lstm bi none: cell, direction and style come from the tensors") {
@@ -852,7 +861,23 @@ TEST_CASE("checkpoint: metadata that contradicts the shapes or is malformed is r
     check_refused(with(dot, "tokenizer", "char"), {"src_vocab", "missing"});
     check_refused(without(chars, "tgt_vocab"), {"tgt_vocab", "missing"});
   }
-  SUBCASE("a vocabulary without a tokenizer") { check_refused(without(chars, "tokenizer"), {"vocabulary", "tokenizer"}); }
+  SUBCASE("a vocabulary without a tokenizer") {
+    check_refused(without(without(without(chars, "tokenizer"), "src_tokenizer"), "tgt_tokenizer"),
+                  {"vocabulary", "tokenizer"});
+  }
+  SUBCASE("per-side tokenizers: bad values, contradictions, one side ids") {
+    check_refused(with(chars, "src_tokenizer", "bpe"), {"'src_tokenizer'", "\"bpe\""});
+    check_refused(with(chars, "tgt_tokenizer", "chars"), {"'tgt_tokenizer'", "\"chars\""});
+    // tokenizer char but tgt_tokenizer word: the file contradicts itself (it should say mixed).
+    check_refused(with(chars, "tgt_tokenizer", "word"), {"tokenizer char", "tgt_tokenizer word", "mixed"});
+    check_refused(with(chars, "tokenizer", "mixed"), {"tokenizer mixed", "both sides are char"});
+    check_refused(without(with(chars, "tokenizer", "mixed"), "src_tokenizer"), {"mixed", "'src_tokenizer' is missing"});
+    check_refused(with(with(chars, "tokenizer", "mixed"), "tgt_tokenizer", "ids"), {"char", "ids", "both sides"});
+  }
+  SUBCASE("src_case") {
+    check_refused(with(chars, "src_case", "title"), {"'src_case'", "\"title\"", "upper, lower or keep"});
+    check_refused(with(dot, "src_case", "upper"), {"'src_case'", "no source tokenizer"});
+  }
   SUBCASE("vocabulary not JSON") {
     check_refused(with(chars, "src_vocab", "[\"a\", \"b\""), {"'src_vocab'", "not valid JSON"});
     check_refused(with(chars, "tgt_vocab", "a b c"), {"'tgt_vocab'", "not valid JSON"});

@@ -100,7 +100,8 @@ TEST_CASE("a tensors-only checkpoint loads as a luong/dot GRU ids model") {
   CHECK(c.score == Score::Dot);
   CHECK(c.cell == Cell::GRU);
   CHECK_FALSE(c.input_feeding);
-  CHECK(c.tokenizer == TokenizerKind::Ids);
+  CHECK(c.src_tokenizer == TokenizerKind::Ids);
+  CHECK(c.tgt_tokenizer == TokenizerKind::Ids);
   CHECK(c.pad == 0);
   CHECK(c.bos == 1);
   CHECK(c.eos == 2);

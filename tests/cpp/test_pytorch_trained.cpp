@@ -97,7 +97,8 @@ TEST_CASE("pytorch-trained checkpoint: configuration and vocabularies come from 
   CHECK(c.layers == 1);
   CHECK(c.enc_hidden == 12);
   CHECK(c.dec_hidden == 24);
-  CHECK(c.tokenizer == TokenizerKind::Char);
+  CHECK(c.src_tokenizer == TokenizerKind::Char);
+  CHECK(c.tgt_tokenizer == TokenizerKind::Char);
   CHECK(c.pad == 0);
   CHECK(c.bos == 1);
   CHECK(c.eos == 2);

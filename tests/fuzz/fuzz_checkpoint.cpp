@@ -65,7 +65,7 @@ void exercise(Model& m) {
   const std::vector<std::int32_t> ids = {std::min<std::int32_t>(4, top), std::min<std::int32_t>(5, top)};
   decode_all(m, ids);
 
-  if (c.tokenizer != TokenizerKind::Ids) {
+  if (c.has_text()) {
     // Duplicate tokens are legal in the file but refused by the Vocab: that is an expected refusal.
     Vocab src, tgt;
     try {
