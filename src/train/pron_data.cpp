@@ -85,16 +85,22 @@ PronData parse_pron(std::string_view text, const std::string& name) {
     for (int k = 1;; ++k) {
       std::size_t next = line.find('\t', start);
       if (next == std::string_view::npos) next = line.size();
-      const auto phonemes = split_phonemes(line.substr(start, next - start));
-      if (phonemes.empty()) fail("empty pronunciation (reference " + std::to_string(k) + ")");
+      // Phonemes are checked as views and joined in place: no string per phoneme (113k lines to read).
+      const std::string_view side = line.substr(start, next - start);
       std::string joined;
-      for (const auto& p : phonemes) {
+      for (std::size_t i = 0; i < side.size();) {
+        while (i < side.size() && side[i] == ' ') ++i;
+        const std::size_t from = i;
+        while (i < side.size() && side[i] != ' ') ++i;
+        if (i == from) break;
+        const std::string_view p = side.substr(from, i - from);
         if (!is_arpabet(p))
-          fail("phoneme \"" + p + "\" (reference " + std::to_string(k) +
+          fail("phoneme \"" + std::string(p) + "\" (reference " + std::to_string(k) +
                ") is not one of the 39 ARPAbet phonemes without stress");
         if (!joined.empty()) joined += ' ';
         joined += p;
       }
+      if (joined.empty()) fail("empty pronunciation (reference " + std::to_string(k) + ")");
       refs.push_back(std::move(joined));
       if (next == line.size()) break;
       start = next + 1;

@@ -11,6 +11,7 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "train/pron_data.hpp"
@@ -33,8 +34,8 @@ std::string error_of(const std::string& text, const std::string& name = "dict.tx
   return "<ok>";
 }
 
-std::set<std::string> words_of(const std::vector<PronEntry>& v) {
-  std::set<std::string> out;
+std::unordered_set<std::string> words_of(const std::vector<PronEntry>& v) {
+  std::unordered_set<std::string> out;
   for (const auto& e : v) out.insert(e.word);
   return out;
 }
@@ -123,7 +124,7 @@ TEST_CASE("pron_data: split_dev refuses fractions outside [0, 1) and holds out n
   CHECK_THROWS_AS(split_dev(d, -0.1, 1), std::invalid_argument);
   const auto s = split_dev(d, 0.0, 1);
   CHECK(s.dev.empty());
-  CHECK(words_of(s.train) == std::set<std::string>{"A", "B", "C"});
+  CHECK(words_of(s.train) == std::unordered_set<std::string>{"A", "B", "C"});
 }
 
 // One test case for everything that needs the real files, so each is read once (about 3 MB).
@@ -173,11 +174,15 @@ TEST_CASE("pron_data: the CMUdict G2P split in data/cmudict has its documented c
   const std::size_t k = std::size_t(std::llround(0.03 * 106837));
   CHECK(a.dev.size() == k);
   CHECK(a.train.size() == 106837 - k);
-  const auto a_dev = words_of(a.dev), a_train = words_of(a.train);
+  // train_words holds every word once, so the parts are disjoint and complete exactly when each word
+  // of the two parts is found in it and the sizes add up with no word counted twice.
+  const auto a_dev = words_of(a.dev);
+  std::unordered_set<std::string> seen;
   std::size_t both = 0;
-  for (const auto& w : a_dev) both += a_train.count(w);
+  for (const auto* part : {&a.dev, &a.train})
+    for (const auto& e : *part) both += !seen.insert(e.word).second;
   CHECK(both == 0);
-  CHECK(a_dev.size() + a_train.size() == 106837);
+  CHECK(seen == train_words);
   // A held-out word keeps all its pronunciations (they were merged before splitting).
   std::size_t refs = 0;
   for (const auto& e : a.dev) refs += e.refs.size();
@@ -187,7 +192,8 @@ TEST_CASE("pron_data: the CMUdict G2P split in data/cmudict has its documented c
   // Stable: the same seed gives the same words, even from the entries in another order; another
   // seed gives another choice.
   CHECK(words_of(split_dev(train, 0.03, 7).dev) == a_dev);
-  PronData shuffled = train;
+  PronData shuffled;  // the words alone: the split looks at nothing else (and copies stay cheap)
+  for (const auto& e : train.entries) shuffled.entries.push_back({e.word, {}});
   std::mt19937 g(123);
   std::shuffle(shuffled.entries.begin(), shuffled.entries.end(), g);
   CHECK(words_of(split_dev(shuffled, 0.03, 7).dev) == a_dev);
