@@ -199,7 +199,8 @@ export async function loadModel(source) {
 
 /**
  * Creates a model from a configuration and trains it in the engine on a built-in task
- * ('dates', 'en-ko', 'reverse', 'copy') or on TSV text ({ tsv, tokenizer: 'char' | 'word' }).
+ * ('dates', 'en-ko', 'reverse', 'copy') or on TSV text ({ tsv, tokenizer: 'char' | 'word' }, or a tokenizer
+ * per side: { tsv, srcTokenizer: 'char', tgtTokenizer: 'word' }; `tokenizer` is both sides' default).
  */
 export async function createTrainer(options = {}) {
   checkOptions(options, 'createTrainer');
@@ -207,7 +208,7 @@ export async function createTrainer(options = {}) {
   const M = await core();
   const task = options.task ?? 'copy';
   if (typeof task !== 'string' && (task === null || typeof task !== 'object'))
-    throw new AttnseqError('BAD_INPUT', "task must be a task name or { tsv, tokenizer }");
+    throw new AttnseqError('BAD_INPUT', "task must be a task name or { tsv, tokenizer, srcTokenizer, tgtTokenizer }");
   if (typeof task === 'object') checkOptions(task, 'createTrainer task');
   const h = new M.Trainer();
   const st = h.create(options.model ?? {}, task, options);
@@ -249,8 +250,8 @@ export class Model extends Disposable {
     const c = check(handle.config());
     const { ok, srcVocab, tgtVocab, ...config } = c;
     this.config = Object.freeze({ ...config, name: c.metadata.name ?? null, task: c.metadata.task ?? null });
-    this.srcVocab = c.tokenizer === 'ids' ? null : Object.freeze(srcVocab);
-    this.tgtVocab = c.tokenizer === 'ids' ? null : Object.freeze(tgtVocab);
+    this.srcVocab = c.srcTokenizer === 'ids' ? null : Object.freeze(srcVocab);
+    this.tgtVocab = c.tgtTokenizer === 'ids' ? null : Object.freeze(tgtVocab);
   }
 
   /** Source text (or ids) -> ids and the display tokens. */
@@ -334,7 +335,8 @@ export class Model extends Disposable {
   #text(ids, tokens) {
     const c = this.config;
     const keep = tokens.filter((_, i) => ids[i] !== c.eos && ids[i] !== c.bos && ids[i] !== c.pad);
-    return c.tokenizer === 'char' ? keep.join('') : keep.join(' ');
+    // The target side's tokenizer decides: characters join as they are, words with single spaces.
+    return c.tgtTokenizer === 'char' ? keep.join('') : keep.join(' ');
   }
 
   #options(o, where) {
@@ -454,7 +456,7 @@ const OPTION_NAMES = {
   createTrainer: ['task', 'model', 'batchSize', 'lr', 'steps', 'warmup', 'clip', 'seed', 'minLength', 'maxLength'],
   'createTrainer model': ['style', 'score', 'cell', 'hidden', 'embedding', 'layers', 'bidirectional', 'inputFeeding',
     'bridge', 'attentionSize', 'name'],
-  'createTrainer task': ['tsv', 'tokenizer'],
+  'createTrainer task': ['tsv', 'tokenizer', 'srcTokenizer', 'tgtTokenizer'],
 };
 const MAX_TOPK = 64;
 

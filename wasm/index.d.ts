@@ -51,7 +51,14 @@ export interface ModelConfig {
   readonly hidden: number;
   readonly embedding: number;
   readonly attentionSize: number;
-  readonly tokenizer: 'char' | 'word' | 'ids';
+  /** Both sides' tokenizer when they agree; 'mixed' when they differ (see srcTokenizer, tgtTokenizer). */
+  readonly tokenizer: 'char' | 'word' | 'ids' | 'mixed';
+  /** How source text becomes tokens: code points ('char'), whitespace-separated words ('word'), or none ('ids'). */
+  readonly srcTokenizer: 'char' | 'word' | 'ids';
+  /** How the target is split and its text joined: 'char' joins as is, 'word' with single spaces. */
+  readonly tgtTokenizer: 'char' | 'word' | 'ids';
+  /** Case fold the source applies before lookup ('upper': "knight" reads as "KNIGHT"); 'keep' for none. */
+  readonly srcCase: 'keep' | 'upper' | 'lower';
   readonly pad: number;
   readonly bos: number;
   readonly eos: number;
@@ -209,7 +216,16 @@ export interface TrainerModelOptions {
 }
 export interface TrainerOptions {
   /** A built-in task, or your own pairs as TSV text (source<TAB>target per line). */
-  task?: 'dates' | 'en-ko' | 'reverse' | 'copy' | { tsv: string | undefined; tokenizer?: 'char' | 'word' };
+  task?:
+    | 'dates' | 'en-ko' | 'reverse' | 'copy'
+    | {
+        tsv: string | undefined;
+        /** Both sides (default 'word'). */
+        tokenizer?: 'char' | 'word' | undefined;
+        /** Overrides `tokenizer` for one side, e.g. 'char' source and 'word' target for spelling -> phonemes. */
+        srcTokenizer?: 'char' | 'word' | undefined;
+        tgtTokenizer?: 'char' | 'word' | undefined;
+      };
   model?: TrainerModelOptions | undefined;
   batchSize?: number | undefined;
   lr?: number | undefined;

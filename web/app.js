@@ -102,7 +102,7 @@ function describe(entry, model) {
   const att = c.style === 'none' ? 'vanilla (no attention)' : `${c.style} attention, ${c.score} score`;
   return `${entry.user ? entry.title : entry.file}: ${c.cell.toUpperCase()} ${att}${c.inputFeeding ? ', input feeding' : ''}` +
     `${c.bidirectional ? ', bidirectional encoder' : ''}, hidden ${c.hidden}, vocabulary ${c.srcVocabSize} → ${c.tgtVocabSize}` +
-    `, ${c.tokenizer === 'ids' ? 'token ids' : `${c.tokenizer} tokens`}, ${c.parameters.toLocaleString('en')} parameters.`;
+    `, ${c.tokenizer === 'ids' ? 'token ids' : c.tokenizer === 'mixed' ? `${c.srcTokenizer} → ${c.tgtTokenizer} tokens` : `${c.tokenizer} tokens`}, ${c.parameters.toLocaleString('en')} parameters.`;
 }
 
 function examplesFor(task) {
@@ -277,7 +277,7 @@ function checkInput() {
 /** The notes under the input and prefix fields, for checkInput()'s result. */
 function renderInputNotes(r) {
   const c = r.model?.config;
-  const unit = c?.tokenizer === 'char' ? 'characters' : 'words';
+  const unit = c?.srcTokenizer === 'char' ? 'characters' : 'words';  // the input is the source side
   const most = r.unknown.length * 2 > r.tokens.length;
   const note = r.model && r.empty ? 'Type an input or pick an example: Play, Step and Run need something to decode.'
     : !r.unknown.length ? ''
@@ -532,7 +532,7 @@ function outputText() {
   if (!sess) return '';
   const c = sess.model.config;
   const toks = sess.steps.filter((r) => ![c.eos, c.bos, c.pad].includes(r.token)).map((r) => r.text);
-  return joinTokens(toks, c.tokenizer);
+  return joinTokens(toks, c.tgtTokenizer);  // the output is the target side
 }
 
 function updateOutput() {

@@ -28,11 +28,14 @@ const config: ModelConfig = model.config;
 const cell: 'gru' | 'lstm' = config.cell;
 const style: 'luong' | 'bahdanau' | 'none' = config.style;
 const sizes: number[] = [config.srcVocabSize, config.tgtVocabSize, config.hidden, config.layers, config.parameters];
-const tokenizer: 'char' | 'word' | 'ids' = config.tokenizer;
+const tokenizer: 'char' | 'word' | 'ids' | 'mixed' = config.tokenizer;
+const sides: Array<'char' | 'word' | 'ids'> = [config.srcTokenizer, config.tgtTokenizer];
+const srcCase: 'keep' | 'upper' | 'lower' = config.srcCase;
 const description: string | undefined = config.metadata['description'];
 const name: string | null = config.name;
 check(cell === 'gru' && style === 'luong' && config.score === 'general', 'config');
 check(sizes.every((n) => Number.isInteger(n) && n > 0) && tokenizer === 'word', 'sizes');
+check(sides.every((k) => k === 'word') && srcCase === 'keep', 'per-side tokenizers');
 check(typeof description === 'string' && name === 'gru_luong_general', 'metadata');
 check(model.srcVocab !== null && model.srcVocab.length === config.srcVocabSize, 'srcVocab');
 const specials: number[] = [config.pad, config.bos, config.eos, config.unk];
@@ -120,7 +123,7 @@ enc[Symbol.dispose]();
 
 // Training in the engine: a tiny TSV task, two steps, evaluate, save, load the result.
 const trainerOptions: TrainerOptions = {
-  task: { tsv: 'a b\tx y\nc\tz\n', tokenizer: 'word' },
+  task: { tsv: 'a b\tx y\nc\tz\n', tokenizer: 'word', tgtTokenizer: 'char' },
   model: { cell: 'lstm', style: 'bahdanau', score: 'additive', hidden: 8, embedding: 4 },
   steps: 4, lr: 0.01, seed: 1,
 };
