@@ -98,7 +98,7 @@ TEST_CASE("pron_data: malformed lines are refused with file, line and what is wr
         "data/cmudict/g014b2b.train:1: no tab between the word and its pronunciation");
 }
 
-TEST_CASE("pron_data: a file with a bad last line loads nothing; a missing file names itself") {
+TEST_CASE("pron_data: a file with a bad last line loads nothing, a missing file names itself") {
   const std::string path = "pron_data_test_bad.tmp";
   {
     std::ofstream f(path, std::ios::binary);
@@ -118,7 +118,7 @@ TEST_CASE("pron_data: a file with a bad last line loads nothing; a missing file 
   CHECK_THROWS_WITH_AS(read_pron_file("no/such/dict.txt"), "cannot open no/such/dict.txt", std::runtime_error);
 }
 
-TEST_CASE("pron_data: split_dev refuses fractions outside [0, 1) and holds out nothing at 0") {
+TEST_CASE("pron_data: split_dev refuses a fraction outside 0 to 1 (1 excluded) and holds out nothing at 0") {
   const auto d = parse_pron("A\tAH\nB\tB IY\nC\tS IY\n", "x");
   CHECK_THROWS_AS(split_dev(d, 1.0, 1), std::invalid_argument);
   CHECK_THROWS_AS(split_dev(d, -0.1, 1), std::invalid_argument);
@@ -128,7 +128,7 @@ TEST_CASE("pron_data: split_dev refuses fractions outside [0, 1) and holds out n
 }
 
 // One test case for everything that needs the real files, so each is read once (about 3 MB).
-TEST_CASE("pron_data: the CMUdict G2P split in data/cmudict has its documented counts; the dev split") {
+TEST_CASE("pron_data: the CMUdict G2P split in data/cmudict has its documented counts, and the dev split") {
   const std::string dir = ATTNSEQ_DATA_DIR "/cmudict/";
   const PronData train = read_pron_file(dir + "g014b2b.train");
   const PronData ref = read_pron_file(dir + "g014b2b.ref");

@@ -113,7 +113,7 @@ TEST_CASE("tokenizers: checkpoints from before per-side tokenizers load and deco
   }
 }
 
-TEST_CASE("tokenizers: a char -> word model saves, loads and translates; its target joins with spaces") {
+TEST_CASE("tokenizers: a char -> word model saves, loads and translates, its target joined by spaces") {
   Model m(g2p_config());
   test::randomize(m, 11, 1.0f);
   const auto bytes = save_checkpoint(m);
@@ -151,7 +151,7 @@ TEST_CASE("tokenizers: a char -> word model saves, loads and translates; its tar
   CHECK(tv.decode(out.data(), out.size()) == joined);
 }
 
-TEST_CASE("tokenizers: the source folds case the way the model was trained; the target does not") {
+TEST_CASE("tokenizers: the source folds case the way the model was trained, the target does not") {
   ModelConfig c = g2p_config();
   const Vocab upper = Vocab::source(c);
   // Any letter case finds the upper-case ids; non-letters are untouched.
