@@ -30,8 +30,10 @@ translate options:
                             unless NO_COLOR is set or TERM=dumb)
   -h, --help                this text
 
-TEXT may be several arguments (joined by spaces). Without TEXT or --ids, each non-empty stdin line
-is translated. For an ids-only model, TEXT like "4 5 6" or "4,5,6" is read as ids.
+TEXT may be several arguments (joined by spaces); TEXT that starts with '-' goes after '--'. Short
+options group and take attached values (-qb3). Without TEXT or --ids, stdin is read to its end as
+UTF-8 (invalid bytes are an error; a leading BOM is dropped) and each non-blank line (LF, CRLF or
+CR) is translated. For an ids-only model, TEXT like "4 5 6" or "4,5,6" is read as ids.
 Exit status: 0 ok, 1 error ("attnseq: CODE: message" on stderr), 2 usage error.`;
 
 // Options each command accepts: long name -> { value: takes an argument, short: alias }.
@@ -61,9 +63,18 @@ function parseArgs(command, argv) {
       name = eq < 0 ? a.slice(2) : a.slice(2, eq);
       inline = eq < 0 ? undefined : a.slice(eq + 1);
       if (!Object.hasOwn(table, name)) throw new UsageError(`unknown option '--${name}' for '${command}'`);
-    } else if (/^-[^-\d.]$/.test(a)) {
-      name = shorts[a[1]];
-      if (!name) throw new UsageError(`unknown option '${a}' for '${command}'`);
+    } else if (/^-[^-\d.]/.test(a)) {
+      // Short options, getopt style: flags may be grouped (-qh), a value may be attached (-b3) or
+      // follow (-b 3). Text that starts with '-' (other than a number) goes after `--`.
+      let j = 1;
+      for (; j < a.length; j++) {
+        name = shorts[a[j]];
+        if (!name) throw new UsageError(`unknown option '-${a[j]}'${a.length > 2 ? ` (in '${a}')` : ''} for '${command}'`);
+        if (table[name].value) break;
+        opts[name] = true;
+      }
+      if (j === a.length) continue;
+      if (j + 1 < a.length) inline = a.slice(j + 1);
     } else {
       positional.push(a);
       continue;
@@ -276,6 +287,9 @@ function rowsOf(attention, rows, cols) {
   return out;
 }
 
+// The --json object: one schema for both command lines (README.md, "Command line"), which
+// src/cli/translate.cpp prints with the same keys in the same order. `tokens` are ids (as in the API),
+// `tgtTokens` their strings; `attention` is a list of rows, or null for a style 'none' model.
 function toJSON(r, hasAttention, srcIds) {
   return {
     text: r.text, tokens: r.tokens, srcIds: Array.from(srcIds), srcTokens: r.srcTokens, tgtTokens: r.tgtTokens,
@@ -315,7 +329,54 @@ function renderText(r, { model, options, color, width }) {
   return out.join('\n') + '\n';
 }
 
-function sourcesFrom(opts, positional, model) {
+/**
+ * All of standard input, read as a stream: once Node has opened fd 0 as a stream (reading
+ * process.stdin.isTTY does) a pipe is non-blocking, and readFileSync(0) fails with EAGAIN whenever
+ * the writer has not caught up.
+ */
+async function readStdin() {
+  const chunks = [];
+  for await (const chunk of process.stdin) chunks.push(chunk);
+  return Buffer.concat(chunks);
+}
+
+/** Byte offset of the first invalid UTF-8 sequence, or -1; the engine's rules (src/model/vocab.cpp). */
+function invalidUtf8At(b) {
+  for (let i = 0; i < b.length;) {
+    const c = b[i];
+    if (c < 0x80) { i++; continue; }
+    const n = (c & 0xe0) === 0xc0 ? 2 : (c & 0xf0) === 0xe0 ? 3 : (c & 0xf8) === 0xf0 ? 4 : 0;
+    if (n === 0 || i + n > b.length) return i;
+    let cp = c & (0x7f >> n);
+    for (let k = 1; k < n; k++) {
+      if ((b[i + k] & 0xc0) !== 0x80) return i;
+      cp = (cp << 6) | (b[i + k] & 0x3f);
+    }
+    if (cp < [0, 0, 0x80, 0x800, 0x10000][n] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return i;
+    i += n;
+  }
+  return -1;
+}
+
+// LF, CRLF and a lone CR (classic Mac) all end a line.
+const LINE_END = /\r\n|\r|\n/;
+
+/**
+ * Standard input as the non-blank lines to translate. Invalid UTF-8 is refused naming its byte
+ * offset (as the engine's tokenizer does) rather than replaced with U+FFFD; a leading BOM is dropped.
+ */
+function stdinLines(bytes) {
+  const bad = invalidUtf8At(bytes);
+  if (bad >= 0) {
+    const line = bytes.subarray(0, bad).toString('utf8').split(LINE_END).length;
+    throw new AttnseqError('BAD_INPUT', `standard input: invalid UTF-8 at byte ${bad} (line ${line})`);
+  }
+  let text = bytes.toString('utf8');
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  return text.split(LINE_END).filter((l) => l.trim() !== '');
+}
+
+async function sourcesFrom(opts, positional, model) {
   if (opts.ids !== undefined) {
     if (positional.length) throw new UsageError('give either --ids or TEXT, not both');
     return [parseIds(opts.ids, '--ids')];
@@ -324,7 +385,7 @@ function sourcesFrom(opts, positional, model) {
   if (positional.length) texts = [positional.join(' ')];
   else if (process.stdin.isTTY) throw new UsageError('no source: give TEXT, --ids, or lines on stdin');
   else {
-    texts = readFileSync(0, 'utf8').split(/\r?\n/).filter((l) => l.trim() !== '');
+    texts = stdinLines(await readStdin());
     if (!texts.length) throw new UsageError('no source: stdin was empty');
   }
   // An ids-only model has no vocabulary; "4 5 6" / "4,5,6" is then what the user means.
@@ -347,7 +408,7 @@ async function translate(opts, positional) {
   try {
     if (opts.prefix !== undefined)
       options.prefix = model.config.tokenizer === 'ids' ? parseIds(opts.prefix, '--prefix') : opts.prefix;
-    const sources = sourcesFrom(opts, positional, model);
+    const sources = await sourcesFrom(opts, positional, model);
     const color = useColor(opts, process.env, process.stdout);
     const width = process.stdout.columns || Number(process.env.COLUMNS) || 120;
     // Each result is written when it is done; the yield lets a closed pipe (`| head`) end the run.

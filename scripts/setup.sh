@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything attnseq needs on a Debian 12 machine, as root, idempotently:
-# Debian packages (Emscripten 3.1.6, wabt, doctest, clang for fuzzing, Chromium, a Hangul font),
+# Debian packages (Emscripten 3.1.6, wabt, doctest, clang for fuzzing, Chromium, a Hangul font, numpy
+# for the float64 check of the parity fixtures),
 # the private header-only xsimd 13 (from Debian trixie, unpacked into third_party/, never installed
 # system-wide), and the npm dev dependencies. Fast when everything is already there.
 set -euo pipefail
@@ -12,7 +13,7 @@ SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 
 # --- Debian packages -------------------------------------------------------------------------
-PKGS=(emscripten wabt doctest-dev cmake g++ clang libclang-rt-14-dev llvm-14 chromium fonts-nanum ca-certificates)
+PKGS=(emscripten wabt doctest-dev cmake g++ clang libclang-rt-14-dev llvm-14 chromium fonts-nanum ca-certificates python3-numpy)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -24,6 +25,16 @@ if [ ${#missing[@]} -gt 0 ]; then
   $SUDO apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
+debian_mirror() {
+  local f
+  for f in /etc/apt/sources.list.d/*.sources; do
+    [ -f "$f" ] || continue
+    awk '/^URIs:/ { for (i = 2; i <= NF; i++) if ($i !~ /-security/ && $i ~ /\/debian\/?$/) { print $i; exit } }' "$f"
+  done | head -n1 | grep . && return 0
+  cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
+    awk '$1 == "deb" { for (i = 2; i <= NF; i++) if ($i ~ /^[a-z]+:\/\// && $i !~ /-security/) { print $i; exit } }' | head -n1
+}
+
 # --- xsimd 13, private ------------------------------------------------------------------------
 XSIMD_VER=13.2.0-1
 XDIR="$ROOT/third_party/xsimd"
@@ -31,7 +42,11 @@ if [ ! -f "$XDIR/usr/include/xsimd/arch/xsimd_wasm.hpp" ]; then
   log "fetching libxsimd-dev=$XSIMD_VER from Debian trixie (private apt state, system sources untouched)"
   A="$ROOT/third_party/.apt"
   mkdir -p "$A/lists/partial" "$A/cache/archives/partial"
-  echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian trixie main" > "$A/sources.list"
+  # The mirror this machine is already set up for: the first Debian archive URI of its own apt sources
+  # (deb822 `URIs:` lines, or one-line `deb` entries), never a host written into this repository.
+  MIRROR="$(debian_mirror)"
+  [ -n "$MIRROR" ] || { log "no Debian archive found in /etc/apt/sources.list{,.d/}: cannot fetch xsimd 13"; exit 1; }
+  echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $MIRROR trixie main" > "$A/sources.list"
   OPTS=(-o "Dir::Etc::SourceList=$A/sources.list" -o Dir::Etc::SourceParts=/dev/null
         -o "Dir::State::Lists=$A/lists" -o "Dir::Cache=$A/cache" -o APT::Sandbox::User=root)
   apt-get "${OPTS[@]}" update -qq

@@ -2,7 +2,8 @@
 # `npm test`: installs what is missing, then builds and runs every suite:
 #   doctest natively (xsimd default arch), with the reference kernels, under ASan+UBSan,
 #   as wasm SIMD and wasm scalar under Node (all through ctest), the fuzzers for a bounded time,
-#   then the JavaScript suites if present. Stops at the first failure.
+#   the numpy re-derivation of the PyTorch parity fixtures, then the JavaScript suites (Node, Chromium).
+#   Stops at the first failure.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -17,7 +18,10 @@ native_suite() {  # name, extra cmake args...
   local dir="build/$1"; shift
   step "doctest: $dir"
   cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release "$@" >/dev/null
-  cmake --build "$dir" -j"$JOBS" --target attnseq_tests
+  # build/native also builds the CLI, which tests/js/native-cli.test.mjs runs.
+  local targets=(attnseq_tests)
+  if [ "$dir" = build/native ]; then targets+=(attnseq); fi
+  cmake --build "$dir" -j"$JOBS" --target "${targets[@]}"
   ctest --test-dir "$dir" --no-tests=error --output-on-failure -j"$JOBS"
 }
 
@@ -36,19 +40,16 @@ native_suite asan -DATTNSEQ_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo
 wasm_suite wasm-simd ON
 wasm_suite wasm-scalar OFF
 
-if [ -f tests/fuzz/run.sh ]; then
-  step "fuzzing (bounded: ${FUZZ_SECONDS:-30} s per target)"
-  bash tests/fuzz/run.sh
-fi
+step "fuzzing (bounded: ${FUZZ_SECONDS:-30} s per target)"
+bash tests/fuzz/run.sh
+
+step "the parity fixtures against a float64 numpy re-derivation"
+/usr/bin/python3 tools/pytorch/check_fixtures.py | tail -n 1
 
 step "build the npm package's module (dist/)"
 bash scripts/build.sh
-if ls tests/js/*.test.mjs >/dev/null 2>&1; then
-  step "node --test tests/js"
-  node --test tests/js/
-fi
-if ls tests/browser/*.test.mjs >/dev/null 2>&1; then
-  step "node --test tests/browser (Chromium)"
-  node --test --test-concurrency=1 tests/browser/
-fi
+step "node --test tests/js"
+node --test tests/js/
+step "node --test tests/browser (Chromium)"
+node --test --test-concurrency=1 tests/browser/
 step "all suites passed"

@@ -16,37 +16,142 @@ const isNode = typeof process !== 'undefined' && !!process.versions?.node && typ
 let corePromise = null;
 let initOptions = {};
 
-/** Optional: where to find attnseq-core.wasm (e.g. a CDN). Call before the first loadModel(). */
+/**
+ * Optional: where to find attnseq-core.wasm (e.g. a CDN). Call before the first loadModel().
+ * A failed init() changes nothing: the engine stays uninitialised, so init() may be called again.
+ */
 export async function init(options = {}) {
+  checkOptions(options, 'init');
+  if (options.locateFile !== undefined && typeof options.locateFile !== 'function')
+    throw new AttnseqError('BAD_INPUT', `init: locateFile must be a function, got ${describe(options.locateFile)}`);
+  if (options.wasmBinary !== undefined) bufferBytes(options.wasmBinary, 'init: wasmBinary');
   if (corePromise) throw new AttnseqError('ALREADY_INITIALISED', 'init() must be called before the engine is first used');
   initOptions = { ...options };
-  await core();
+  try {
+    await core();
+  } catch (e) {
+    initOptions = {};
+    throw e;
+  }
 }
 
 function wasmUrl() {
-  if (initOptions.locateFile) return initOptions.locateFile('attnseq-core.wasm');
-  return new URL('../dist/attnseq-core.wasm', import.meta.url).href;
+  if (!initOptions.locateFile) return new URL('../dist/attnseq-core.wasm', import.meta.url).href;
+  let url;
+  try {
+    url = initOptions.locateFile('attnseq-core.wasm');
+  } catch (e) {
+    throw new AttnseqError('LOAD_FAILED', `init: locateFile threw: ${e?.message ?? String(e)}`);
+  }
+  if (url instanceof URL) return url.href;
+  if (typeof url !== 'string' || url === '')
+    throw new AttnseqError('BAD_INPUT', `init: locateFile must return a URL or a string, got ${describe(url)}`);
+  return url;
 }
 
 async function core() {
   if (!corePromise) {
     corePromise = (async () => {
-      const url = wasmUrl();
-      let wasmBinary;
-      if (initOptions.wasmBinary) wasmBinary = initOptions.wasmBinary;
-      else if (isNode && url.startsWith('file:')) {
-        const { readFile } = await import('node:fs/promises');
-        wasmBinary = await readFile(new URL(url));
-      } else {
-        const res = await fetch(url);
-        if (!res.ok) throw new AttnseqError('LOAD_FAILED', `could not fetch ${url}: HTTP ${res.status}`);
-        wasmBinary = new Uint8Array(await res.arrayBuffer());
-      }
-      return createAttnseqCore({ wasmBinary });
+      const wasmBinary = initOptions.wasmBinary !== undefined
+        ? bufferBytes(initOptions.wasmBinary, 'init: wasmBinary') : await readUrl(wasmUrl());
+      // Refused here, Emscripten would print "Aborted(CompileError ...)" on stderr on its way down.
+      if (!WebAssembly.validate(wasmBinary))
+        throw new AttnseqError('LOAD_FAILED', `the engine's .wasm is not a WebAssembly module (${wasmBinary.length} bytes)`);
+      return startEngine(wasmBinary);
     })();
     corePromise.catch(() => { corePromise = null; });
   }
   return corePromise;
+}
+
+/**
+ * Instantiates the Emscripten module from checked bytes. We instantiate the wasm ourselves: a valid
+ * module that is not this engine's (wrong exports) would otherwise throw inside Emscripten's callback
+ * and leave its promise pending for ever. Its messages are held back until it has started, and only
+ * shown if it did (a failure's messages go into the LOAD_FAILED error instead).
+ */
+function startEngine(wasmBinary) {
+  return new Promise((resolve, reject) => {
+    let starting = true;
+    const held = [];
+    const fail = (why) => {
+      starting = false;
+      const detail = held.length ? ` (${held.join('; ')})` : '';
+      reject(new AttnseqError('LOAD_FAILED', `the engine could not start: ${why}${detail}`));
+    };
+    createAttnseqCore({
+      printErr: (text) => (starting ? held.push(text) : console.warn(text)),
+      instantiateWasm(imports, receive) {
+        WebAssembly.instantiate(wasmBinary, imports).then(({ instance, module }) => {
+          try {
+            receive(instance, module);
+          } catch (e) {
+            fail(`this is not attnseq-core.wasm: ${e?.message ?? String(e)}`);
+          }
+        }, (e) => fail(e?.message ?? String(e)));
+        return {};  // asynchronous: Emscripten waits for receive()
+      },
+    }).then((M) => {
+      starting = false;
+      for (const text of held) console.warn(text);  // it started: whatever it said is shown after all
+      resolve(M);
+    }, (e) => fail(e?.message ?? String(e)));
+  });
+}
+
+/** A detached ArrayBuffer (transferred to a Worker, say) has no bytes left to read. */
+function isDetached(buffer) {
+  if (typeof buffer.detached === 'boolean') return buffer.detached;
+  try {
+    new Uint8Array(buffer, 0, 0);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+/** A Uint8Array over an ArrayBuffer's or a view's bytes; null if `v` is neither (BAD_INPUT for init). */
+function bufferBytes(v, what) {
+  const isView = ArrayBuffer.isView(v);
+  if (!isView && !(v instanceof ArrayBuffer)) {
+    if (what.startsWith('init')) throw new AttnseqError('BAD_INPUT', `${what} must be a Uint8Array or an ArrayBuffer, got ${describe(v)}`);
+    return null;
+  }
+  // A view's offset cannot even be read once its buffer is detached: test the buffer first.
+  if (isDetached(isView ? v.buffer : v)) throw new AttnseqError('BAD_INPUT', `${what}: its ArrayBuffer is detached (transferred elsewhere)`);
+  if (v instanceof Uint8Array) return v;
+  return isView ? new Uint8Array(v.buffer, v.byteOffset, v.byteLength) : new Uint8Array(v);
+}
+
+const HTTP = /^https?:/i;
+
+/** The bytes behind a URL or (in Node) a path or file: URL; LOAD_FAILED if they cannot be read. */
+async function readUrl(href) {
+  if (isNode && !HTTP.test(href)) {
+    const { readFile } = await import('node:fs/promises');
+    try {
+      return new Uint8Array(await readFile(/^file:/i.test(href) ? new URL(href) : href));
+    } catch (e) {
+      throw new AttnseqError('LOAD_FAILED', `could not read ${href}: ${e.message}`);
+    }
+  }
+  let res;
+  try {
+    res = await fetch(href);
+  } catch (e) {
+    throw new AttnseqError('LOAD_FAILED', `could not fetch ${href}: ${e.message}`);
+  }
+  return responseBytes(res);
+}
+
+async function responseBytes(res) {
+  if (!res.ok) throw new AttnseqError('LOAD_FAILED', `HTTP ${res.status} for ${res.url}`);
+  if (res.bodyUsed) throw new AttnseqError('BAD_INPUT', `the body of this Response${res.url ? ` (${res.url})` : ''} has already been read`);
+  try {
+    return new Uint8Array(await res.arrayBuffer());
+  } catch (e) {
+    throw new AttnseqError('LOAD_FAILED', `could not read the body of ${res.url || 'a Response'}: ${e.message}`);
+  }
 }
 
 function check(status) {
@@ -55,32 +160,17 @@ function check(status) {
 }
 
 async function toBytes(source) {
-  if (source instanceof Uint8Array) return source;
-  if (source instanceof ArrayBuffer) return new Uint8Array(source);
-  if (ArrayBuffer.isView(source)) return new Uint8Array(source.buffer, source.byteOffset, source.byteLength);
-  if (typeof Response !== 'undefined' && source instanceof Response) {
-    if (!source.ok) throw new AttnseqError('LOAD_FAILED', `HTTP ${source.status} for ${source.url}`);
-    return new Uint8Array(await source.arrayBuffer());
-  }
-  if (typeof Blob !== 'undefined' && source instanceof Blob) return new Uint8Array(await source.arrayBuffer());
-  if (source instanceof URL || typeof source === 'string') {
-    const href = source instanceof URL ? source.href : source;
-    if (isNode && !/^https?:/.test(href)) {
-      const { readFile } = await import('node:fs/promises');
-      try {
-        return new Uint8Array(await readFile(href.startsWith('file:') ? new URL(href) : href));
-      } catch (e) {
-        throw new AttnseqError('LOAD_FAILED', `could not read ${href}: ${e.message}`);
-      }
-    }
-    let res;
+  const bytes = bufferBytes(source, 'loadModel()');
+  if (bytes) return bytes;
+  if (typeof Response !== 'undefined' && source instanceof Response) return responseBytes(source);
+  if (typeof Blob !== 'undefined' && source instanceof Blob) {
     try {
-      res = await fetch(href);
+      return new Uint8Array(await source.arrayBuffer());
     } catch (e) {
-      throw new AttnseqError('LOAD_FAILED', `could not fetch ${href}: ${e.message}`);
+      throw new AttnseqError('LOAD_FAILED', `could not read the Blob: ${e.message}`);
     }
-    return toBytes(res);
   }
+  if (source instanceof URL || typeof source === 'string') return readUrl(source instanceof URL ? source.href : source);
   throw new AttnseqError('BAD_INPUT', 'loadModel() takes a Uint8Array, ArrayBuffer, Blob, Response, URL or path');
 }
 
@@ -112,11 +202,13 @@ export async function loadModel(source) {
  * ('dates', 'en-ko', 'reverse', 'copy') or on TSV text ({ tsv, tokenizer: 'char' | 'word' }).
  */
 export async function createTrainer(options = {}) {
+  checkOptions(options, 'createTrainer');
+  if (options.model !== undefined) checkOptions(options.model, 'createTrainer model');
   const M = await core();
-  if (options === null || typeof options !== 'object') throw new AttnseqError('BAD_INPUT', 'createTrainer() takes an options object');
   const task = options.task ?? 'copy';
   if (typeof task !== 'string' && (task === null || typeof task !== 'object'))
     throw new AttnseqError('BAD_INPUT', "task must be a task name or { tsv, tokenizer }");
+  if (typeof task === 'object') checkOptions(task, 'createTrainer task');
   const h = new M.Trainer();
   const st = h.create(options.model ?? {}, task, options);
   if (!st.ok) {
@@ -126,11 +218,20 @@ export async function createTrainer(options = {}) {
   return new Trainer(M, h, st);
 }
 
+// An Encoded or a Decoder refuses to work (DISPOSED) once the Model or Encoded it was made from is
+// disposed, whatever the call: only dispose() itself is always allowed, in any order.
 class Disposable {
   #handle;
-  constructor(handle) { this.#handle = handle; }
+  #parents;
+  constructor(handle, parents = []) {
+    this.#handle = handle;
+    this.#parents = parents;
+  }
   get _h() {
     if (!this.#handle) throw new AttnseqError('DISPOSED', `this ${this.constructor.name} has been disposed`);
+    for (const p of this.#parents)
+      if (p.disposed)
+        throw new AttnseqError('DISPOSED', `the ${p.constructor.name} this ${this.constructor.name} was made from has been disposed`);
     return this.#handle;
   }
   get disposed() { return !this.#handle; }
@@ -154,6 +255,8 @@ export class Model extends Disposable {
 
   /** Source text (or ids) -> ids and the display tokens. */
   tokenize(input, side = 'source') {
+    if (side !== 'source' && side !== 'target')
+      throw new AttnseqError('BAD_INPUT', `tokenize(): side must be 'source' or 'target', got ${describe(side)}`);
     const s = side === 'target' ? 1 : 0;
     if (typeof input === 'string') {
       checkWellFormed(input);
@@ -180,22 +283,26 @@ export class Model extends Disposable {
   /** Starts step-by-step decoding of an encoded source. */
   decoder(enc, options = {}) {
     if (!(enc instanceof Encoded)) throw new AttnseqError('BAD_INPUT', 'decoder() takes the result of model.encode()');
-    const opts = this.#options(options);
+    const opts = this.#options(options, 'decoder');
+    const topk = options.topk ?? 5;
+    if (!Number.isInteger(topk) || topk < 0 || topk > MAX_TOPK)
+      throw new AttnseqError('BAD_INPUT', `option 'topk' is ${describe(topk)}; it must be an integer in [0, ${MAX_TOPK}]`);
     const h = new this._M.Decoder();
-    const st = h.start(enc._h, opts);
+    const st = h.start(this._h, enc._h, opts);
     if (!st.ok) {
       h.delete();
       throw new AttnseqError(st.code, st.message);
     }
-    return new Decoder(this, enc, h, st.maxLength, options.topk ?? 5);
+    return new Decoder(this, enc, h, st.maxLength, topk);
   }
 
   /** Decodes a whole sequence (greedy, beam or sampled). */
   translate(input, options = {}) {
+    checkOptions(options, 'translate');
     const own = !(input instanceof Encoded);
     const enc = own ? this.encode(input) : input;
     try {
-      const r = check(this._M.translate(enc._h, this.#options(options)));
+      const r = check(this._M.translate(this._h, enc._h, this.#options(options, 'translate')));
       const cols = r.cols;
       const hyps = r.hypotheses.map((h) => {
         let ids = h.ids;
@@ -230,8 +337,8 @@ export class Model extends Disposable {
     return c.tokenizer === 'char' ? keep.join('') : keep.join(' ');
   }
 
-  #options(o) {
-    if (o === null || typeof o !== 'object') throw new AttnseqError('BAD_INPUT', 'options must be an object');
+  #options(o, where) {
+    checkOptions(o, where);
     const out = {};
     for (const k of ['beam', 'maxLength', 'lengthPenalty', 'temperature', 'seed', 'numHypotheses']) {
       if (o[k] === undefined) continue;
@@ -240,7 +347,7 @@ export class Model extends Disposable {
       out[k] = o[k];
     }
     if (o.prefix !== undefined) {
-      out.prefix = typeof o.prefix === 'string' ? this.tokenize(o.prefix, 'target').ids : toIds(o.prefix, this.config.tgtVocabSize, 'prefix');
+      out.prefix = typeof o.prefix === 'string' ? knownTargetIds(this, o.prefix, 'prefix') : toIds(o.prefix, this.config.tgtVocabSize, 'prefix');
     }
     return out;
   }
@@ -273,7 +380,7 @@ export class Trainer extends Disposable {
 
 export class Encoded extends Disposable {
   constructor(model, handle, ids, tokens) {
-    super(handle);
+    super(handle, [model]);
     this.model = model;
     this.ids = ids;
     this.tokens = tokens;
@@ -288,7 +395,7 @@ export class Encoded extends Disposable {
 
 export class Decoder extends Disposable {
   constructor(model, enc, handle, maxLength, topk) {
-    super(handle);
+    super(handle, [model, enc]);
     this.model = model;
     this.encoded = enc;
     this.maxLength = maxLength;
@@ -298,10 +405,11 @@ export class Decoder extends Disposable {
   get length() { return this._h.length(); }
   /** One decoder step. options.force: a token id or string to emit; options.attention: a weight row to use. */
   step(options = {}) {
+    checkOptions(options, 'step');
     const m = this.model;
     let forced = -1;
     if (options.force !== undefined) {
-      forced = typeof options.force === 'string' ? m.tokenize(options.force, 'target').ids[0] : options.force;
+      forced = typeof options.force === 'string' ? knownTargetIds(m, options.force, 'force', true)[0] : options.force;
       if (!Number.isInteger(forced) || forced < 0 || forced >= m.config.tgtVocabSize)
         throw new AttnseqError('BAD_INPUT', `force must be a target token id in [0, ${m.config.tgtVocabSize}) or a known token`);
     }
@@ -336,6 +444,49 @@ export class Decoder extends Disposable {
   }
 }
 
+// The option names each function takes. A misspelt name (`bem: 3`) must not silently run the default,
+// so any other name is refused, naming the nearest valid one.
+const OPTION_NAMES = {
+  init: ['locateFile', 'wasmBinary'],
+  translate: ['beam', 'maxLength', 'lengthPenalty', 'temperature', 'seed', 'numHypotheses', 'prefix', 'replaceUnknowns'],
+  decoder: ['maxLength', 'temperature', 'seed', 'prefix', 'topk'],
+  step: ['force', 'attention'],
+  createTrainer: ['task', 'model', 'batchSize', 'lr', 'steps', 'warmup', 'clip', 'seed', 'minLength', 'maxLength'],
+  'createTrainer model': ['style', 'score', 'cell', 'hidden', 'embedding', 'layers', 'bidirectional', 'inputFeeding',
+    'bridge', 'attentionSize', 'name'],
+  'createTrainer task': ['tsv', 'tokenizer'],
+};
+const MAX_TOPK = 64;
+
+function checkOptions(o, where) {
+  if (o === null || typeof o !== 'object' || Array.isArray(o))
+    throw new AttnseqError('BAD_INPUT', `${where} options must be an object, got ${describe(o)}`);
+  const valid = OPTION_NAMES[where];
+  for (const k of Object.keys(o)) {
+    if (valid.includes(k)) continue;
+    const near = valid.reduce((a, b) => (editDistance(k, b) < editDistance(k, a) ? b : a));
+    throw new AttnseqError('BAD_INPUT', `${where}: unknown option '${k}' (did you mean '${near}'? valid: ${valid.join(', ')})`);
+  }
+}
+
+function editDistance(a, b) {  // Levenshtein, case-insensitive
+  a = a.toLowerCase(); b = b.toLowerCase();
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++)
+      cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = cur;
+  }
+  return prev[b.length];
+}
+
+function describe(v) {
+  if (typeof v === 'string') return JSON.stringify(v);
+  if (Array.isArray(v)) return 'an array';
+  return v === null ? 'null' : typeof v === 'object' ? 'an object' : String(v);
+}
+
 // A lone UTF-16 surrogate cannot become UTF-8; Embind would silently replace it, so refuse it here.
 function checkWellFormed(text) {
   for (let i = 0; i < text.length; i++) {
@@ -362,6 +513,21 @@ function toIds(v, vocab, what) {
   return out;
 }
 
+// Target ids of a text, refusing pieces the vocabulary lacks: the tokenizer would turn them into unk
+// and a forced prefix or token would silently become `<unk>`. The unk token's own spelling is accepted.
+// single: exactly one token (a char model would otherwise force only the first letter of 'xyz').
+function knownTargetIds(model, text, what, single = false) {
+  const { ids, tokens } = model.tokenize(text, 'target');
+  if (single && ids.length !== 1)
+    throw new AttnseqError('BAD_INPUT', `${what} takes one target token; ${describe(text)} is ${ids.length} tokens`);
+  const unk = model.config.unk;
+  const missing = [...new Set(tokens.filter((t, i) => ids[i] === unk && t !== model.tgtVocab?.[unk]))];
+  if (missing.length)
+    throw new AttnseqError('BAD_INPUT', `${what}: ${missing.map((t) => JSON.stringify(t)).join(', ')} ${missing.length === 1 ? 'is' : 'are'} ` +
+      'not in the model\'s target vocabulary');
+  return ids;
+}
+
 function replaceUnknowns(tokens, ids, attention, cols, srcTokens, unk) {
   for (let k = 0; k < tokens.length; k++) {
     if (ids[k] !== unk) continue;
@@ -373,7 +539,8 @@ function replaceUnknowns(tokens, ids, attention, cols, srcTokens, unk) {
 
 /** Alignment export helpers. */
 export function alignmentToCSV(r) {
-  const esc = (s) => (/[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
+  // RFC 4180: a field holding a quote, a comma, CR or LF is quoted (quotes doubled).
+  const esc = (s) => (/[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
   const lines = [['', ...r.srcTokens].map(esc).join(',')];
   for (let k = 0; k < r.rows; k++) {
     const row = [esc(r.tgtTokens[k])];
@@ -387,13 +554,19 @@ export function alignmentToJSON(r) {
   for (let k = 0; k < r.rows; k++) rows.push(Array.from(r.attention.subarray(k * r.cols, (k + 1) * r.cols)));
   return JSON.stringify({ srcTokens: r.srcTokens, tgtTokens: r.tgtTokens, attention: rows });
 }
-/** Pharaoh format: "i-j" for each target token j, its most-attended source position i. */
+/**
+ * Pharaoh format: "i-j" for each target token j, its most-attended source position i. A row with
+ * no positive weight links nothing, so a vanilla model (style 'none': all-zero rows) gives ''.
+ */
 export function alignmentToPharaoh(r) {
   const out = [];
   for (let k = 0; k < r.rows; k++) {
-    let best = 0;
-    for (let t = 1; t < r.cols; t++) if (r.attention[k * r.cols + t] > r.attention[k * r.cols + best]) best = t;
-    out.push(`${best}-${k}`);
+    let best = -1, bestW = 0;
+    for (let t = 0; t < r.cols; t++) {
+      const w = r.attention[k * r.cols + t];
+      if (w > bestW) best = t, bestW = w;
+    }
+    if (best >= 0) out.push(`${best}-${k}`);
   }
   return out.join(' ');
 }

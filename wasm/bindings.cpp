@@ -250,10 +250,12 @@ val hypothesis_val(const Hypothesis& h) {
   return r;
 }
 
-val translate(const SourceHandle& s, const val& options) {
+// The model decoding is the one given (not the one that encoded): Model::start refuses a source
+// encoded by another model, whose sizes need not fit.
+val translate(const ModelHandle& m, const SourceHandle& s, const val& options) {
   return guarded("BAD_INPUT", [&] {
     s.need();
-    const DecodeResult r = decode(s.box()->model, *s.enc(), parse_options(options));
+    const DecodeResult r = decode(m.need().model, *s.enc(), parse_options(options));
     val hs = val::array();
     for (const auto& h : r.hypotheses) hs.call<void>("push", hypothesis_val(h));
     val out = ok();
@@ -265,11 +267,11 @@ val translate(const SourceHandle& s, const val& options) {
 
 class DecoderHandle {
  public:
-  val start(const SourceHandle& s, const val& options) {
+  val start(const ModelHandle& m, const SourceHandle& s, const val& options) {
     return guarded("BAD_INPUT", [&] {
       s.need();
-      auto sess = std::make_unique<Session>(s.box()->model, *s.enc(), parse_options(options));
-      box_ = s.box();
+      auto sess = std::make_unique<Session>(m.need().model, *s.enc(), parse_options(options));
+      box_ = m.box();
       enc_ = s.enc();
       sess_ = std::move(sess);
       const auto& c = box_->model.config();

@@ -19,11 +19,19 @@ export interface InitOptions {
   /** The .wasm bytes, when the caller already has them. */
   wasmBinary?: Uint8Array | ArrayBuffer | undefined;
 }
-/** Optional; call before the first loadModel() to change where the .wasm comes from. */
+/**
+ * Optional; call before the first loadModel() to change where the .wasm comes from. Rejects with
+ * AttnseqError: LOAD_FAILED when the .wasm cannot be read or is not the engine's, BAD_INPUT for a
+ * wrong type or a detached buffer. A failed init() changes nothing (it may be called again).
+ */
 export function init(options?: InitOptions): Promise<void>;
 
 export type ModelSource = Uint8Array | ArrayBuffer | ArrayBufferView | Blob | Response | URL | string;
-/** Loads a .safetensors checkpoint (bytes, a fetch Response, a URL, or a file path in Node). */
+/**
+ * Loads a .safetensors checkpoint (bytes, a fetch Response, a URL, or a file path in Node; the
+ * http:/https: scheme in any case). BAD_INPUT for a Response whose body was already read or a
+ * detached buffer, LOAD_FAILED for what cannot be read, BAD_CHECKPOINT for a malformed file.
+ */
 export function loadModel(source: ModelSource): Promise<Model>;
 
 export interface ModelConfig {
@@ -59,9 +67,12 @@ export interface ModelConfig {
 export type Input = string | ArrayLike<number>;
 
 export interface DecodeOptions {
-  /** Forced first target tokens (text or ids). */
+  /** Forced first target tokens (text or ids). Text with a token the target vocabulary lacks is BAD_INPUT naming it. */
   prefix?: Input | undefined;
-  /** > 0 samples from softmax(logits / temperature). */
+  /**
+   * > 0 samples from softmax(logits / temperature). However small, it never overflows: a temperature
+   * whose 32-bit reciprocal is infinite (below about 2.9e-39) decodes greedily, its limit.
+   */
   temperature?: number | undefined;
   /** Sampling seed. */
   seed?: number | undefined;
@@ -127,7 +138,7 @@ export interface StepResult {
   topk: { token: number; text: string; p: number }[];
 }
 export interface StepOptions {
-  /** Emit this token (id or token string) instead of the model's choice. */
+  /** Emit this token (id or token string) instead of the model's choice. A string must be exactly one known target token (else BAD_INPUT). */
   force?: number | string | undefined;
   /** Use this weight row (source length, non-negative, renormalised) instead of the computed attention. */
   attention?: ArrayLike<number> | undefined;
@@ -153,6 +164,7 @@ export class Model implements Disposable_ {
   [Symbol.dispose](): void;
 }
 
+/** Refuses every call with DISPOSED once it or its model is disposed (dispose() always works). */
 export class Encoded implements Disposable_ {
   private constructor();
   readonly model: Model;
@@ -166,6 +178,7 @@ export class Encoded implements Disposable_ {
   [Symbol.dispose](): void;
 }
 
+/** Refuses every call with DISPOSED once it, its model or its Encoded is disposed (dispose() always works). */
 export class Decoder implements Disposable_ {
   private constructor();
   readonly model: Model;
@@ -248,6 +261,8 @@ export interface AlignmentLike {
   rows: number;
   cols: number;
 }
+/** Header row of source tokens, then a row per target token; fields quoted as RFC 4180 says (CR too). */
 export function alignmentToCSV(r: AlignmentLike): string;
 export function alignmentToJSON(r: AlignmentLike): string;
+/** "i-j" links, the heaviest source i of each target j; a row without weight links nothing ('' for style 'none'). */
 export function alignmentToPharaoh(r: AlignmentLike): string;

@@ -5,6 +5,8 @@
 // comparisons, beam search, what-if edits (forced prefix, moved attention) and exports.
 // Uses only the public npm API (../wasm/attnseq.js); geometry and colours come from the pure views
 // in ./views/. The training panel and the length study (./train/, ./study/) mount themselves at the end.
+// Input checks: an empty input or a prefix the model cannot output disables the player; source words
+// the model lacks (read as <unk>) are named under the input and marked in the matrix and the inspector.
 import { loadModel, buildInfo, AttnseqError, alignmentToCSV, alignmentToJSON } from '../wasm/attnseq.js';
 import { matrixFigure, alignmentSVG, rowLinks, colLinks, showToken, tokenLabels } from './views/alignment.js';
 import { linksLayout } from './views/links.js';
@@ -44,7 +46,6 @@ const errText = (e) => (e instanceof AttnseqError ? `${e.code}: ${e.message}` : 
 const showError = (msg) => { $('error').textContent = msg; };
 const clearError = () => { $('error').textContent = ''; };
 const frame = () => new Promise((r) => requestAnimationFrame(() => r()));
-const delay = (ms) => new Promise((r) => setTimeout(r, ms));
 const speed = () => SPEEDS[Math.min(SPEEDS.length, Math.max(1, Number($('speed').value))) - 1];
 
 // ---------------------------------------------------------------------------------------------------
@@ -174,6 +175,7 @@ async function loadUserBytes(source, label) {
   loading = true;
   updateButtons();
   clearError();
+  showFileError(null);
   $('model-info').textContent = `Loading ${label}…`;
   let model;
   try {
@@ -183,8 +185,9 @@ async function loadUserBytes(source, label) {
     pendingUser--;
     if (seq === loadSeq) {
       loading = false;
-      showError(`Could not load ${label} — ${errText(e)}`);
       $('model-info').textContent = current?.model ? describe(current, current.model) : 'No model loaded.';
+      $('file').value = '';   // the picker must not keep showing the refused file's name
+      showFileError(label, e);
       updateButtons();
     }
     throw e;
@@ -207,6 +210,27 @@ function loadUserFile(file) {
   loadUserBytes(file, file.name).catch(() => {});  // the message is on the page already
 }
 
+/**
+ * A refused checkpoint, said plainly beside the file input (where the eye is, also on a phone), with
+ * the engine's exact message one click away; null hides it.
+ */
+function showFileError(label, e) {
+  const box = $('file-error');
+  if (!label) {
+    box.replaceChildren();
+    box.hidden = true;
+    return;
+  }
+  const code = e instanceof AttnseqError ? e.code : '';
+  const why = code === 'BAD_CHECKPOINT' ? 'it is not a model this page can read (a damaged or cut-off file, or not an attnseq .safetensors checkpoint)'
+    : code === 'OUT_OF_MEMORY' || code === 'TOO_LONG' ? 'it is too large for this page' : 'the file could not be read';
+  box.replaceChildren(
+    h('p', { text: `“${label}” was not loaded: ${why}.${current?.model ? ` Still using ${current.title}.` : ''}` }),
+    h('details', {}, h('summary', { text: 'Details' }), h('code', { text: errText(e) })));
+  box.hidden = false;
+  box.scrollIntoView({ block: 'nearest' });
+}
+
 // ---------------------------------------------------------------------------------------------------
 // The decode session: encode once, then one engine step per row
 
@@ -216,6 +240,70 @@ function parseIds(text) {
 const sourceInput = (model, text) => (model.config.tokenizer === 'ids' ? parseIds(text) : text);
 const sessionKey = () => `${current?.id}\u0000${$('source').value}\u0000${$('prefix').value.trim()}`;
 const isVanilla = () => sess?.model.config.style === 'none';
+
+/** Positions of the pieces the vocabulary lacks (read as <unk>); the unk token's own spelling is known. */
+const unknownAt = (model, ids, tokens, vocab) => tokens.flatMap((t, i) => (ids[i] === model.config.unk && t !== vocab[model.config.unk] ? [i] : []));
+const quoteList = (toks) => {
+  const u = [...new Set(toks.map((t) => `“${showToken(t)}”`))];
+  return u.length > 8 ? `${u.slice(0, 8).join(', ')}, …` : u.join(', ');
+};
+
+// The input as the current model sees it, worked out once per model, input and prefix: empty (nothing
+// to decode), source tokens it does not know, prefix tokens it cannot output (the package refuses them).
+let inputCheck = { key: null, model: null };
+function checkInput() {
+  const key = sessionKey(), m = current?.model ?? null;
+  if (inputCheck.key === key && inputCheck.model === m) return inputCheck;
+  const text = $('source').value, prefix = $('prefix').value.trim();
+  const ids = m?.config.tokenizer === 'ids';
+  const r = { key, model: m, empty: !text.trim() || (ids && parseIds(text).length === 0), tokens: [], unknown: [], badPrefix: [] };
+  if (m && !ids) {
+    try {
+      if (!r.empty) {
+        const t = m.tokenize(text);
+        r.tokens = t.tokens;
+        r.unknown = unknownAt(m, t.ids, t.tokens, m.srcVocab);
+      }
+      if (prefix) {
+        const t = m.tokenize(prefix, 'target');
+        r.badPrefix = unknownAt(m, t.ids, t.tokens, m.tgtVocab).map((i) => t.tokens[i]);
+      }
+    } catch { /* (e.g. a lone surrogate) the decode reports it */ }
+  }
+  inputCheck = r;
+  return r;
+}
+
+/** The notes under the input and prefix fields, for checkInput()'s result. */
+function renderInputNotes(r) {
+  const c = r.model?.config;
+  const unit = c?.tokenizer === 'char' ? 'characters' : 'words';
+  const most = r.unknown.length * 2 > r.tokens.length;
+  const note = r.model && r.empty ? 'Type an input or pick an example: Play, Step and Run need something to decode.'
+    : !r.unknown.length ? ''
+      : most ? `Most of this input (${r.unknown.length} of ${r.tokens.length} ${unit}) is unknown to this model: it reads ${quoteList(r.unknown.map((i) => r.tokens[i]))} as <unk>, so its output says little about what you typed. Try one of the examples.`
+        : `Unknown to this model, so read as <unk> (marked ? in the alignment and the inspector): ${quoteList(r.unknown.map((i) => r.tokens[i]))}.`;
+  const el = $('source-note');
+  el.textContent = note;
+  el.hidden = !note;
+  el.classList.toggle('warn', !!r.unknown.length && most);
+  const bad = r.badPrefix;
+  $('prefix-error').textContent = bad.length ? `${quoteList(bad)} ${bad.length === 1 ? 'is not a token' : 'are not tokens'} this model can output, so ${bad.length === 1 ? 'it' : 'they'} cannot be forced. ` +
+    `Use its target ${unit}${$('prefix').placeholder.startsWith('e.g.') ? ` (${$('prefix').placeholder})` : ''}.` : '';
+  $('prefix-error').hidden = !bad.length;
+}
+
+// Unknown source tokens keep their spelling in the matrix and the inspector, but are marked: their
+// weights belong to <unk>, not to the word.
+function markUnknown(cells, index, title) {
+  if (!sess?.unknown?.size) return;
+  for (const th of cells) {
+    if (!sess.unknown.has(index(th))) continue;
+    th.classList.add('unk');
+    if (title) th.title = 'unknown to this model: it read this as <unk>';   // (the matrix has its own tooltip)
+    th.setAttribute('aria-label', `${th.getAttribute('aria-label') ?? th.textContent}, unknown to this model (read as <unk>)`);
+  }
+}
 
 function disposeSession() {
   loopId++;
@@ -241,9 +329,11 @@ function newSession(overrides = new Map()) {
     throw e;
   }
   sess = { key: sessionKey(), model, entry: current, enc, dec, memory: enc.memory(), src: enc.tokens, srcLabels: tokenLabels(enc.tokens), text, prefix, steps: [], overrides, done: false };
+  sess.unknown = new Set(model.config.tokenizer === 'ids' ? [] : unknownAt(model, enc.ids, enc.tokens, model.srcVocab));
   selected = null;
   $('watch').classList.toggle('vanilla', isVanilla());
   buildTable();
+  markUnknown($('alignment').querySelectorAll('thead th[data-col]'), (th) => Number(th.dataset.col));
   renderLinksView();
   renderInspector();
   setWatchState('ready', `Encoded ${enc.length} source token${enc.length === 1 ? '' : 's'}. Press ▶ Play or Step.`);
@@ -313,11 +403,20 @@ async function loop(mode) {
   updatePlayButton();
   while (id === loopId) {
     if (!stepOnce()) break;
-    await (mode === 'run' ? frame() : delay(speed()[0]));
+    await (mode === 'run' ? frame() : pace(performance.now(), id));
   }
   if (id === loopId) {
     playing = false;
     updatePlayButton();
+  }
+}
+
+// Waits until the speed's delay has passed since `since` (or loop `id` is stopped). A speed change
+// wakes it (rewake) to wait only for what the new speed leaves: going faster does not sit out the old delay.
+let rewake = null;
+async function pace(since, id) {
+  for (let left = speed()[0]; left > 0 && id === loopId; left = since + speed()[0] - performance.now()) {
+    await new Promise((r) => { rewake = r; setTimeout(r, left); });
   }
 }
 
@@ -353,7 +452,7 @@ function onInputChanged() {
   stopLoop();
   $('whatif-note').hidden = true;
   updateButtons();
-  if (sess && sess.key !== sessionKey()) setWatchState('idle', 'The input changed: press ▶ Play or Step to decode it.');
+  if (sess && sess.key !== sessionKey()) setWatchState('idle', checkInput().empty ? 'No input: type one to decode it.' : 'The input changed: press ▶ Play or Step to decode it.');
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -361,6 +460,7 @@ function onInputChanged() {
 
 function whatIf(k, col) {
   if (!sess || k >= sess.steps.length || sess.key !== sessionKey() || isVanilla()) return;
+  const fromLook = !!document.activeElement?.closest('#inspector-body .look');  // pressed ◎ (keyboard or pointer)
   const overrides = new Map([...sess.overrides].filter(([j]) => j < k));
   overrides.set(k, oneHot(sess.src.length, col));
   stopLoop();
@@ -374,6 +474,7 @@ function whatIf(k, col) {
   for (let j = 0; j <= k; j++) if (!stepOnce()) break;
   selected = k;
   renderInspector();
+  if (fromLook) refocus([$('inspector-body').querySelector(`tr[data-i="${col}"] .look`)]);
   if (!sess.done) loop('play');
 }
 
@@ -612,7 +713,25 @@ function markSelectedRow() {
   for (const tr of $('alignment').querySelectorAll('tbody tr')) tr.classList.toggle('selected', Number(tr.dataset.row) === k);
 }
 
+// Rebuilding the inspector (or disabling ◀ / ▶) must not drop keyboard focus to <body>: a focused ◎
+// moves to the ◎ of the same source token in the new body, a disabled button to its neighbour.
 function renderInspector() {
+  const had = document.activeElement;
+  const look = $('inspector-body').contains(had) ? had.closest('tr[data-i]')?.dataset.i : undefined;
+  drawInspector();
+  markUnknown($('inspector-body').querySelectorAll('tr[data-i] > th'), (th) => Number(th.parentElement.dataset.i), true);
+  if (had && had !== document.body && (!had.isConnected || had.disabled)) {
+    refocus([look === undefined ? null : $('inspector-body').querySelector(`tr[data-i="${look}"] .look`),
+      $('next-step'), $('prev-step'), $('follow'), $('restart'), $('play'), $('source')]);
+  }
+}
+
+/** Focuses the first usable element of the list (without scrolling: each is near the lost focus). */
+function refocus(list) {
+  list.find((el) => el?.isConnected && !el.disabled)?.focus({ preventScroll: true });
+}
+
+function drawInspector() {
   const body = $('inspector-body');
   const n = sess?.steps.length ?? 0;
   $('prev-step').disabled = $('next-step').disabled = $('follow').disabled = n === 0;
@@ -759,22 +878,30 @@ function updatePlayButton() {
   else if ($('watch').dataset.state === 'playing') setWatchState('ready', `Paused after step ${sess?.steps.length ?? 0}. Press ▶ Play or Step to go on.`);
 }
 
+let shownCheck = null;   // the checkInput() result the notes show
 function updateButtons() {
+  const had = document.activeElement;
+  const check = checkInput();
+  if (check !== shownCheck) renderInputNotes((shownCheck = check));
+  // Nothing to decode (an empty input) or a prefix the package would refuse: the player waits.
   const ready = !!current?.model && !loading;
+  const decodable = ready && !check.empty && check.badPrefix.length === 0;
   const finished = !!sess && sess.done && sess.key === sessionKey();
-  $('encode').disabled = !ready;
-  $('play').disabled = !ready;
-  $('step').disabled = !ready || finished;
-  $('run').disabled = !ready || finished;
-  $('restart').disabled = !ready || !sess;
+  $('encode').disabled = !decodable;
+  $('play').disabled = !decodable;
+  $('step').disabled = !decodable || finished;
+  $('run').disabled = !decodable || finished;
+  $('restart').disabled = !decodable || !sess;
   $('compare-run').disabled = !ready;
   $('beam-run').disabled = !ready;
   const rows = sess?.steps.length ?? 0;
   for (const id of ['export-png', 'export-svg', 'export-csv', 'export-json']) $(id).disabled = rows === 0;
+  // Step or Run reaching the end disables the button that has the focus: hand it on instead of to <body>.
+  if (had?.disabled && had.closest('.player')) refocus([$('restart'), $('play'), $('source')]);
 }
 
 function wire() {
-  $('model').addEventListener('change', () => selectModel($('model').value));
+  $('model').addEventListener('change', () => { showFileError(null); selectModel($('model').value); });
   $('file').addEventListener('change', () => {
     const f = $('file').files[0];
     if (f) loadUserFile(f);
@@ -795,7 +922,7 @@ function wire() {
   $('run').addEventListener('click', () => { stopLoop(); if (ensureSession()) loop('run'); });
   $('restart').addEventListener('click', restart);
   const speedOut = () => { $('speed-out').textContent = speed()[1]; };
-  $('speed').addEventListener('input', speedOut);
+  $('speed').addEventListener('input', () => { speedOut(); rewake?.(); });
   speedOut();
   $('source').addEventListener('input', () => { sourceEdited = true; onInputChanged(); });
   $('prefix').addEventListener('input', onInputChanged);
@@ -838,5 +965,14 @@ buildInfo().then((s) => { $('build').textContent = `engine: ${s}`; }).catch(() =
 // api.loadModelBytes(bytes, label): adds a checkpoint to "Your models" and selects it; resolves to its
 // picker id, rejects when the checkpoint is refused (the message is shown on the page too).
 const api = { loadModelBytes: (bytes, label) => loadUserBytes(bytes, label ?? 'trained model') };
-import('./train/panel.js').then((m) => m.mount(document.getElementById('train-panel'), api)).catch(() => {});
-import('./study/panel.js').then((m) => m.mount(document.getElementById('length-study'), api)).catch(() => {});
+// A panel whose module fails to load or mount says so in its place and in the console, instead of
+// leaving an empty section. (The import() calls stay literal so bundlers still see them.)
+function mountPanel(id, what, load) {
+  load().then((m) => m.mount($(id), api)).catch((e) => {
+    console.error(`attnseq demo: the ${what} could not be loaded:`, e);
+    $(id).append(h('p', { class: 'errors panel-error', role: 'alert' },
+      `The ${what} could not be loaded, so it is missing from this page; reloading may help. (${errText(e)})`));
+  });
+}
+mountPanel('train-panel', 'training panel', () => import('./train/panel.js'));
+mountPanel('length-study', 'length study', () => import('./study/panel.js'));

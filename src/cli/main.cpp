@@ -1,6 +1,7 @@
 // attnseq command line: `attnseq translate --model FILE [--beam K] [--max-length N] [--json]
 // [--ids 5,17,42 | TEXT]` prints the output and its alignment as a text heatmap (or JSON).
 // `attnseq train` / `attnseq eval` train on a task or TSV and evaluate (src/cli/train.cpp).
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
@@ -19,7 +20,7 @@ void usage(FILE* f) {
       "                     [--style luong|bahdanau|none] [--score dot|general|additive] [--cell gru|lstm]\n"
       "                     [--hidden N] [--embedding N] [--layers N] [--bidirectional] [--input-feeding] [--bridge]\n"
       "                     [--attn-dim N] [--steps N] [--batch N] [--lr X] [--warmup N] [--clip X] [--seed S]\n"
-      "                     [--min-len N --max-len N] [--name NAME] [--resume FILE] --out FILE.safetensors\n"
+      "                     [--min-len N --max-len N] [--name NAME] [--threads N] [--resume FILE] --out FILE.safetensors\n"
       "       attnseq eval --model FILE (--task T | --data FILE.tsv) [--n 2000] [--seed S] [--beam K] [--json]\n",
       f);
 }
@@ -30,6 +31,9 @@ int main(int argc, char** argv) {
     usage(argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;
   }
+  // Past a file size limit (`ulimit -f`) a write must fail with EFBIG, which is reported, rather than
+  // kill the process by SIGXFSZ without a word.
+  std::signal(SIGXFSZ, SIG_IGN);
   const std::string cmd = argv[1];
   std::vector<std::string> args(argv + 2, argv + argc);
   try {
@@ -40,7 +44,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "attnseq: unknown command '%s'\n", cmd.c_str());
     usage(stderr);
     return 2;
-  } catch (const std::invalid_argument& e) {
+  } catch (const std::exception& e) {  // bad arguments, unreadable or unwritable files, bad checkpoints
     std::fprintf(stderr, "attnseq: %s\n", e.what());
     return 1;
   }

@@ -1,6 +1,8 @@
 // `attnseq train` and `attnseq eval`: train a model on a built-in task or a TSV file with a
 // progress line (step, loss, accuracy, tokens/s, ETA), save it as a checkpoint (+ optimiser state
-// for --resume); evaluate exact match, token accuracy, AER and accuracy by source length.
+// for --resume; both paths are checked before the first step and written through temporary files);
+// evaluate exact match, token accuracy, AER (n/a without attention or gold links) and accuracy by
+// source length. Unknown flags and stray arguments are errors that name them.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -8,9 +10,11 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
 #include "cli/args.hpp"
 #include "cli/commands.hpp"
+#include "cli/files.hpp"
 #include "model/checkpoint.hpp"
 #include "model/vocab.hpp"
 #include "train/evaluate.hpp"
@@ -35,7 +39,9 @@ struct Flags {
   }
 };
 
-Flags parse_flags(const std::vector<std::string>& a, const std::vector<std::string>& boolean) {
+// `valued` and `boolean` list the flags (without "--") the command takes; anything else is refused.
+Flags parse_flags(const char* command, const std::vector<std::string>& a, const std::vector<std::string>& valued,
+                  const std::vector<std::string>& boolean) {
   Flags f;
   for (std::size_t i = 0; i < a.size(); ++i) {
     if (a[i].rfind("--", 0) != 0) throw std::invalid_argument("unexpected argument '" + a[i] + "'");
@@ -44,6 +50,8 @@ Flags parse_flags(const std::vector<std::string>& a, const std::vector<std::stri
       f.bools.push_back(k);
       continue;
     }
+    if (std::find(valued.begin(), valued.end(), k) == valued.end())
+      throw std::invalid_argument("unknown option " + a[i] + " for '" + command + "'");
     if (i + 1 >= a.size()) throw std::invalid_argument(a[i] + " needs a value");
     f.kv.push_back({k, a[++i]});
   }
@@ -81,10 +89,15 @@ std::string fmt_time(double s) {
 }  // namespace
 
 int train_cmd(const std::vector<std::string>& args) {
-  const Flags f = parse_flags(args, {"bidirectional", "input-feeding", "bridge", "quiet"});
+  const Flags f = parse_flags("train", args,
+                              {"task", "data", "tokenizer", "min-len", "max-len", "style", "score", "cell", "hidden",
+                               "embedding", "layers", "attn-dim", "steps", "batch", "lr", "warmup", "clip", "seed",
+                               "resume", "out", "name", "description", "threads"},
+                              {"bidirectional", "input-feeding", "bridge", "quiet"});
   const auto task = task_from(f);
   const auto* out = f.get("out");
   if (!out) throw std::invalid_argument("--out FILE.safetensors is required");
+  const std::string state_path = *out + ".trainer";
   ModelConfig c;
   auto str = [&](const char* k, const char* def) { const auto* v = f.get(k); return v ? *v : std::string(def); };
   const std::string style = str("style", "luong"), score = str("score", "dot"), cell = str("cell", "gru");
@@ -118,6 +131,14 @@ int train_cmd(const std::vector<std::string>& args) {
   o.warmup = int(parse_int_in("--warmup", str("warmup", "100"), 0, 10000000));
   o.clip = float(parse_number("--clip", str("clip", "1")));
   o.seed = std::uint64_t(parse_int_in("--seed", str("seed", "1"), 0, 1L << 62));
+  // Every core by default; the figures depend on the thread count but repeat for a given one.
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  o.threads = int(parse_int_in("--threads", str("threads", std::to_string(std::min<unsigned>(cores, train::kMaxThreads)).c_str()),
+                               1, train::kMaxThreads));
+
+  // Both outputs are known to be writable before any training time is spent.
+  check_writable(*out);
+  check_writable(state_path);
 
   Model model(c);
   train::initialize(model, o.seed);
@@ -136,6 +157,11 @@ int train_cmd(const std::vector<std::string>& args) {
     model.params().data = loaded.params().data;
     const auto state = read_file_bytes(*r + ".trainer");
     tr.load_state(state.data(), state.size());
+    // --steps is the total, counted from the start of the run being resumed.
+    if (tr.steps_done() >= o.steps)
+      throw std::invalid_argument("--steps " + std::to_string(o.steps) + " must exceed the " +
+                                  std::to_string(tr.steps_done()) + " steps already done in '" + *r +
+                                  ".trainer' (--steps is the total, not the steps to add)");
   }
   const bool quiet = f.has("quiet");
   const auto t0 = std::chrono::steady_clock::now();
@@ -159,19 +185,19 @@ int train_cmd(const std::vector<std::string>& args) {
   const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (!quiet) std::fprintf(stderr, "\n");
   model.prepare();
-  save_checkpoint_file(model, *out);
-  const auto state = tr.save_state();
-  {
-    std::ofstream st(*out + ".trainer", std::ios::binary);
-    st.write(reinterpret_cast<const char*>(state.data()), std::streamsize(state.size()));
-  }
+  // Both files are written in full before either replaces what was there.
+  OutputFile checkpoint(*out, save_checkpoint(model));
+  OutputFile state(state_path, tr.save_state());
+  checkpoint.commit();
+  state.commit();
   std::printf("trained %d steps in %.1f s (%.0f target tokens/s); saved %s (+ %s.trainer for --resume)\n",
               o.steps - start, el, tokens / el, out->c_str(), out->c_str());
   return 0;
 }
 
 int eval_cmd(const std::vector<std::string>& args) {
-  const Flags f = parse_flags(args, {"json"});
+  const Flags f = parse_flags("eval", args, {"model", "task", "data", "tokenizer", "min-len", "max-len", "n", "seed", "beam"},
+                              {"json"});
   const auto* mp = f.get("model");
   if (!mp) throw std::invalid_argument("--model FILE is required");
   const auto task = task_from(f);
@@ -181,9 +207,11 @@ int eval_cmd(const std::vector<std::string>& args) {
   const int beam = int(parse_int_in("--beam", f.get("beam") ? *f.get("beam") : "1", 1, kMaxBeam));
   const auto examples = train::sample_n(*task, seed, n);
   const auto r = train::evaluate(model, examples, beam);
+  // AER needs attention to score and gold links to score it against (a TSV has none).
+  const bool has_aer = model.config().has_attention() && r.align_gold > 0;
   if (f.has("json")) {
-    char aer[32] = "null";  // style none has no attention to score
-    if (model.config().has_attention()) std::snprintf(aer, sizeof aer, "%.6f", r.aer());
+    char aer[32] = "null";
+    if (has_aer) std::snprintf(aer, sizeof aer, "%.6f", r.aer());
     std::printf("{\"n\":%d,\"exact_match\":%.6f,\"token_accuracy\":%.6f,\"aer\":%s,\"buckets\":[", r.n, r.exact_rate(),
                 r.token_accuracy(), aer);
     for (std::size_t i = 0; i < r.buckets.size(); ++i)
@@ -196,8 +224,9 @@ int eval_cmd(const std::vector<std::string>& args) {
               static_cast<unsigned long long>(seed), beam);
   std::printf("exact match     %.4f (%d/%d)\n", r.exact_rate(), r.exact, r.n);
   std::printf("token accuracy  %.4f (teacher-forced, EOS included)\n", r.token_accuracy());
-  if (model.config().has_attention()) std::printf("AER             %.4f (%ld gold links)\n", r.aer(), r.align_gold);
-  else std::printf("AER             n/a (style none has no attention)\n");
+  if (has_aer) std::printf("AER             %.4f (%ld gold links)\n", r.aer(), r.align_gold);
+  else if (!model.config().has_attention()) std::printf("AER             n/a (style none has no attention)\n");
+  else std::printf("AER             n/a (no gold alignments in the data)\n");
   std::printf("by source length:\n");
   for (const auto& b : r.buckets)
     std::printf("  %4d-%-4d  n=%-5d exact %.4f\n", b.lo, b.hi, b.n, double(b.exact) / b.n);

@@ -1,6 +1,8 @@
 // `attnseq translate` and `attnseq info`: load a checkpoint, decode, print tokens and the alignment
-// as a shaded text heatmap (rows: target tokens, columns: source tokens) or as JSON.
+// as a shaded text heatmap (rows: target tokens, columns: source tokens) or as JSON in the schema
+// README.md's "Command line" section gives, the same as `npx attnseq translate --json` prints.
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <stdexcept>
 #include <string>
@@ -8,6 +10,7 @@
 #include "cli/args.hpp"
 #include "cli/commands.hpp"
 #include "decode/decode.hpp"
+#include "kernels/kernels.hpp"
 #include "model/checkpoint.hpp"
 #include "model/json.hpp"
 #include "model/vocab.hpp"
@@ -21,7 +24,12 @@ struct Args {
   DecodeOptions opt;
 };
 
-Args parse(const std::vector<std::string>& a) {
+// The JS API's largest seed (Number.MAX_SAFE_INTEGER): a seed gives the same output in both.
+constexpr std::int64_t kMaxSeed = (std::int64_t(1) << 53) - 1;
+
+// `info` takes only --model; `translate` the rest too. Unknown flags and stray arguments are errors.
+Args parse(const std::vector<std::string>& a, const char* command) {
+  const bool info = std::string(command) == "info";
   Args r;
   for (std::size_t i = 0; i < a.size(); ++i) {
     auto value = [&]() -> const std::string& {
@@ -29,30 +37,35 @@ Args parse(const std::vector<std::string>& a) {
       return a[++i];
     };
     const std::string& f = a[i];
+    const bool flag = f.size() > 2 && f.compare(0, 2, "--") == 0;
     if (f == "--model") r.model = value();
-    else if (f == "--beam") r.opt.beam = int(parse_int(f, value()));
-    else if (f == "--max-length") r.opt.max_length = int(parse_int(f, value()));
+    else if (info && flag) throw std::invalid_argument("unknown option " + f + " for 'info'");
+    else if (info) throw std::invalid_argument("unexpected argument '" + f + "'");
+    else if (f == "--beam") r.opt.beam = int(parse_int_in(f, value(), 1, kMaxBeam));
+    else if (f == "--max-length") r.opt.max_length = int(parse_int_in(f, value(), 1, kMaxTargetLength));
     else if (f == "--length-penalty") r.opt.length_penalty = float(parse_number(f, value()));
     else if (f == "--temperature") r.opt.temperature = float(parse_number(f, value()));
-    else if (f == "--seed") r.opt.seed = std::uint64_t(parse_int(f, value()));
+    else if (f == "--seed") r.opt.seed = std::uint64_t(parse_int_in(f, value(), 0, kMaxSeed));
     else if (f == "--prefix") r.prefix = value();
     else if (f == "--ids") r.ids = value();
     else if (f == "--json") r.json = true;
-    else if (f.size() > 2 && f.compare(0, 2, "--") == 0) throw std::invalid_argument("unknown option " + f);
+    else if (flag) throw std::invalid_argument("unknown option " + f + " for 'translate'");
     else if (!r.has_text) r.text = f, r.has_text = true;
-    else throw std::invalid_argument("give the source text as one argument (quote it)");
+    else throw std::invalid_argument("unexpected argument '" + f + "' (give the source text as one argument: quote it)");
   }
   if (r.model.empty()) throw std::invalid_argument("--model FILE is required");
   return r;
 }
 
-std::vector<std::int32_t> parse_ids(const std::string& s) {
+// Comma-separated ids for `flag` (--ids, or --prefix of an ids-only model); the vocabulary size is
+// checked where they are used.
+std::vector<std::int32_t> parse_ids(const char* flag, const std::string& s) {
   std::vector<std::int32_t> out;
   std::size_t i = 0;
   while (i <= s.size()) {
     const std::size_t j = s.find(',', i);
     const std::string part = s.substr(i, j == std::string::npos ? std::string::npos : j - i);
-    out.push_back(std::int32_t(parse_int("--ids", part)));
+    out.push_back(std::int32_t(parse_int_in(flag, part, 0, INT32_MAX)));
     if (j == std::string::npos) break;
     i = j + 1;
   }
@@ -75,6 +88,62 @@ std::size_t display_width(const std::string& s) {
   return w;
 }
 
+// A JSON number: a float printed with the 9 significant digits that give it back exactly; values that
+// are not finite are null, as JSON.stringify prints them.
+std::string json_number(double x) {
+  if (!std::isfinite(x)) return "null";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.9g", x);
+  return buf;
+}
+
+template <class T, class F>
+std::string json_list(const std::vector<T>& v, F item) {
+  std::string out = "[";
+  for (std::size_t k = 0; k < v.size(); ++k) out += (k ? "," : "") + item(v[k]);
+  return out + "]";
+}
+
+// The --json object (README.md, "Command line"): the best hypothesis at the top level, then every
+// hypothesis. `tokens` are target ids, `tgtTokens` their strings, `srcIds`/`srcTokens` the source;
+// `attention` is a list of rows (one per target token), or null for a style 'none' model.
+std::string translation_json(const DecodeResult& r, bool has_attention, const Vocab& tv,
+                             const std::vector<std::int32_t>& src, const std::vector<std::string>& src_pieces) {
+  const std::size_t T = src.size();
+  auto id = [](std::int32_t x) { return std::to_string(x); };
+  auto str = [](const std::string& x) { return json::quote(x); };
+  auto strings = [&](const Hypothesis& h) {
+    std::vector<std::string> out;
+    for (auto t : h.tokens) out.push_back(tv.token(t));
+    return json_list(out, str);
+  };
+  auto text = [&](const Hypothesis& h) { return json::quote(tv.decode(h.tokens.data(), h.tokens.size())); };
+  auto attention = [&](const Hypothesis& h) -> std::string {
+    if (!has_attention) return "null";
+    std::string out = "[";
+    for (std::size_t k = 0; k < h.tokens.size(); ++k) {
+      out += k ? ",[" : "[";
+      for (std::size_t t = 0; t < T; ++t) out += (t ? "," : "") + json_number(h.attention[k * T + t]);
+      out += "]";
+    }
+    return out + "]";
+  };
+  const Hypothesis& best = r.hypotheses[0];
+  std::string out = "{\"text\":" + text(best) + ",\"tokens\":" + json_list(best.tokens, id) +
+                    ",\"srcIds\":" + json_list(src, id) + ",\"srcTokens\":" + json_list(src_pieces, str) +
+                    ",\"tgtTokens\":" + strings(best) + ",\"attention\":" + attention(best) +
+                    ",\"rows\":" + std::to_string(best.tokens.size()) + ",\"cols\":" + std::to_string(T) +
+                    ",\"score\":" + json_number(best.score) + ",\"hypotheses\":[";
+  for (std::size_t h = 0; h < r.hypotheses.size(); ++h) {
+    const Hypothesis& hy = r.hypotheses[h];
+    out += std::string(h ? "," : "") + "{\"text\":" + text(hy) + ",\"tokens\":" + json_list(hy.tokens, id) +
+           ",\"tgtTokens\":" + strings(hy) + ",\"score\":" + json_number(hy.score) +
+           ",\"logProb\":" + json_number(hy.log_prob) + ",\"finished\":" + (hy.finished ? "true" : "false") +
+           ",\"attention\":" + attention(hy) + "}";
+  }
+  return out + "]}\n";
+}
+
 // Shade characters from light to dark: a terminal-friendly heatmap.
 const char* shade(float w) {
   static const char* levels[] = {" ", "\u2591", "\u2592", "\u2593", "\u2588"};
@@ -85,7 +154,7 @@ const char* shade(float w) {
 }  // namespace
 
 int translate(const std::vector<std::string>& argv) {
-  Args a = parse(argv);
+  Args a = parse(argv, "translate");
   Model model = load_checkpoint_file(a.model);
   const auto& c = model.config();
   const Vocab sv = Vocab::source(c), tv = Vocab::target(c);
@@ -93,58 +162,20 @@ int translate(const std::vector<std::string>& argv) {
   std::vector<std::string> src_pieces;
   if (!a.ids.empty()) {
     if (a.has_text) throw std::invalid_argument("give either --ids or TEXT, not both");
-    src = parse_ids(a.ids);
+    src = parse_ids("--ids", a.ids);
     for (auto id : src) src_pieces.push_back(sv.token(id));
   } else {
     if (!a.has_text) throw std::invalid_argument("no source: give TEXT or --ids");
     src_pieces = sv.pieces(a.text);
     for (const auto& p : src_pieces) src.push_back(sv.lookup(p));
   }
-  if (!a.prefix.empty()) a.opt.prefix = tv.has_text() ? tv.encode(a.prefix) : parse_ids(a.prefix);
+  if (!a.prefix.empty()) a.opt.prefix = tv.has_text() ? tv.encode(a.prefix) : parse_ids("--prefix", a.prefix);
   Encoded enc;
   model.encode(src.data(), int(src.size()), enc);
   const DecodeResult r = decode(model, enc, a.opt);
   const std::size_t T = src.size();
   if (a.json) {
-    std::string out = "{\"hypotheses\":[";
-    for (std::size_t h = 0; h < r.hypotheses.size(); ++h) {
-      const auto& hy = r.hypotheses[h];
-      out += h ? "," : "";
-      out += "{\"text\":" + json::quote(tv.decode(hy.tokens.data(), hy.tokens.size())) + ",\"tokens\":[";
-      for (std::size_t k = 0; k < hy.tokens.size(); ++k) out += (k ? "," : "") + json::quote(tv.token(hy.tokens[k]));
-      out += "],\"ids\":[";
-      for (std::size_t k = 0; k < hy.tokens.size(); ++k) out += (k ? "," : "") + std::to_string(hy.tokens[k]);
-      char buf[64];
-      std::snprintf(buf, sizeof buf, "%.6g", hy.score);
-      out += "],\"score\":" + std::string(buf) + ",\"attention\":[";
-      for (std::size_t k = 0; k < hy.tokens.size(); ++k) {
-        out += k ? ",[" : "[";
-        for (std::size_t t = 0; t < T; ++t) {
-          std::snprintf(buf, sizeof buf, "%.6g", hy.attention[k * T + t]);
-          out += (t ? "," : "") + std::string(buf);
-        }
-        out += "]";
-      }
-      out += "]}";
-    }
-    out += "],\"src_tokens\":[";
-    for (std::size_t t = 0; t < T; ++t) out += (t ? "," : "") + json::quote(src_pieces[t]);
-    const auto& best = r.hypotheses[0];
-    // Top-level fields mirror the best hypothesis for convenience.
-    out += "],\"text\":" + json::quote(tv.decode(best.tokens.data(), best.tokens.size())) + ",\"tokens\":[";
-    for (std::size_t k = 0; k < best.tokens.size(); ++k) out += (k ? "," : "") + json::quote(tv.token(best.tokens[k]));
-    out += "],\"attention\":[";
-    char buf[64];
-    for (std::size_t k = 0; k < best.tokens.size(); ++k) {
-      out += k ? ",[" : "[";
-      for (std::size_t t = 0; t < T; ++t) {
-        std::snprintf(buf, sizeof buf, "%.6g", best.attention[k * T + t]);
-        out += (t ? "," : "") + std::string(buf);
-      }
-      out += "]";
-    }
-    out += "]}\n";
-    std::fputs(out.c_str(), stdout);
+    std::fputs(translation_json(r, c.has_attention(), tv, src, src_pieces).c_str(), stdout);
     return 0;
   }
   for (std::size_t h = 0; h < r.hypotheses.size(); ++h) {
@@ -179,7 +210,7 @@ int translate(const std::vector<std::string>& argv) {
 }
 
 int info(const std::vector<std::string>& argv) {
-  Args a = parse(argv);
+  Args a = parse(argv, "info");
   Model model = load_checkpoint_file(a.model);
   const auto& c = model.config();
   std::printf("cell %s, style %s, score %s, input_feeding %s, bidirectional %s, bridge %s, layers %d\n",
@@ -190,6 +221,8 @@ int info(const std::vector<std::string>& argv) {
   for (const auto& kv : c.extra) std::printf("%s: %s\n", kv.first.c_str(), kv.second.c_str());
   std::size_t n = model.params().data.size();
   std::printf("parameters: %zu\n", n);
+  // The instruction set in use (chosen at start-up, ATTNSEQ_ARCH lowers it): what a speed report needs.
+  std::printf("kernels: xsimd %s%s\n", simd::arch_name(), kernels::uses_reference ? " (reference kernels)" : "");
   return 0;
 }
 

@@ -46,6 +46,7 @@ DecodeResult beam_search(const Model& model, const Encoded& enc, const DecodeOpt
   const int K = o.beam;
   const std::size_t V = c.tgt_vocab, T = enc.T;
   const int max_len = effective_max_length(o, enc.T);
+  // num_hypotheses only truncates the answer: the search (and so its best) is the same for any value.
   const std::size_t wanted = o.num_hypotheses > 0 ? o.num_hypotheses : K;
 
   DecoderState st;
@@ -96,12 +97,12 @@ DecodeResult beam_search(const Model& model, const Encoded& enc, const DecodeOpt
       ++nb;
     }
     if (nb == 0) break;
-    if (finished.size() >= wanted) {
-      // Keep the best `wanted` finished; stop once none of them can be overtaken by the best live
+    if (finished.size() >= std::size_t(K)) {
+      // Keep the best `beam` finished; stop once none of them can be overtaken by the best live
       // hypothesis at its current length (log p only falls as it grows; the heuristic of HF/fairseq).
       std::stable_sort(finished.begin(), finished.end(),
                        [](const Hypothesis& a, const Hypothesis& b) { return a.score > b.score; });
-      finished.resize(wanted);
+      finished.resize(K);
       if (finished.back().score >= normalised(live_lp[0], std::size_t(k) + 1, o.length_penalty)) break;
     }
     // Record this step for the survivors: row r came from parent kept[r].first and emitted kept[r].second.

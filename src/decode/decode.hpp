@@ -48,7 +48,9 @@ struct Rng {
   std::uint64_t next();
   float uniform();  // [0, 1)
 };
-// Index drawn from softmax(logits / temperature); scratch holds n floats.
+// Index drawn from softmax(logits / temperature); scratch holds n floats. Well defined for every T whose
+// reciprocal is a finite float (however large logits / T gets); a T below that (under 2^-128, about
+// 2.9e-39) is the T -> 0 limit, the argmax (greedy).
 std::int32_t sample_token(const float* logits, std::size_t n, float temperature, Rng& rng, float* scratch);
 
 // Step-at-a-time decoding of one hypothesis. The Encoded must outlive the Session.

@@ -18,8 +18,13 @@ std::uint64_t Rng::next() {
 float Rng::uniform() { return float(next() >> 40) * (1.0f / 16777216.0f); }
 
 std::int32_t sample_token(const float* logits, std::size_t n, float temperature, Rng& rng, float* p) {
+  // T so small that 1/T overflows (below 2^-128, i.e. denormal): the T -> 0 limit, the argmax.
   const float inv = 1.f / temperature;
-  for (std::size_t i = 0; i < n; ++i) p[i] = logits[i] * inv;
+  if (!std::isfinite(inv)) return std::int32_t(kernels::argmax(logits, n));
+  // Subtract the max before scaling: (l - max) / T is <= 0, so a tiny T gives -inf (weight 0) for
+  // the others and exactly 0 for the max, where l / T alone would overflow to inf - inf = NaN.
+  const float m = kernels::max(logits, n);
+  for (std::size_t i = 0; i < n; ++i) p[i] = (logits[i] - m) * inv;
   kernels::masked_softmax(p, n, n);
   const float u = rng.uniform();
   float acc = 0.f;

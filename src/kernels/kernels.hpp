@@ -1,6 +1,7 @@
 // The numeric primitives every layer is built from, in two implementations with one signature:
 // `attnseq::ref` (plain loops, the specification) and `attnseq::simd` (xsimd, the fast path).
-// `attnseq::kernels` routes to one of them at compile time (ATTNSEQ_REFERENCE_KERNELS selects ref).
+// `attnseq::kernels` routes to one of them at compile time (ATTNSEQ_REFERENCE_KERNELS selects ref);
+// `simd` itself forwards to the instruction set chosen at run time (kernels/dispatch.hpp).
 // Matrices are row-major. Legend: M rows, N columns, B batch rows, n vector length.
 #pragma once
 #include <cstddef>
@@ -58,10 +59,13 @@ namespace attnseq {
 #define ATTNSEQ_DECLARE(ret, name, params, args) ret name params;
 namespace ref {
 ATTNSEQ_KERNEL_LIST(ATTNSEQ_DECLARE)
+// The packed layout for an explicit panel height R (4 x the vector width of the arch that reads it).
+std::size_t packed_size_panels(std::size_t M, std::size_t N, std::size_t R);
+void pack_panels(const float* W, std::size_t M, std::size_t N, float* P, std::size_t R);
 }
 namespace simd {
 ATTNSEQ_KERNEL_LIST(ATTNSEQ_DECLARE)
-// Name of the instruction set xsimd compiled for (e.g. "sse2", "avx512bw", "wasm", "emulated").
+// Name of the instruction set in use (e.g. "sse2", "fma3+avx2", "avx512f", "wasm", "emulated").
 const char* arch_name();
 // Floats per vector of that arch: the column chunk of the packed layout (both namespaces use it).
 std::size_t pack_width();

@@ -85,13 +85,9 @@ float logsumexp(const float* x, std::size_t n) {
 
 // Packed layout: column panels of R = 4 * simd::pack_width() rows. Panel k holds rows
 // [k R, (k + 1) R) column by column: element (m, n) is at k R N + n R + (m - k R). Padding rows are 0.
-std::size_t packed_size(std::size_t M, std::size_t N) {
-  const std::size_t R = 4 * simd::pack_width();
-  return (M + R - 1) / R * R * N;
-}
+std::size_t packed_size_panels(std::size_t M, std::size_t N, std::size_t R) { return (M + R - 1) / R * R * N; }
 
-void pack(const float* W, std::size_t M, std::size_t N, float* P) {
-  const std::size_t R = 4 * simd::pack_width();
+void pack_panels(const float* W, std::size_t M, std::size_t N, float* P, std::size_t R) {
   for (std::size_t k = 0; k < (M + R - 1) / R; ++k)
     for (std::size_t n = 0; n < N; ++n)
       for (std::size_t r = 0; r < R; ++r) {
@@ -99,6 +95,10 @@ void pack(const float* W, std::size_t M, std::size_t N, float* P) {
         P[k * R * N + n * R + r] = m < M ? W[m * N + n] : 0.f;
       }
 }
+
+std::size_t packed_size(std::size_t M, std::size_t N) { return packed_size_panels(M, N, 4 * simd::pack_width()); }
+
+void pack(const float* W, std::size_t M, std::size_t N, float* P) { pack_panels(W, M, N, P, 4 * simd::pack_width()); }
 
 void gemm_packed(const float* X, std::size_t ldx, const float* P, const float* bias, float* C,
                  std::size_t ldc, std::size_t B, std::size_t M, std::size_t N) {

@@ -6,15 +6,22 @@
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
+#include <string>
 
 #include "kernels/kernels.hpp"
 #include "model/model.hpp"
 
 namespace attnseq {
+namespace {
+std::string foreign_source() {
+  return "this source was encoded by another model; encode it with the model that decodes it";
+}
+}  // namespace
 
 void Model::start(const Encoded& enc, DecoderState& st, int capacity) const {
   const auto& c = config_;
   if (enc.T <= 0) throw std::invalid_argument("start: the source has not been encoded");
+  if (enc.model_id != id_) throw std::invalid_argument("start: " + foreign_source());
   if (capacity < 1 || capacity > kMaxBeam)
     throw std::invalid_argument("start: capacity " + std::to_string(capacity) + " is outside [1, " +
                                 std::to_string(kMaxBeam) + "]");
@@ -68,6 +75,7 @@ void Model::step(const Encoded& enc, DecoderState& st, const std::int32_t* prev,
                  const float* attn_override) const {
   const auto& c = config_;
   if (st.capacity == 0) throw std::invalid_argument("step: the decoder state was not started");
+  if (enc.model_id != id_) throw std::invalid_argument("step: " + foreign_source());
   if (st.T != enc.T) throw std::invalid_argument("step: the decoder state belongs to a different source");
   if (Bi < 1 || Bi > st.capacity)
     throw std::invalid_argument("step: " + std::to_string(Bi) + " rows requested, state has room for " +

@@ -23,6 +23,7 @@ void Model::encode(const std::int32_t* src, int T, Encoded& e) const {
   const std::size_t He = c.enc_hidden, Ho = c.enc_out(), Hd = c.dec_hidden, G = c.gates(), L = c.layers;
   const int dirs = c.bidirectional ? 2 : 1;
   e.T = T;
+  e.model_id = id_;
   e.src.assign(src, src + T);
   e.layer_in.resize(std::size_t(T) * std::max<std::size_t>(Ho, c.src_emb));
   e.layer_out.resize(std::size_t(T) * Ho);

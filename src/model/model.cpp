@@ -2,6 +2,7 @@
 // inference tables (per-token input projections) that make encode and step cheaper.
 #include "model/model.hpp"
 
+#include <atomic>
 #include <cstring>
 #include <stdexcept>
 
@@ -33,13 +34,21 @@ const float* Params::get(std::string_view name) const {
 }
 float* Params::get(std::string_view name) { return const_cast<float*>(static_cast<const Params*>(this)->get(name)); }
 
-Model::Model(ModelConfig config) : config_(std::move(config)) {
+namespace {
+std::uint64_t next_model_id() {
+  static std::atomic<std::uint64_t> next{1};
+  return next++;
+}
+}  // namespace
+
+Model::Model(ModelConfig config) : config_(std::move(config)), id_(next_model_id()) {
   config_.validate();
   params_ = Params(config_);
   prepare();
 }
 
-Model::Model(ModelConfig config, Params params) : config_(std::move(config)), params_(std::move(params)) {
+Model::Model(ModelConfig config, Params params)
+    : config_(std::move(config)), params_(std::move(params)), id_(next_model_id()) {
   config_.validate();
   const auto expect = param_specs(config_);
   if (expect.size() != params_.specs.size())

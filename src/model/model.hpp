@@ -33,6 +33,7 @@ struct Params {
 // Everything that depends only on the source. Reused across encodes (buffers only grow).
 struct Encoded {
   int T = 0;                        // source length
+  std::uint64_t model_id = 0;       // Model::id() of the model that encoded it; no other model may decode it
   std::vector<std::int32_t> src;    // (T) source ids
   std::vector<float> memory;        // (T, Ho) encoder outputs h_1..h_T: the values (and dot keys)
   std::vector<float> keys;          // general (T, Hd) = W_a h_i; additive (T, A) = W_k h_i; dot: empty
@@ -73,6 +74,9 @@ class Model {
   Model& operator=(const Model&) = delete;
 
   const ModelConfig& config() const { return config_; }
+  // Identity for the life of this model (a move keeps it): every Encoded records the model that made it,
+  // and start()/step() refuse an Encoded from another model, whose sizes and keys need not fit this one.
+  std::uint64_t id() const { return id_; }
   Params& params() { return params_; }
   const Params& params() const { return params_; }
 
@@ -104,6 +108,7 @@ class Model {
 
   ModelConfig config_;
   Params params_;
+  std::uint64_t id_;
   std::vector<nn::RnnWeights> enc_rnn_;  // [layer * dirs + dir]
   std::vector<nn::RnnWeights> dec_rnn_;  // [layer]
   nn::AttentionWeights attn_;

@@ -3,7 +3,9 @@
 
 #include <cmath>
 #include <cstring>
+#include <exception>
 #include <stdexcept>
+#include <thread>
 
 #include "model/safetensors.hpp"
 
@@ -32,8 +34,15 @@ Trainer::Trainer(Model& model, Sampler sampler, TrainOptions options)
   if (opt_.steps < 1) throw std::invalid_argument("steps must be >= 1");
   if (opt_.warmup < 0) throw std::invalid_argument("warmup must be >= 0");
   if (!(opt_.clip >= 0.f)) throw std::invalid_argument("clip must be >= 0");
+  if (opt_.threads < 1 || opt_.threads > kMaxThreads)
+    throw std::invalid_argument("threads is " + std::to_string(opt_.threads) + "; it must be in [1, " +
+                                std::to_string(kMaxThreads) + "]");
+#if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
+  if (opt_.threads != 1) throw std::invalid_argument("threads must be 1 in WebAssembly (the module is single-threaded)");
+#endif
   const std::size_t n = model.params().data.size();
   grad_.assign(n, 0.f);
+  shard_grad_.assign(std::size_t(std::min(opt_.threads, opt_.batch_size) - 1), std::vector<float>(n, 0.f));
   m_.assign(n, 0.f);
   v_.assign(n, 0.f);
 }
@@ -52,9 +61,9 @@ StepReport Trainer::step() {
     src.push_back(std::move(p.first));
     tgt.push_back(std::move(p.second));
   }
-  const Batch batch = make_batch(src, tgt, model_.config());
   std::fill(grad_.begin(), grad_.end(), 0.f);
-  const LossStats st = forward_backward(model_, batch, grad_.data());
+  const LossStats st = shard_grad_.empty() ? forward_backward(model_, make_batch(src, tgt, model_.config()), grad_.data())
+                                           : sharded_forward_backward(src, tgt);
   double norm2 = 0;
   for (float g : grad_) norm2 += double(g) * g;
   const double norm = std::sqrt(norm2);
@@ -79,6 +88,46 @@ StepReport Trainer::step() {
   r.lr = lr;
   r.tokens = st.tokens;
   return r;
+}
+
+// Shard k of S holds examples [k B / S, (k + 1) B / S), padded to its own lengths. Each shard's
+// forward_backward gives the gradient of its own mean loss; the batch's is the token-weighted sum,
+// taken in shard order so that a thread count always gives the same bits.
+LossStats Trainer::sharded_forward_backward(const std::vector<std::vector<std::int32_t>>& src,
+                                            const std::vector<std::vector<std::int32_t>>& tgt) {
+  const std::size_t S = shard_grad_.size() + 1, B = src.size(), n = grad_.size();
+  std::vector<Batch> shards(S);
+  for (std::size_t k = 0; k < S; ++k) {
+    const std::size_t lo = k * B / S, hi = (k + 1) * B / S;
+    shards[k] = make_batch({src.begin() + lo, src.begin() + hi}, {tgt.begin() + lo, tgt.begin() + hi}, model_.config());
+  }
+  std::vector<LossStats> stats(S);
+  std::vector<std::exception_ptr> errors(S);
+  auto run = [&](std::size_t k) {
+    try {
+      float* g = k == 0 ? grad_.data() : shard_grad_[k - 1].data();
+      if (k > 0) std::fill(g, g + n, 0.f);
+      stats[k] = forward_backward(model_, shards[k], g);
+    } catch (...) {
+      errors[k] = std::current_exception();
+    }
+  };
+  std::vector<std::thread> pool;
+  for (std::size_t k = 1; k < S; ++k) pool.emplace_back(run, k);
+  run(0);
+  for (auto& t : pool) t.join();
+  for (const auto& e : errors)
+    if (e) std::rethrow_exception(e);
+  LossStats total;
+  for (const auto& st : stats) total.loss_sum += st.loss_sum, total.tokens += st.tokens, total.correct += st.correct;
+  const float w0 = float(stats[0].tokens) / float(total.tokens);
+  for (std::size_t i = 0; i < n; ++i) grad_[i] *= w0;
+  for (std::size_t k = 1; k < S; ++k) {
+    const float w = float(stats[k].tokens) / float(total.tokens);
+    const float* g = shard_grad_[k - 1].data();
+    for (std::size_t i = 0; i < n; ++i) grad_[i] += w * g[i];
+  }
+  return total;
 }
 
 std::vector<std::uint8_t> Trainer::save_state() const {

@@ -1,7 +1,8 @@
 // The trainer: mini-batches drawn from a seeded sampler, Adam with bias correction, global
 // gradient-norm clipping, linear warm-up then linear decay of the learning rate, deterministic for a
 // seed. The same code runs natively and in WebAssembly (exposed through Embind for the web page).
-// Optimiser state saves to bytes so training resumes exactly.
+// Optimiser state saves to bytes so training resumes exactly. With threads > 1 a batch is cut into
+// that many contiguous shards whose gradients are summed in shard order, weighted by their tokens.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -26,7 +27,10 @@ struct TrainOptions {
   float beta2 = 0.999f;         // Adam second-moment decay
   float eps = 1e-8f;            // Adam epsilon
   std::uint64_t seed = 1;       // data order and initialisation
+  int threads = 1;              // threads sharing a step's batch (native only; wasm is single-threaded).
+                                // Results are deterministic for a seed and a thread count.
 };
+constexpr int kMaxThreads = 256;
 
 // One training pair of ids (no BOS/EOS).
 using Pair = std::pair<std::vector<std::int32_t>, std::vector<std::int32_t>>;
@@ -56,12 +60,15 @@ class Trainer {
   double learning_rate(int step) const;
 
  private:
+  LossStats sharded_forward_backward(const std::vector<std::vector<std::int32_t>>& src,
+                                     const std::vector<std::vector<std::int32_t>>& tgt);
   Model& model_;
   Sampler sampler_;
   TrainOptions opt_;
   Rng rng_;
   int step_ = 0;
   std::vector<float> grad_, m_, v_;
+  std::vector<std::vector<float>> shard_grad_;  // per extra thread: its shard's gradient
 };
 
 // Teacher-forced loss and token accuracy over pairs (no gradient).

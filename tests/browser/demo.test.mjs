@@ -3,19 +3,18 @@
 // the right matrices; what-if edits (moved attention, dragged cell, forced prefix) re-decode like the
 // package does; every export downloads the right content; a corrupted checkpoint (picked or dropped)
 // shows an error and the page keeps translating; 375 px wide has no horizontal overflow; screenshots.
+// Every test fails on any console error, failed request or 404, and on a panel that did not load.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
-import { startServer, launch, OUT } from './helpers.mjs';
+import { startServer, launch, openDemo, panelErrors, OUT } from './helpers.mjs';
 import { loadModel } from '../../wasm/attnseq.js';
 
 const ROOT = path.resolve('.');
 const SRC = 'Jane went to the store';
 const FIXTURE = path.resolve('tests/data/parity/gru_luong_dot.safetensors');
 const manifest = JSON.parse(await readFile(path.join(ROOT, 'models/index.json'), 'utf8')).models;
-const present = (m) => existsSync(path.join(ROOT, 'models', m.file));
 
 let srv, browser;
 const models = new Map();
@@ -30,32 +29,11 @@ after(async () => {
   srv?.server.close();
 });
 
-// helpers.watch, except that a shipped model or a panel module that is not on disk yet may 404 (the
-// page says so and keeps working); anything else is a problem.
-function watchPage(page) {
-  const problems = [];
-  const absent = (url) => {
-    const p = decodeURIComponent(new URL(url).pathname);
-    return /^\/(models|web\/train|web\/study)\//.test(p) && !existsSync(path.join(ROOT, p));
-  };
-  page.on('console', (m) => {
-    if (m.type() !== 'error') return;
-    if (/^Failed to load resource: .*404/.test(m.text()) && absent(m.location().url)) return;
-    problems.push(`console: ${m.text()}`);
-  });
-  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-  page.on('requestfailed', (r) => problems.push(`requestfailed: ${r.url()}`));
-  page.on('response', (r) => { if (r.status() >= 400 && !(r.status() === 404 && absent(r.url()))) problems.push(`HTTP ${r.status()}: ${r.url()}`); });
-  return problems;
-}
-
-async function open({ width = 1280, height = 900, dark = false } = {}) {
-  const page = await browser.ctx.newPage();
-  const problems = watchPage(page);
-  await page.setViewportSize({ width, height });
-  if (dark) await page.emulateMedia({ colorScheme: 'dark' });
-  await page.goto(`${srv.base}/web/`);
-  await page.waitForFunction(() => !document.getElementById('play').disabled);
+// Any console error, failed request or HTTP error is a problem (a shipped model or a panel module
+// missing on the server included), and so is a panel showing that it could not be loaded.
+async function open(opts = {}) {
+  const { page, problems } = await openDemo(browser.ctx, srv.base, opts);
+  assert.deepEqual(await panelErrors(page), [], 'both panels load on the demo page');
   return { page, problems };
 }
 
@@ -145,17 +123,16 @@ test('en-ko: play adds rows one engine step at a time; matrix, inspector, compar
   assert.ok(await page.isVisible('#tip'));
   assert.equal(await page.locator('#alignment thead th.linked').count() >= 1, true);
 
-  // Compare: vanilla vs attention, and one small multiple per attention model of the task.
+  // Compare: vanilla vs attention, and one small multiple per attention model of the task (every
+  // shipped model is in the repository: a missing one is a 404, which fails the test).
   await page.waitForFunction(() => document.getElementById('compare').dataset.state === 'done');
-  const family = manifest.filter((x) => x.task === 'en-ko' && present(x));
-  const vanilla = family.find((x) => x.id === 'en-ko-vanilla');
-  if (vanilla) {
-    assert.equal(await page.locator('#compare-vanilla figure').count(), 2);
-    const v = (await model('en-ko-vanilla')).translate(SRC);
-    assert.equal(await page.locator('#compare-vanilla figure[data-style="none"] rect.final').count(), v.rows, 'one h_T cell per output token');
-    assert.equal(await page.textContent('#compare-vanilla figure[data-style="none"] .out span'), v.text || '(empty)');
-    assert.equal(await page.locator('#compare-vanilla figure[data-style="none"] [data-kind="final"] rect').count(), (await model('en-ko-vanilla')).config.encoderOutput);
-  }
+  const family = manifest.filter((x) => x.task === 'en-ko');
+  assert.ok(family.some((x) => x.id === 'en-ko-vanilla'), 'models/index.json lists en-ko-vanilla');
+  assert.equal(await page.locator('#compare-vanilla figure').count(), 2);
+  const v = (await model('en-ko-vanilla')).translate(SRC);
+  assert.equal(await page.locator('#compare-vanilla figure[data-style="none"] rect.final').count(), v.rows, 'one h_T cell per output token');
+  assert.equal(await page.textContent('#compare-vanilla figure[data-style="none"] .out span'), v.text || '(empty)');
+  assert.equal(await page.locator('#compare-vanilla figure[data-style="none"] [data-kind="final"] rect').count(), (await model('en-ko-vanilla')).config.encoderOutput);
   const attn = family.filter((x) => x.id !== 'en-ko-vanilla');
   assert.equal(await page.locator('#compare-scores figure').count(), attn.length);
   for (const x of attn) {
@@ -164,7 +141,7 @@ test('en-ko: play adds rows one engine step at a time; matrix, inspector, compar
     assert.equal(await page.textContent(`${fig} .out span`), t.text);
     close(await page.$$eval(`${fig} rect.cell`, (els) => els.map((e) => Number(e.dataset.weight))), Array.from(t.attention), 1e-6, x.id);
   }
-  assert.equal(await page.locator('#compare-errors li').count(), manifest.filter((x) => x.task === 'en-ko' && !present(x)).length);
+  assert.equal(await page.locator('#compare-errors li').count(), 0);
   await page.locator('#compare').screenshot({ path: path.join(OUT, 'demo-compare.png') });
 
   // Beam search: one list item and one matrix per hypothesis.
@@ -294,8 +271,8 @@ test('a corrupted checkpoint (picked or dropped) shows an error and the page kee
   const bad = Buffer.from(good);
   bad.writeUInt32LE(0xffffff, 0);                      // header length far beyond the file
   await page.setInputFiles('#file', { name: 'broken.safetensors', mimeType: 'application/octet-stream', buffer: bad });
-  await page.waitForFunction(() => document.getElementById('error').textContent.length > 0);
-  assert.match(await page.textContent('#error'), /broken\.safetensors.*BAD_CHECKPOINT: .*header length/);
+  await page.waitForFunction(() => document.getElementById('file-error').textContent.length > 0);
+  assert.match(await page.textContent('#file-error'), /broken\.safetensors.*BAD_CHECKPOINT: .*header length/);
   assert.equal(await page.inputValue('#model'), 'en-ko', 'the previous model stays selected');
   await runToEnd(page);
   assert.equal(await page.textContent('#output'), (await model('en-ko')).translate(SRC).text);
@@ -307,8 +284,8 @@ test('a corrupted checkpoint (picked or dropped) shows an error and the page kee
     for (const type of ['dragenter', 'dragover', 'drop']) document.body.dispatchEvent(new DragEvent(type, { dataTransfer: dt, bubbles: true, cancelable: true }));
   }, [name, Array.from(bytes)]);
   await drop('truncated.safetensors', good.subarray(0, good.length - 100));
-  await page.waitForFunction(() => /truncated/.test(document.getElementById('error').textContent));
-  assert.match(await page.textContent('#error'), /BAD_CHECKPOINT/);
+  await page.waitForFunction(() => /truncated/.test(document.getElementById('file-error').textContent));
+  assert.match(await page.textContent('#file-error'), /BAD_CHECKPOINT/);
   assert.ok(await page.isHidden('#drop-overlay'));
   await drop('dropped.safetensors', good);
   await page.waitForFunction(() => document.getElementById('model').value === 'user:dropped.safetensors' && !document.getElementById('play').disabled);

@@ -1,5 +1,6 @@
-// Shared browser-test plumbing: the demo server on a free port and a headless Chromium
-// (Debian's /usr/bin/chromium through playwright-core, with the flags a closed network needs).
+// Shared browser-test plumbing: the demo server on a free port, a headless Chromium (Debian's
+// /usr/bin/chromium through playwright-core, with the flags a closed network needs), a watcher for
+// console errors and failed requests, and openDemo(): web/ opened with both panels mounted or failed.
 import { mkdtemp, rm, mkdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -34,4 +35,35 @@ export function watch(page) {
   page.on('requestfailed', (r) => problems.push(`requestfailed: ${r.url()}`));
   page.on('response', (r) => { if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url()}`); });
   return problems;
+}
+
+// The two panels web/app.js imports on its own, and the element each one adds when it has mounted.
+export const PANELS = [['train-panel', '.ts-start'], ['length-study', '.ls-run']];
+
+/**
+ * Opens the demo page (web/) in a new tab and waits until a model is ready and each panel has either
+ * mounted or shown its load error. opts.route(page) runs before navigation (request overrides).
+ */
+export async function openDemo(ctx, base, { width = 1280, height = 900, dark = false, route } = {}) {
+  const page = await ctx.newPage();
+  const problems = watch(page);
+  await page.setViewportSize({ width, height });
+  if (dark) await page.emulateMedia({ colorScheme: 'dark' });
+  if (route) await route(page);
+  await page.goto(`${base}/web/`);
+  await page.waitForFunction(() => !document.getElementById('play').disabled);
+  const settled = (panels) => panels.every(([id, mounted]) => document.querySelector(`#${id} ${mounted}, #${id} .panel-error`));
+  try {
+    await page.waitForFunction(settled, PANELS, { timeout: 20000, polling: 100 });
+  } catch (e) {
+    const empty = await page.evaluate((panels) => panels.filter(([id, mounted]) =>
+      !document.querySelector(`#${id} ${mounted}, #${id} .panel-error`)).map(([id]) => id), PANELS);
+    throw new Error(`panel(s) ${empty.join(', ')} neither mounted nor showed an error in 20 s (${e.message.split('\n')[0]}); problems: ${problems.join('; ')}`);
+  }
+  return { page, problems };
+}
+
+/** The visible "could not be loaded" messages of the panels, by panel id. */
+export function panelErrors(page) {
+  return page.$$eval('.panel-error', (els) => els.map((e) => ({ id: e.closest('section')?.id, text: e.textContent })));
 }

@@ -48,8 +48,8 @@ test('a corrupted checkpoint shows an error and the page keeps working', async (
   const bad = Buffer.from(good);
   bad.writeUInt32LE(0xffffff, 0);  // header length far beyond the file
   await page.setInputFiles('#file', { name: 'bad.safetensors', mimeType: 'application/octet-stream', buffer: bad });
-  await page.waitForFunction(() => document.getElementById('error').textContent.length > 0);
-  assert.match(await page.textContent('#error'), /BAD_CHECKPOINT: .*header length/);
+  await page.waitForFunction(() => document.getElementById('file-error').textContent.length > 0);
+  assert.match(await page.textContent('#file-error'), /BAD_CHECKPOINT: .*header length/);
   await page.setInputFiles('#file', FIXTURE);
   await page.waitForFunction(() => !document.getElementById('encode').disabled);
   await page.fill('#source', 'w5 w6');

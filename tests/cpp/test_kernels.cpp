@@ -2,11 +2,17 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <string>
 #include <random>
 #include <vector>
 
+#include "kernels/dispatch.hpp"
 #include "kernels/kernels.hpp"
+
+#ifndef ATTNSEQ_EXPECT_ARCH
+#define ATTNSEQ_EXPECT_ARCH ""
+#endif
 
 using namespace attnseq;
 
@@ -34,126 +40,165 @@ TEST_CASE("kernels: arch is the intended one") {
   const std::string arch = std::string("xsimd arch: ") + simd::arch_name() +
                            (kernels::uses_reference ? " (reference routing)" : "");
   MESSAGE(arch);
-  CHECK(std::string(simd::arch_name()).size() > 0);
+  const std::string expect = ATTNSEQ_EXPECT_ARCH;  // set per build in CMakeLists.txt
+  const std::string name = simd::arch_name();
+  const char* forced = std::getenv("ATTNSEQ_ARCH");
+  if (expect == "best") {
+    // Run-time choice: the first runnable table is the best this CPU runs; ATTNSEQ_ARCH may lower it.
+    const auto& tables = simd::runnable_tables();
+    REQUIRE_FALSE(tables.empty());
+    CHECK(std::string(tables.back()->name) == "sse2");
+    if (forced && *forced) CHECK(simd::arch_matches(simd::active(), forced));
+    else CHECK(name == tables.front()->name);
+  } else if (!expect.empty()) {
+    CHECK(name.rfind(expect, 0) == 0);
+  } else {
+    CHECK(name != "sse2");  // -march=native on any x86-64 CPU of the last decade
+  }
+#ifdef ATTNSEQ_REFERENCE_KERNELS
+  CHECK(kernels::uses_reference);
+#else
+  CHECK_FALSE(kernels::uses_reference);
+#endif
 }
 
-TEST_CASE("kernels: dot, axpy, add, mul match reference") {
-  for (std::size_t n : kSizes) {
-    CAPTURE(n);
-    auto a = rnd(n, 1), b = rnd(n, 2);
-    CHECK(simd::dot(a.data(), b.data(), n) == doctest::Approx(ref::dot(a.data(), b.data(), n)).epsilon(1e-5));
-    auto y1 = b, y2 = b;
-    simd::axpy(0.7f, a.data(), y1.data(), n);
-    ref::axpy(0.7f, a.data(), y2.data(), n);
-    check_close(y1, y2, 1e-6f);
-    y1 = b, y2 = b;
-    simd::add(a.data(), y1.data(), n);
-    ref::add(a.data(), y2.data(), n);
-    check_close(y1, y2, 0.f);
-    simd::mul(a.data(), b.data(), y1.data(), n);
-    ref::mul(a.data(), b.data(), y2.data(), n);
-    check_close(y1, y2, 0.f);
+TEST_CASE("kernels: dot, axpy, add, mul match reference, on every arch") {
+  for (const simd::KernelTable* tp : simd::runnable_tables()) {  // every arch this CPU runs
+    const simd::KernelTable& t = *tp;
+    CAPTURE(t.name);
+    for (std::size_t n : kSizes) {
+      CAPTURE(n);
+      auto a = rnd(n, 1), b = rnd(n, 2);
+      CHECK(t.dot(a.data(), b.data(), n) == doctest::Approx(ref::dot(a.data(), b.data(), n)).epsilon(1e-5));
+      auto y1 = b, y2 = b;
+      t.axpy(0.7f, a.data(), y1.data(), n);
+      ref::axpy(0.7f, a.data(), y2.data(), n);
+      check_close(y1, y2, 1e-6f);
+      y1 = b, y2 = b;
+      t.add(a.data(), y1.data(), n);
+      ref::add(a.data(), y2.data(), n);
+      check_close(y1, y2, 0.f);
+      t.mul(a.data(), b.data(), y1.data(), n);
+      ref::mul(a.data(), b.data(), y2.data(), n);
+      check_close(y1, y2, 0.f);
+    }
   }
 }
 
 TEST_CASE("kernels: gemv, gemv_t, gemm_nt, gemm_tn_acc match reference") {
-  for (std::size_t M : kSizes)
-    for (std::size_t N : {std::size_t(1), std::size_t(5), std::size_t(17), std::size_t(33), M}) {
-      CAPTURE(M);
-      CAPTURE(N);
-      auto W = rnd(M * N, 3), x = rnd(N, 4), y0 = rnd(M, 5);
-      for (bool acc : {false, true}) {
-        auto y1 = y0, y2 = y0;
-        simd::gemv(W.data(), x.data(), y1.data(), M, N, acc);
-        ref::gemv(W.data(), x.data(), y2.data(), M, N, acc);
-        check_close(y1, y2, 1e-5f);
+  for (const simd::KernelTable* tp : simd::runnable_tables()) {  // every arch this CPU runs
+    const simd::KernelTable& t = *tp;
+    CAPTURE(t.name);
+    for (std::size_t M : kSizes)
+      for (std::size_t N : {std::size_t(1), std::size_t(5), std::size_t(17), std::size_t(33), M}) {
+        CAPTURE(M);
+        CAPTURE(N);
+        auto W = rnd(M * N, 3), x = rnd(N, 4), y0 = rnd(M, 5);
+        for (bool acc : {false, true}) {
+          auto y1 = y0, y2 = y0;
+          t.gemv(W.data(), x.data(), y1.data(), M, N, acc);
+          ref::gemv(W.data(), x.data(), y2.data(), M, N, acc);
+          check_close(y1, y2, 1e-5f);
+        }
+        auto xm = rnd(M, 6), z1 = rnd(N, 7), z2 = z1;
+        t.gemv_t(W.data(), xm.data(), z1.data(), M, N);
+        ref::gemv_t(W.data(), xm.data(), z2.data(), M, N);
+        check_close(z1, z2, 1e-5f);
+        for (std::size_t B : {std::size_t(1), std::size_t(3), std::size_t(5)}) {
+          const std::size_t ldx = N + 2, ldc = M + 1;  // strided rows, as the decoder uses them
+          auto X = rnd(B * ldx, 8), C1 = rnd(B * ldc, 9), C2 = C1;
+          t.gemm_nt(X.data(), ldx, W.data(), C1.data(), ldc, B, M, N, true);
+          ref::gemm_nt(X.data(), ldx, W.data(), C2.data(), ldc, B, M, N, true);
+          check_close(C1, C2, 1e-5f);
+          auto A = rnd(B * M, 10), G = rnd(B * N, 11), D1 = rnd(M * N, 12), D2 = D1;
+          t.gemm_tn_acc(A.data(), G.data(), D1.data(), B, M, N);
+          ref::gemm_tn_acc(A.data(), G.data(), D2.data(), B, M, N);
+          check_close(D1, D2, 1e-5f);
+        }
       }
-      auto xm = rnd(M, 6), z1 = rnd(N, 7), z2 = z1;
-      simd::gemv_t(W.data(), xm.data(), z1.data(), M, N);
-      ref::gemv_t(W.data(), xm.data(), z2.data(), M, N);
-      check_close(z1, z2, 1e-5f);
-      for (std::size_t B : {std::size_t(1), std::size_t(3), std::size_t(5)}) {
-        const std::size_t ldx = N + 2, ldc = M + 1;  // strided rows, as the decoder uses them
-        auto X = rnd(B * ldx, 8), C1 = rnd(B * ldc, 9), C2 = C1;
-        simd::gemm_nt(X.data(), ldx, W.data(), C1.data(), ldc, B, M, N, true);
-        ref::gemm_nt(X.data(), ldx, W.data(), C2.data(), ldc, B, M, N, true);
-        check_close(C1, C2, 1e-5f);
-        auto A = rnd(B * M, 10), G = rnd(B * N, 11), D1 = rnd(M * N, 12), D2 = D1;
-        simd::gemm_tn_acc(A.data(), G.data(), D1.data(), B, M, N);
-        ref::gemm_tn_acc(A.data(), G.data(), D2.data(), B, M, N);
-        check_close(D1, D2, 1e-5f);
-      }
-    }
+  }
 }
 
 TEST_CASE("kernels: sigmoid, tanh, softmax, logsumexp, max match reference") {
-  for (std::size_t n : kSizes) {
-    CAPTURE(n);
-    auto x = rnd(n, 13, 12.f);
-    x[0] = n > 1 ? 40.f : -40.f;  // saturating inputs too
-    auto a = x, b = x;
-    simd::sigmoid(a.data(), n);
-    ref::sigmoid(b.data(), n);
-    check_close(a, b, 2e-6f);
-    a = x, b = x;
-    simd::tanh(a.data(), n);
-    ref::tanh(b.data(), n);
-    check_close(a, b, 2e-6f);
-    CHECK(simd::max(x.data(), n) == ref::max(x.data(), n));
-    CHECK(simd::logsumexp(x.data(), n) == doctest::Approx(ref::logsumexp(x.data(), n)).epsilon(1e-6));
-    for (std::size_t valid : {std::size_t(1), (n + 1) / 2, n}) {
-      a = x, b = x;
-      simd::masked_softmax(a.data(), n, valid);
-      ref::masked_softmax(b.data(), n, valid);
+  for (const simd::KernelTable* tp : simd::runnable_tables()) {  // every arch this CPU runs
+    const simd::KernelTable& t = *tp;
+    CAPTURE(t.name);
+    for (std::size_t n : kSizes) {
+      CAPTURE(n);
+      auto x = rnd(n, 13, 12.f);
+      x[0] = n > 1 ? 40.f : -40.f;  // saturating inputs too
+      auto a = x, b = x;
+      t.sigmoid(a.data(), n);
+      ref::sigmoid(b.data(), n);
       check_close(a, b, 2e-6f);
-      float s = 0;
-      for (std::size_t i = 0; i < n; ++i) s += a[i];
-      CHECK(s == doctest::Approx(1.f).epsilon(1e-5));
-      for (std::size_t i = valid; i < n; ++i) CHECK(a[i] == 0.f);
+      a = x, b = x;
+      t.tanh(a.data(), n);
+      ref::tanh(b.data(), n);
+      check_close(a, b, 2e-6f);
+      CHECK(t.max(x.data(), n) == ref::max(x.data(), n));
+      CHECK(t.logsumexp(x.data(), n) == doctest::Approx(ref::logsumexp(x.data(), n)).epsilon(1e-6));
+      for (std::size_t valid : {std::size_t(1), (n + 1) / 2, n}) {
+        a = x, b = x;
+        t.masked_softmax(a.data(), n, valid);
+        ref::masked_softmax(b.data(), n, valid);
+        check_close(a, b, 2e-6f);
+        float s = 0;
+        for (std::size_t i = 0; i < n; ++i) s += a[i];
+        CHECK(s == doctest::Approx(1.f).epsilon(1e-5));
+        for (std::size_t i = valid; i < n; ++i) CHECK(a[i] == 0.f);
+      }
     }
   }
 }
 
 TEST_CASE("kernels: argmax and topk agree with reference, ties to the lower index") {
-  for (std::size_t n : kSizes) {
-    CAPTURE(n);
-    auto x = rnd(n, 14);
-    for (std::size_t i = 0; i < n; i += 3) x[i] = 0.5f;  // ties
-    CHECK(simd::argmax(x.data(), n) == ref::argmax(x.data(), n));
-    for (std::size_t k : {std::size_t(1), std::min<std::size_t>(4, n), n}) {
-      std::vector<std::int32_t> i1(k), i2(k);
-      std::vector<float> v1(k), v2(k);
-      simd::topk(x.data(), n, k, i1.data(), v1.data());
-      ref::topk(x.data(), n, k, i2.data(), v2.data());
-      CHECK(i1 == i2);
-      CHECK(v1 == v2);
+  for (const simd::KernelTable* tp : simd::runnable_tables()) {  // every arch this CPU runs
+    const simd::KernelTable& t = *tp;
+    CAPTURE(t.name);
+    for (std::size_t n : kSizes) {
+      CAPTURE(n);
+      auto x = rnd(n, 14);
+      for (std::size_t i = 0; i < n; i += 3) x[i] = 0.5f;  // ties
+      CHECK(t.argmax(x.data(), n) == ref::argmax(x.data(), n));
+      for (std::size_t k : {std::size_t(1), std::min<std::size_t>(4, n), n}) {
+        std::vector<std::int32_t> i1(k), i2(k);
+        std::vector<float> v1(k), v2(k);
+        t.topk(x.data(), n, k, i1.data(), v1.data());
+        ref::topk(x.data(), n, k, i2.data(), v2.data());
+        CHECK(i1 == i2);
+        CHECK(v1 == v2);
+      }
     }
   }
 }
 
 TEST_CASE("kernels: packed gemm matches the plain product, with and without bias") {
-  for (std::size_t M : kSizes)
-    for (std::size_t N : kSizes) {
-      CAPTURE(M);
-      CAPTURE(N);
-      auto W = rnd(M * N, 21), bias = rnd(M, 22);
-      std::vector<float> P1(simd::packed_size(M, N)), P2(ref::packed_size(M, N));
-      simd::pack(W.data(), M, N, P1.data());
-      ref::pack(W.data(), M, N, P2.data());
-      CHECK(P1 == P2);
-      for (std::size_t B : {std::size_t(1), std::size_t(3)}) {
-        const std::size_t ldx = N + 1, ldc = M + 2;
-        auto X = rnd(B * ldx, 23);
-        std::vector<float> want(B * ldc, 0.f), got(B * ldc, 0.f), got_ref(B * ldc, 0.f);
-        for (std::size_t b = 0; b < B; ++b) std::copy(bias.begin(), bias.end(), want.begin() + b * ldc);
-        ref::gemm_nt(X.data(), ldx, W.data(), want.data(), ldc, B, M, N, true);
-        simd::gemm_packed(X.data(), ldx, P1.data(), bias.data(), got.data(), ldc, B, M, N);
-        ref::gemm_packed(X.data(), ldx, P2.data(), bias.data(), got_ref.data(), ldc, B, M, N);
-        check_close(got, want, 1e-5f);
-        check_close(got_ref, want, 1e-5f);
-        simd::gemm_packed(X.data(), ldx, P1.data(), nullptr, got.data(), ldc, B, M, N);
-        ref::gemm_nt(X.data(), ldx, W.data(), want.data(), ldc, B, M, N, false);
-        check_close(got, want, 1e-5f);
+  for (const simd::KernelTable* tp : simd::runnable_tables()) {  // every arch this CPU runs
+    const simd::KernelTable& t = *tp;
+    CAPTURE(t.name);
+    for (std::size_t M : kSizes)
+      for (std::size_t N : kSizes) {
+        CAPTURE(M);
+        CAPTURE(N);
+        auto W = rnd(M * N, 21), bias = rnd(M, 22);
+        std::vector<float> P1(t.packed_size(M, N)), P2(ref::packed_size(M, N));
+        t.pack(W.data(), M, N, P1.data());
+        ref::pack(W.data(), M, N, P2.data());
+        if (t.pack_width == simd::pack_width()) CHECK(P1 == P2);  // the reference reads the active arch's layout
+        for (std::size_t B : {std::size_t(1), std::size_t(3)}) {
+          const std::size_t ldx = N + 1, ldc = M + 2;
+          auto X = rnd(B * ldx, 23);
+          std::vector<float> want(B * ldc, 0.f), got(B * ldc, 0.f), got_ref(B * ldc, 0.f);
+          for (std::size_t b = 0; b < B; ++b) std::copy(bias.begin(), bias.end(), want.begin() + b * ldc);
+          ref::gemm_nt(X.data(), ldx, W.data(), want.data(), ldc, B, M, N, true);
+          t.gemm_packed(X.data(), ldx, P1.data(), bias.data(), got.data(), ldc, B, M, N);
+          ref::gemm_packed(X.data(), ldx, P2.data(), bias.data(), got_ref.data(), ldc, B, M, N);  // active layout
+          check_close(got, want, 1e-5f);
+          check_close(got_ref, want, 1e-5f);
+          t.gemm_packed(X.data(), ldx, P1.data(), nullptr, got.data(), ldc, B, M, N);
+          ref::gemm_nt(X.data(), ldx, W.data(), want.data(), ldc, B, M, N, false);
+          check_close(got, want, 1e-5f);
+        }
       }
-    }
+  }
 }

@@ -352,3 +352,38 @@ TEST_CASE("an attention override changes the context to the chosen source positi
   const std::size_t Ho = m.config().enc_out();
   for (std::size_t i = 0; i < Ho; ++i) CHECK(s.state().context[i] == doctest::Approx(enc.memory[4 * Ho + i]));
 }
+
+TEST_CASE("an encoding is decoded only by the model that made it") {
+  // A wider model's memory read with this model's stride would run past the end of the buffer.
+  Model small(test::small_config(Cell::GRU, Style::Luong, Score::Dot));
+  ModelConfig wide_cfg = test::small_config(Cell::GRU, Style::Luong, Score::General, true);
+  wide_cfg.enc_hidden = 24;
+  wide_cfg.dec_hidden = 48;
+  Model wide(wide_cfg);
+  Model twin(test::small_config(Cell::GRU, Style::Luong, Score::Dot));  // same shapes: still another model
+  test::randomize(small, 3, 1.0f);
+  test::randomize(wide, 4, 1.0f);
+  test::randomize(twin, 3, 1.0f);
+  const auto src = source(6, 2, 23);
+  Encoded e_small, e_wide;
+  small.encode(src.data(), 6, e_small);
+  wide.encode(src.data(), 6, e_wide);
+  DecoderState st;
+  CHECK_THROWS_WITH_AS(small.start(e_wide, st, 1), doctest::Contains("encoded by another model"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(wide.start(e_small, st, 1), doctest::Contains("encoded by another model"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(twin.start(e_small, st, 1), doctest::Contains("encoded by another model"), std::invalid_argument);
+  CHECK_THROWS_AS(decode(wide, e_small, DecodeOptions{}), std::invalid_argument);
+  DecodeOptions beam;
+  beam.beam = 3;
+  CHECK_THROWS_AS(decode(small, e_wide, beam), std::invalid_argument);
+  CHECK_THROWS_AS(Session(small, e_wide, DecodeOptions{}), std::invalid_argument);
+  // A state started on the right model cannot be stepped with another model's encoding either.
+  small.start(e_small, st, 1);
+  const std::int32_t bos = small.config().bos;
+  CHECK_THROWS_WITH_AS(small.step(e_wide, st, &bos, 1), doctest::Contains("encoded by another model"), std::invalid_argument);
+  // The models keep working, and a moved model keeps its identity.
+  small.step(e_small, st, &bos, 1);
+  Model moved = std::move(small);
+  CHECK(decode(moved, e_small, DecodeOptions{}).hypotheses.size() == 1);
+  CHECK(decode(wide, e_wide, DecodeOptions{}).hypotheses.size() == 1);
+}

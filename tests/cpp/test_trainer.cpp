@@ -2,6 +2,11 @@
 // for a seed, and resumes exactly from saved parameters + optimiser state.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <utility>
+
 #include "decode/decode.hpp"
 #include "model/checkpoint.hpp"
 #include "train/trainer.hpp"
@@ -85,4 +90,53 @@ TEST_CASE("trainer: deterministic for a seed, and resumes exactly") {
     for (int i = 0; i < 10; ++i) tr2.step();
     CHECK(m2.params().data == a.first);
   }
+}
+
+#if !defined(__EMSCRIPTEN__)
+TEST_CASE("trainer: threads share a batch; a thread count repeats bit for bit and matches one thread") {
+  auto run = [](int threads, int steps) {
+    Model m(copy_config());
+    train::initialize(m, 5);
+    train::TrainOptions o;
+    o.steps = steps;
+    o.warmup = 2;
+    o.lr = 1e-2f;
+    o.batch_size = 7;  // shards of unequal size (3 + 4, or 2 + 2 + 3)
+    o.threads = threads;
+    train::Trainer tr(m, copy_pair, o);
+    double loss = 0;
+    for (int i = 0; i < steps; ++i) loss = tr.step().loss;
+    return std::make_pair(m.params().data, loss);
+  };
+  const auto one = run(1, 5), two = run(2, 5), two_again = run(2, 5), three = run(3, 5);
+  CHECK(two.first == two_again.first);  // deterministic for a seed and a thread count
+  CHECK(two.second == two_again.second);
+  // The same mathematics: sharded gradients sum to the whole batch's, up to float rounding.
+  for (const auto* other : {&two, &three}) {
+    double worst = 0;
+    for (std::size_t i = 0; i < one.first.size(); ++i)
+      worst = std::max(worst, double(std::abs(one.first[i] - other->first[i])));
+    CHECK(worst < 1e-4);
+    CHECK(other->second == doctest::Approx(one.second).epsilon(1e-5));
+  }
+}
+
+#endif
+
+TEST_CASE("trainer: a thread count outside [1, 256] is refused, naming it") {
+  Model m(copy_config());
+  train::TrainOptions o;
+  for (int bad : {0, -1, 10000}) {
+    o.threads = bad;
+    CHECK_THROWS_WITH_AS(train::Trainer(m, copy_pair, o), doctest::Contains("threads"), std::invalid_argument);
+  }
+#if defined(__EMSCRIPTEN__)
+  o.threads = 2;  // the wasm module is single-threaded: more than one thread is refused, naming it
+  CHECK_THROWS_WITH_AS(train::Trainer(m, copy_pair, o), doctest::Contains("threads"), std::invalid_argument);
+#else
+  o.threads = 64;  // more threads than examples: each example is its own shard
+  o.batch_size = 3;
+  train::Trainer tr(m, copy_pair, o);
+  CHECK(tr.step().tokens > 0);
+#endif
 }

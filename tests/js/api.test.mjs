@@ -131,3 +131,60 @@ test('alignment exports: JSON round-trips, CSV has a header and a row per token,
   for (const [k, pair] of pairs.entries()) assert.match(pair, new RegExp(`^[0-2]-${k}$`));
   model.dispose();
 });
+
+test("an encoding is decoded only by the model that made it (BAD_INPUT, never a read past the memory)", async () => {
+  const { createTrainer } = await import('../../wasm/attnseq.js');
+  const small = await loadModel(FIX('gru_luong_dot'));                  // H = 12
+  const wide = await loadModel(FIX('lstm_bi_2layer_bridge_luong_additive'));
+  const same = await loadModel(FIX('gru_luong_dot'));                   // same file: still another model
+  const t = await createTrainer({ task: 'copy', model: { hidden: 64 }, steps: 1 });
+  const trained = await t.model();                                      // H = 64, a char model
+  t.dispose();
+  const encSmall = small.encode('w5 w6 w7');
+  const encWide = wide.encode('w5 w6 w7 w8 w9 w10 w11');
+  const encBig = trained.encode('abc');
+  const foreign = (e) => e instanceof AttnseqError && e.code === 'BAD_INPUT' && /encoded by another model/.test(e.message);
+  for (const [m, e] of [[small, encWide], [wide, encSmall], [small, encBig], [trained, encSmall], [same, encSmall]]) {
+    assert.throws(() => m.decoder(e), foreign);
+    assert.throws(() => m.translate(e), foreign);
+    assert.throws(() => m.translate(e, { beam: 3 }), foreign);
+  }
+  // Every model still decodes its own encodings, as before.
+  assert.deepEqual(small.translate(encSmall).tokens, small.translate('w5 w6 w7').tokens);
+  assert.deepEqual(same.translate(encSmall.ids).tokens, small.translate(encSmall).tokens);
+  assert.ok(wide.decoder(encWide).step().attention.length === 7);
+  assert.ok(trained.translate(encBig).tokens.length > 0);
+  for (const x of [encSmall, encWide, encBig, small, wide, same, trained]) x.dispose();
+});
+
+test('unknown option names are refused with BAD_INPUT naming the option and the nearest valid one', async () => {
+  const { createTrainer, init } = await import('../../wasm/attnseq.js');
+  const model = await loadModel(FIX('gru_luong_dot'));
+  const want = model.translate('w5 w6 w7').tokens;
+  const enc = model.encode('w5 w6 w7');
+  const unknown = (name, near) => (e) =>
+    e instanceof AttnseqError && e.code === 'BAD_INPUT' && e.message.includes(`'${name}'`) && e.message.includes(`did you mean '${near}'`);
+  assert.throws(() => model.translate('w5 w6 w7', { bem: 3 }), unknown('bem', 'beam'));
+  assert.throws(() => model.translate(enc, { maxlength: 3 }), unknown('maxlength', 'maxLength'));
+  assert.throws(() => model.translate('w5', { lenghtPenalty: 1 }), unknown('lenghtPenalty', 'lengthPenalty'));
+  assert.throws(() => model.decoder(enc, { topK: 3 }), unknown('topK', 'topk'));
+  assert.throws(() => model.decoder(enc, { beam: 2 }), (e) => e.code === 'BAD_INPUT' && /'beam'/.test(e.message));
+  const dec = model.decoder(enc);
+  assert.throws(() => dec.step({ forced: 5 }), unknown('forced', 'force'));
+  assert.throws(() => dec.step({ atention: [1, 0, 0] }), unknown('atention', 'attention'));
+  assert.throws(() => dec.step(null), (e) => e instanceof AttnseqError && e.code === 'BAD_INPUT');
+  assert.equal(dec.length, 0, 'a refused step changes nothing');
+  await assert.rejects(createTrainer({ task: 'copy', stpes: 5 }), unknown('stpes', 'steps'));
+  await assert.rejects(createTrainer({ task: 'copy', model: { hiden: 8 } }), unknown('hiden', 'hidden'));
+  await assert.rejects(createTrainer({ task: { tsv: 'a\tb\n', tokeniser: 'char' } }), unknown('tokeniser', 'tokenizer'));
+  await assert.rejects(init({ locatefile: () => 'x' }), unknown('locatefile', 'locateFile'));
+  assert.throws(() => model.tokenize('w5', 'src'), (e) => e.code === 'BAD_INPUT' && /'source' or 'target'/.test(e.message));
+  // decoder topk is checked when the decoder is made, not at every step.
+  for (const topk of [65, -1, 2.7, NaN, '3', 2 ** 32 + 3])
+    assert.throws(() => model.decoder(enc, { topk }), (e) => e.code === 'BAD_INPUT' && /topk/.test(e.message), String(topk));
+  // Everything keeps working, and the valid spellings do what they say.
+  assert.deepEqual(model.translate('w5 w6 w7').tokens, want);
+  assert.equal(model.translate('w5 w6 w7', { beam: 3 }).hypotheses.length, 3);
+  assert.equal(dec.step().topk.length, 5);
+  dec.dispose(); enc.dispose(); model.dispose();
+});

@@ -3,27 +3,16 @@
 // 10,000 caught errors leave the wasm heap and the stack pointer where they were.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdtemp, rm, writeFile, readFile, stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { ROOT, installPacked } from './packed.mjs';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const FIXTURE = path.join(ROOT, 'tests/data/parity/gru_luong_general.safetensors');
-let dir, pkg;
+let dir, pkg, cleanup;
 
-before(async () => {
-  dir = await mkdtemp(path.join(os.tmpdir(), 'attnseq-pkg-'));
-  const out = execFileSync('npm', ['pack', '--json', '--pack-destination', dir], { cwd: ROOT, encoding: 'utf8' });
-  const tgz = path.join(dir, JSON.parse(out)[0].filename);
-  await writeFile(path.join(dir, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', tgz], { cwd: dir, stdio: 'pipe' });
-  await writeFile(path.join(dir, 'entry.mjs'), "export * from 'attnseq';\n");
-  pkg = await import(pathToFileURL(path.join(dir, 'entry.mjs')).href);
-});
-after(async () => { if (dir) await rm(dir, { recursive: true, force: true }); });
+before(async () => { ({ dir, pkg, cleanup } = await installPacked()); });
+after(async () => { await cleanup?.(); });
 
 test('the installed package has its files and works by name', async () => {
   const base = path.join(dir, 'node_modules/attnseq');

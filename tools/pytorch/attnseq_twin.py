@@ -20,6 +20,8 @@ import numpy as np
 import torch
 import torch.nn as nn
 
+from safetensors_numpy import read_safetensors_numpy
+
 DEFAULT_SPECIALS = {"pad": 0, "bos": 1, "eos": 2, "unk": 3}
 STYLES = ("luong", "bahdanau", "none")
 SCORES = ("dot", "general", "additive")
@@ -269,28 +271,8 @@ def write_safetensors(path: str, tensors: dict, metadata: Optional[dict]) -> Non
 
 def read_safetensors(path: str):
     """Returns (tensors {name: float32 tensor}, metadata dict or None); checks sizes and offsets."""
-    with open(path, "rb") as f:
-        raw = f.read()
-    if len(raw) < 8:
-        raise ValueError(f"{path}: {len(raw)} bytes, too short for a header length")
-    (n,) = struct.unpack("<Q", raw[:8])
-    if 8 + n > len(raw):
-        raise ValueError(f"{path}: header length {n} exceeds file size {len(raw)}")
-    header = json.loads(raw[8:8 + n].decode("utf-8"))
-    metadata = header.pop("__metadata__", None)
-    data = raw[8 + n:]
-    dtypes = {"F32": "<f4", "F16": "<f2"}
-    tensors = {}
-    for name, info in header.items():
-        if info["dtype"] not in dtypes:
-            raise ValueError(f"{name}: dtype {info['dtype']} not supported by the twin")
-        a, b = info["data_offsets"]
-        count = int(np.prod(info["shape"])) if info["shape"] else 1
-        if not (0 <= a <= b <= len(data)) or b - a != count * np.dtype(dtypes[info["dtype"]]).itemsize:
-            raise ValueError(f"{name}: offsets [{a}, {b}] bad for shape {info['shape']} in {len(data)} data bytes")
-        arr = np.frombuffer(data[a:b], dtype=dtypes[info["dtype"]]).astype(np.float32).reshape(info["shape"])
-        tensors[name] = torch.from_numpy(arr.copy())
-    return tensors, metadata
+    arrays, metadata = read_safetensors_numpy(path)
+    return {name: torch.from_numpy(a) for name, a in arrays.items()}, metadata
 
 
 def default_vocab(size: int) -> List[str]:

@@ -13,7 +13,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from attnseq_twin import read_safetensors  # noqa: E402
+from safetensors_numpy import read_safetensors_numpy  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TOLERANCE = 1e-4  # float32 (fixtures) against float64 (here); observed differences are about 5e-6
@@ -112,8 +112,8 @@ def main():
     worst = 0.0
     for path in sorted(glob.glob(os.path.join(ROOT, "tests", "data", "parity", "*.json"))):
         doc = json.load(open(path))
-        tensors, _ = read_safetensors(path[:-len(".json")] + ".safetensors")
-        W = {k: v.double().numpy() for k, v in tensors.items()}
+        tensors, _ = read_safetensors_numpy(path[:-len(".json")] + ".safetensors")
+        W = {k: v.astype(np.float64) for k, v in tensors.items()}
         diff = max(check_case(W, doc, case) for case in doc["cases"])
         assert diff < TOLERANCE, f"{doc['name']}: max difference {diff}"
         worst = max(worst, diff)

@@ -1,0 +1,44 @@
+// The npm package as a page gets it: the installed tarball served under /node_modules/attnseq/.
+// ?mode=worker: a module Worker (package-worker.js) uses it with the .wasm at its default place;
+// ?mode=locate: init({ locateFile }) sends the engine to /elsewhere/core.wasm;
+// ?mode=binary: init({ wasmBinary }) gets bytes this page fetched from /elsewhere/core.wasm itself.
+// Writes { tokens, attention, asked? } or { error } as JSON into #out and sets data-done.
+import { init, loadModel } from '/node_modules/attnseq/wasm/attnseq.js';
+
+const FIXTURE = '/fixtures/gru_luong_general.safetensors';
+const SOURCE = 'w5 w6 w7 w8 w4';
+const out = document.getElementById('out');
+const finish = (v) => { out.textContent = JSON.stringify(v); out.dataset.done = '1'; };
+
+async function translate() {
+  const model = await loadModel(await fetch(FIXTURE));
+  const r = model.translate(SOURCE);
+  model.dispose();
+  return { tokens: r.tokens, attention: Array.from(r.attention) };
+}
+
+async function run(mode) {
+  if (mode === 'worker') {
+    const w = new Worker(new URL('./package-worker.js', import.meta.url), { type: 'module' });
+    const res = new Promise((resolve) => {
+      w.onmessage = (e) => resolve(e.data);
+      w.onerror = (e) => resolve({ error: `worker: ${e.message}` });
+    });
+    w.postMessage({ fixture: FIXTURE, source: SOURCE });
+    return res;
+  }
+  if (mode === 'locate') {
+    const asked = [];
+    await init({ locateFile: (file) => { asked.push(file); return '/elsewhere/core.wasm'; } });
+    return { ...(await translate()), asked };
+  }
+  if (mode === 'binary') {
+    const res = await fetch('/elsewhere/core.wasm');
+    if (!res.ok) throw new Error(`the page could not fetch /elsewhere/core.wasm: HTTP ${res.status}`);
+    await init({ wasmBinary: await res.arrayBuffer() });
+    return translate();
+  }
+  throw new Error(`unknown mode ${mode}`);
+}
+
+run(new URLSearchParams(location.search).get('mode')).then(finish, (e) => finish({ error: `${e.code ?? e.name}: ${e.message}` }));
