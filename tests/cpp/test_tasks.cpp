@@ -208,7 +208,7 @@ TEST_CASE("dates: every weekday, and every third date in every format, against a
     CHECK_MESSAGE(used[static_cast<unsigned char>(sv[k][0])], "never written: \"" << sv[k] << "\"");
 }
 
-TEST_CASE("dates: every format appears in 2000 samples; sample_date matches the task") {
+TEST_CASE("dates: every format appears in 2000 samples, sample_date matches the task") {
   auto t = make_task("dates");
   Rng a(99), b(99);
   std::vector<int> count(kDateFormats, 0);
@@ -278,7 +278,7 @@ TEST_CASE("en-ko: word order, particles by batchim, verb forms") {
   CHECK(contains(error_of([] { translate_enko({"Bob", "went"}); }), "word 0"));
 }
 
-TEST_CASE("en-ko: parsing a sample's English gives back the sample; subject and object particles vary") {
+TEST_CASE("en-ko: parsing a sample's English gives back the sample, subject and object particles vary") {
   auto t = make_task("en-ko");
   const auto ex = sample_n(*t, 2024, 3000);
   std::set<std::string> particles;
@@ -308,7 +308,7 @@ TEST_CASE("en-ko: parsing a sample's English gives back the sample; subject and 
   CHECK(*lengths.rbegin() == 7);
 }
 
-TEST_CASE("reverse and copy: the target is the reverse / the copy; lengths cover the range") {
+TEST_CASE("reverse and copy: the target is the reverse / the copy, lengths cover the range") {
   for (bool rev : {true, false}) {
     auto t = make_task(rev ? "reverse" : "copy", TaskOptions{3, 9});
     CHECK(t->src_vocab().size() == 24);
