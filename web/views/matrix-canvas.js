@@ -24,8 +24,9 @@ export function observeSize(el, draw) {
   observer.observe(el);
 }
 
-// Windows near the viewport: the others are drawn when they come into view (16 beam hypotheses
-// below the fold cost nothing until scrolled to).
+// Windows near the viewport are drawn at once; the others when they come into view or when the
+// page is idle, one per idle period (16 beam hypotheses below the fold never add up to a long task,
+// and a full-page screenshot or a print still shows them).
 const near = new WeakSet();
 const views = new WeakMap();
 let seer = null;
@@ -42,6 +43,8 @@ function observeView(el, draw) {
   views.set(el, draw);
   seer.observe(el);
 }
+
+const whenIdle = (fn) => (window.requestIdleCallback ? requestIdleCallback(fn) : setTimeout(fn, 50));   // (Safari has none)
 
 // Viridis at 1024 levels as "#rrggbb": a cell's colour is a look-up (within 1/255 of viridis()).
 const LEVELS = 1023;
@@ -64,7 +67,7 @@ export function matrixWindow({ cell, font = 11, vanilla = false, label = 'attent
   const canvas = h('canvas', { class: 'mview-canvas', role: 'img', 'aria-label': label });
   const size = h('div', { class: 'mview-size' }, canvas);
   const el = h('div', { class: `mview ${cls}`.trim(), tabindex: '0', role: 'group' }, size);
-  let r = null, f = null, hl = null, selected = -1, queued = false, focus = null;
+  let r = null, f = null, hl = null, selected = -1, queued = false, focus = null, idle = 0;
 
   // Scrolls so that cell (row, col) is in view (either may be undefined).
   const reveal = (row, col) => {
@@ -80,9 +83,13 @@ export function matrixWindow({ cell, font = 11, vanilla = false, label = 'attent
       else if (y + f.cell > el.scrollTop + vh) el.scrollTop = y + f.cell - vh;
     }
   };
-  const draw = () => {
+  const draw = (now = false) => {
     queued = false;
-    if (!f || !el.isConnected || !near.has(el)) return;
+    if (!f || !el.isConnected) return;
+    if (!near.has(el) && now !== true) {
+      idle ||= whenIdle(() => { idle = 0; draw(true); });
+      return;
+    }
     if (focus && el.clientWidth > 0) {
       reveal(focus.row, focus.col);
       focus = null;
