@@ -45,7 +45,8 @@ let compareSeq = 0, beamSeq = 0;
 const errText = (e) => (e instanceof AttnseqError ? `${e.code}: ${e.message}` : String(e?.message ?? e));
 const showError = (msg) => { $('error').textContent = msg; };
 const clearError = () => { $('error').textContent = ''; };
-const frame = () => new Promise((r) => requestAnimationFrame(() => r()));
+// The next frame, then a task of its own: a step then never shares a task with the page's rendering.
+const frame = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
 const delay = (ms) => new Promise((r) => setTimeout(r, ms));
 const speed = () => SPEEDS[Math.min(SPEEDS.length, Math.max(1, Number($('speed').value))) - 1];
 
