@@ -54,7 +54,9 @@ EvalReport evaluate(const Model& model, const std::vector<Example>& examples, in
     std::string ref, hyp;
     for (const auto& t : ex.tgt) ref += t;
     if (is_calendar_date(ref)) {
-      for (auto id : out) hyp += id >= 0 && id < int(c.tgt_tokens.size()) ? c.tgt_tokens[id] : "";
+      // The text a user sees (Vocab::decode drops pad, bos and eos wherever they are).
+      for (auto id : out)
+        if (id != c.pad && id != c.bos && id != c.eos && id >= 0 && id < int(c.tgt_tokens.size())) hyp += c.tgt_tokens[id];
       ++r.date_refs;
       r.not_calendar_dates += !is_calendar_date(hyp);
     }
