@@ -277,6 +277,18 @@ TEST_CASE("dates: alignment conventions") {
   // "03/03/18": the implied century "20" -> both year digits; "1","8" one to one.
   CHECK(render_date(2018, 3, 3, 3).align ==
         Links{{6, 0}, {7, 0}, {6, 1}, {7, 1}, {6, 2}, {7, 3}, {0, 5}, {1, 6}, {3, 8}, {4, 9}});
+  // Compact "19JUL1972": day digits one to one, both month digits to every letter of JUL, year 1:1.
+  Links compact = {{5, 0}, {6, 1}, {7, 2}, {8, 3}};
+  for (int t : {5, 6})
+    for (int s = 2; s <= 4; ++s) compact.emplace_back(s, t);
+  compact.insert(compact.end(), {{0, 8}, {1, 9}});
+  CHECK(render_date(1972, 7, 19, 28, 2).align == compact);
+  // Six digits "071119" (MMDDYY): month and day one to one, the century "20" to both year digits.
+  CHECK(render_date(2019, 7, 11, 27).align ==
+        Links{{4, 0}, {5, 0}, {4, 1}, {5, 1}, {4, 2}, {5, 3}, {0, 5}, {1, 6}, {2, 8}, {3, 9}});
+  // Day first "4.8.2004"-style (D.M.YYYY): one digit links to both target digits.
+  CHECK(render_date(2004, 8, 4, 17).align ==
+        Links{{4, 0}, {5, 1}, {6, 2}, {7, 3}, {2, 5}, {2, 6}, {0, 8}, {0, 9}});
   // Ordinal suffixes, weekdays and filler words are linked to nothing: the month digits link to the
   // month name only, the day digits to the day digit only.
   for (int f : {1, 2, 9, 11, 14}) {
