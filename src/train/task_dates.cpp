@@ -1,7 +1,8 @@
 // `dates`: a human-written date between 1950-01-01 and 2049-12-31 in one of kDateFormats formats and
-// one of kDateCases letter cases -> the ISO date "YYYY-MM-DD", both as characters. Gold links join each target digit to the source
-// characters that determine it (year digits, month digits or month name, day digits); the '-'
-// separators, weekdays, ordinal suffixes and filler words link to nothing. Conventions: docs/tasks.md.
+// one of kDateCases letter cases -> the ISO date "YYYY-MM-DD", both as characters. Gold links join
+// each target digit to the source characters that determine it (year digits, month digits or month
+// name, day digits); the '-' separators, weekdays, ordinal suffixes and filler words link to nothing.
+// Conventions (slashes month first, dots/dashes day first, year first Y-M-D): docs/tasks.md.
 #include <algorithm>
 #include <stdexcept>
 
