@@ -359,7 +359,7 @@ TEST_CASE("dates: every weekday, and every fifth date in every form, against an 
     CHECK_MESSAGE(used[static_cast<unsigned char>(sv[k][0])], "never written: \"" << sv[k] << "\"");
 }
 
-TEST_CASE("dates: every form appears in 12000 samples; sample_date matches the task") {
+TEST_CASE("dates: every form appears in 12000 samples, and sample_date matches the task") {
   auto t = make_task("dates");
   Rng a(99), b(99);
   std::vector<int> count(kDateFormats * kDateCases, 0);
