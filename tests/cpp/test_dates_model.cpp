@@ -38,13 +38,13 @@ std::string translate(const Model& m, const std::string& text, int max_length = 
 
 TEST_CASE("shipped dates model: at least 99.5% exact on held-out dates of every form") {
   const Model m = shipped();
-  const auto set = train::date_eval_set(kHeldOut, 12000);
+  const auto set = train::date_eval_set(kHeldOut, 8000);
   const auto r = train::evaluate(m, set.examples, 1, 10, set.form_of, set.form_names);
   int forms = 0;
   for (const auto& f : r.forms) {
     if (!f.n) continue;  // the unused case slots of formats without letters
     ++forms;
-    CHECK_MESSAGE(f.n >= 60, f.name);
+    CHECK_MESSAGE(f.n >= 40, f.name);  // 8000 dates: about 67 per form with letters, 200 without
     CHECK_MESSAGE(double(f.exact) / f.n >= 0.995, f.name << ": " << f.exact << "/" << f.n);
   }
   // 23 formats with a month name in 3 letter cases, 17 numeric formats in one.
