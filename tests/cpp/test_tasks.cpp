@@ -430,7 +430,7 @@ TEST_CASE("en-ko: word order, particles by batchim, verb forms") {
   CHECK(contains(error_of([] { translate_enko({"Bob", "went"}); }), "word 0"));
 }
 
-TEST_CASE("en-ko: parsing a sample's English gives back the sample; subject and object particles vary") {
+TEST_CASE("en-ko: parsing a sample's English gives back the sample, and subject and object particles vary") {
   auto t = make_task("en-ko");
   const auto ex = sample_n(*t, 2024, 3000);
   std::set<std::string> particles;
@@ -460,7 +460,7 @@ TEST_CASE("en-ko: parsing a sample's English gives back the sample; subject and 
   CHECK(*lengths.rbegin() == 7);
 }
 
-TEST_CASE("reverse and copy: the target is the reverse / the copy; lengths cover the range") {
+TEST_CASE("reverse and copy: the target is the reverse / the copy, and lengths cover the range") {
   for (bool rev : {true, false}) {
     auto t = make_task(rev ? "reverse" : "copy", TaskOptions{3, 9});
     CHECK(t->src_vocab().size() == 24);
