@@ -19,6 +19,7 @@ import { inspectorNodes, INSPECTOR_HINT } from './views/inspector-view.js';
 import { modelFigure, beamItem, finalStateStrip, styleOrder } from './views/figure-view.js';
 import { matrixWindow } from './views/matrix-canvas.js';
 import { LONG_SOURCE } from './views/viewport.js';
+import { calendarNote } from './dates.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -571,6 +572,10 @@ function outputText() {
 
 function updateOutput() {
   $('output').textContent = outputText();
+  // A finished dates output that names no real day (2013-02-30) is certainly wrong: say so beside it.
+  const note = sess ? calendarNote(sess.entry?.task ?? sess.model.metadata?.task, outputText(), sess.done) : '';
+  $('date-note').textContent = note;
+  $('date-note').hidden = !note;
 }
 
 function setWatchState(state, msg) {
@@ -584,6 +589,7 @@ function resetWatch() {
   liveWin = null;
   $('links').replaceChildren();
   $('output').textContent = '';
+  $('date-note').hidden = true;
   $('whatif-note').hidden = true;
   renderInspector();
   setWatchState('idle', current?.model ? 'Press ▶ Play to watch the decoder, or Step through it.' : 'Pick a model.');
