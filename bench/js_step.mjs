@@ -43,7 +43,7 @@ function splitmix64(seed) {
 }
 const uniform = (next, lo, hi) => lo + (hi - lo) * Number(next() >> 40n) / 16777216;
 
-// ---- the reference model as safetensors (DESIGN.md's checkpoint table; no metadata: ids-only) --
+// ---- the reference model as safetensors (docs/checkpoint-format.md; no metadata: ids-only) --
 // GRU, luong, dot, no input feeding, no bridge, 1 layer, unidirectional, E = H, V = 1000.
 function referenceModel(H, seed) {
   const gru = (p) => [

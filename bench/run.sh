@@ -22,7 +22,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 
-export NODE_PATH=/usr/share/nodejs  # emscripten 3.1.6 -O3 links need acorn (TOOLCHAIN.md)
+export NODE_PATH=/usr/share/nodejs  # emscripten 3.1.6 -O3 links need acorn (docs/toolchain.md)
 NATIVE=build/bench-native/bench/attnseq_bench
 SIMD=build/bench-wasm-simd/bench/attnseq_bench
 SCALAR=build/bench-wasm-scalar/bench/attnseq_bench

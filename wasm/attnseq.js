@@ -221,12 +221,21 @@ export async function createTrainer(options = {}) {
 
 // An Encoded or a Decoder refuses to work (DISPOSED) once the Model or Encoded it was made from is
 // disposed, whatever the call: only dispose() itself is always allowed, in any order.
+// A handle whose owner is garbage-collected without dispose() is deleted by the collector's
+// callback, so a forgotten dispose() costs memory only until the next collection. The engine objects
+// share ownership (wasm/bindings.cpp), so they may be freed in any order. dispose() stays the prompt
+// way, and unregisters.
+const collector = typeof FinalizationRegistry === 'function'
+  ? new FinalizationRegistry((handle) => { if (!handle.isDeleted()) handle.delete(); })
+  : null;
+
 class Disposable {
   #handle;
   #parents;
   constructor(handle, parents = []) {
     this.#handle = handle;
     this.#parents = parents;
+    collector?.register(this, handle, this);
   }
   get _h() {
     if (!this.#handle) throw new AttnseqError('DISPOSED', `this ${this.constructor.name} has been disposed`);
@@ -237,7 +246,10 @@ class Disposable {
   }
   get disposed() { return !this.#handle; }
   dispose() {
-    if (this.#handle) this.#handle.delete();
+    if (this.#handle) {
+      collector?.unregister(this);
+      this.#handle.delete();
+    }
     this.#handle = null;
   }
   [Symbol.dispose]() { this.dispose(); }

@@ -1,7 +1,7 @@
 // The only Embind file: exposes the engine's model, encode and step to JavaScript.
 // Every bound call catches every exception and returns a plain status object
 // ({ok: true, ...} or {ok: false, code, message}); no C++ exception ever reaches JS (escaped
-// exceptions leak wasm stack, see TOOLCHAIN.md). Arrays go out as copies. Handles share ownership
+// exceptions leak wasm stack, see docs/toolchain.md). Arrays go out as copies. Handles share ownership
 // (shared_ptr), so JS may delete them in any order.
 #include <emscripten/bind.h>
 #include <emscripten/emscripten.h>

@@ -9,14 +9,17 @@
 // the model lacks (read as <unk>) are named under the input and marked in the matrix and the inspector.
 import { loadModel, buildInfo, AttnseqError, alignmentToCSV, alignmentToJSON } from '../wasm/attnseq.js';
 import { matrixFigure, alignmentSVG, rowLinks, colLinks, showToken, tokenLabels } from './views/alignment.js';
-import { linksLayout } from './views/links.js';
+import { linksLayout, linksRow, linksPitch, LINKS_FIT } from './views/links.js';
 import { oneHot, argmax } from './views/inspect.js';
 import { fmt, safeName, joinTokens } from './views/format.js';
-import { drawFigure, renderLinks } from './views/render.js';
+import { drawFigure, renderLinks, appendLinksRow } from './views/render.js';
 import { h, download } from './views/dom.js';
 import { tableHead, tableRow } from './views/table-view.js';
 import { inspectorNodes, INSPECTOR_HINT } from './views/inspector-view.js';
 import { modelFigure, beamItem, finalStateStrip, styleOrder } from './views/figure-view.js';
+import { matrixWindow } from './views/matrix-canvas.js';
+import { LONG_SOURCE } from './views/viewport.js';
+import { calendarNote } from './dates.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -45,7 +48,8 @@ let compareSeq = 0, beamSeq = 0;
 const errText = (e) => (e instanceof AttnseqError ? `${e.code}: ${e.message}` : String(e?.message ?? e));
 const showError = (msg) => { $('error').textContent = msg; };
 const clearError = () => { $('error').textContent = ''; };
-const frame = () => new Promise((r) => requestAnimationFrame(() => r()));
+// The next frame, then a task of its own: a step then never shares a task with the page's rendering.
+const frame = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
 const speed = () => SPEEDS[Math.min(SPEEDS.length, Math.max(1, Number($('speed').value))) - 1];
 
 // ---------------------------------------------------------------------------------------------------
@@ -200,7 +204,7 @@ async function loadUserBytes(source, label) {
     old.model.dispose();
   }
   const task = model.config.task;
-  entries.set(id, { id, title: label, file: null, task, examples: examplesFor(task), user: true, model, promise: null, error: null });
+  entries.set(id, { id, title: label, file: null, task, examples: examplesFor(task), user: true, model, promise: null, error: null, source });
   fillSelect();
   if (seq === loadSeq) await selectModel(id);
   return id;
@@ -375,8 +379,8 @@ function stepOnce() {
   sess.done = ended;
   appendRow(r, k);
   updateOutput();
-  renderLinksView();
-  renderInspector();
+  renderLinksView(k);
+  renderInspectorPaced();
   if (ended) {
     finish(r.done ? 'eos' : 'max');
     return false;
@@ -508,24 +512,55 @@ function clearWhatIfs() {
 // ---------------------------------------------------------------------------------------------------
 // The alignment matrix (an HTML table: one header row of source tokens, one row per step)
 
+// A long source (over LONG_SOURCE tokens) is drawn in a canvas window instead of the table: a table
+// of 300 columns costs the browser seconds of layout and paint per row, the window only its view.
+let liveWin = null;
 function buildTable() {
   const table = $('alignment');
+  liveWin?.el.remove();
+  liveWin = null;
+  if (sess.src.length > LONG_SOURCE) {
+    table.replaceChildren();
+    liveWin = matrixWindow({ cell: 18, font: 12, vanilla: isVanilla(), cls: 'live', label: table.getAttribute('aria-label') });
+    setupWindow(liveWin);
+    table.after(liveWin.el);
+    liveWin.set(liveAlignment());
+    return;
+  }
   table.replaceChildren(tableHead(sess.src, isVanilla()), h('tbody'));
   table.classList.toggle('compact', sess.src.length > 10);  // long (character) sources: narrower cells
 }
 
+// The window's rows: the alignment so far, with the table's marks for forced and moved rows.
+function liveAlignment() {
+  const a = currentAlignment();
+  return { ...a, tgtTokens: sess.steps.map((r) => `${r.text}${r.forced ? '⇢' : ''}${r.overridden ? '✎' : ''}`) };
+}
+
 function appendRow(r, k) {
+  if (liveWin) {
+    // Following the latest step, the window keeps the new row and the column it looks at in view.
+    liveWin.set(liveAlignment(), selected === null ? { row: k, col: isVanilla() ? sess.src.length : argmax(r.attention) } : null);
+    return markSelectedRow();
+  }
   const tbody = $('alignment').tBodies[0];
   for (const old of tbody.querySelectorAll('tr.fresh')) old.classList.remove('fresh');
   tbody.append(tableRow(r, k, sess.srcLabels, isVanilla(), selectStep));
   markSelectedRow();
 }
 
+// The session's weights so far, row-major. The buffer grows by the rows added since the last call
+// (doubling its capacity), so hovering and drawing a long alignment never copies all of it again.
 function currentAlignment() {
   const rows = sess.steps.length, cols = sess.src.length;
-  const attention = new Float32Array(rows * cols);
-  sess.steps.forEach((r, k) => attention.set(r.attention, k * cols));
-  return { srcTokens: sess.src, tgtTokens: sess.steps.map((r) => r.text), attention, rows, cols };
+  if (!sess.att || sess.att.length < rows * cols) {
+    const grown = new Float32Array(Math.max(rows * cols, 2 * (sess.att?.length ?? 0), 16 * cols));
+    if (sess.att) grown.set(sess.att.subarray(0, sess.attRows * cols));
+    sess.att = grown;
+  }
+  for (let k = sess.attRows ?? 0; k < rows; k++) sess.att.set(sess.steps[k].attention, k * cols);
+  sess.attRows = rows;
+  return { srcTokens: sess.src, tgtTokens: sess.steps.map((r) => r.text), attention: sess.att.subarray(0, rows * cols), rows, cols };
 }
 
 function outputText() {
@@ -537,6 +572,10 @@ function outputText() {
 
 function updateOutput() {
   $('output').textContent = outputText();
+  // A finished dates output that names no real day (2013-02-30) is certainly wrong: say so beside it.
+  const note = sess ? calendarNote(sess.entry?.task ?? sess.model.metadata?.task, outputText(), sess.done) : '';
+  $('date-note').textContent = note;
+  $('date-note').hidden = !note;
 }
 
 function setWatchState(state, msg) {
@@ -546,8 +585,11 @@ function setWatchState(state, msg) {
 
 function resetWatch() {
   $('alignment').replaceChildren();
+  liveWin?.el.remove();
+  liveWin = null;
   $('links').replaceChildren();
   $('output').textContent = '';
+  $('date-note').hidden = true;
   $('whatif-note').hidden = true;
   renderInspector();
   setWatchState('idle', current?.model ? 'Press ▶ Play to watch the decoder, or Step through it.' : 'Pick a model.');
@@ -556,6 +598,7 @@ function resetWatch() {
 // Hover: a cell shows its weight and highlights its row and column; a row (output token) or a source
 // token highlights its links in the matrix and in the links view.
 function highlight(target) {
+  if (liveWin) highlightWindow(target);
   const table = $('alignment');
   for (const el of table.querySelectorAll('.hl, .linked')) el.classList.remove('hl', 'linked');
   const links = $('links').querySelector('svg');
@@ -678,16 +721,115 @@ function setupTable() {
   });
 }
 
+// The canvas window's highlights: the hovered row or column and the cells it links (as in the table).
+function highlightWindow(target) {
+  if (!target || !sess || isVanilla()) return liveWin.highlight(target && sess ? target : null);
+  const a = currentAlignment();
+  const { row, col } = target;
+  const cells = row !== undefined
+    ? rowLinks(a.attention, a.rows, a.cols, row, 0.1).map((l) => ({ row, col: l.col }))
+    : colLinks(a.attention, a.rows, a.cols, col, 0.1).map((l) => ({ row: l.row, col }));
+  liveWin.highlight({ row, col, cells });
+}
+
+// The window's pointer and keyboard use, as the table's: hover for tips and links, click a row to
+// inspect it, drag a cell sideways (mouse) to move that step's attention; arrows move a cursor.
+function setupWindow(win) {
+  const rectOf = (at) => ({ getBoundingClientRect: () => win.cellRect(at.row, at.col) });
+  const show = (at) => {
+    if (!sess || !at) {
+      highlight(null);
+      return hideTip();
+    }
+    const { row, col } = at;
+    if (row !== undefined && col !== undefined) {
+      highlight({ row, col });
+      const text = sess.steps[row].text, name = sess.srcLabels[col];
+      showTip(rectOf(at), col >= sess.src.length ? `${text}: decoded from h_T alone`
+        : isVanilla() ? `${text} ← ${name}: not visible (no attention)` : `${text} ← ${name}: w = ${fmt(sess.steps[row].attention[col], 4)}`);
+    } else if (row !== undefined) {
+      highlight({ row });
+      showTip(rectOf(at), rowSummary(row));
+    } else if (col < sess.src.length) {
+      highlight({ col });
+      showTip(rectOf(at), colSummary(col));
+    } else {
+      highlight(null);
+      hideTip();
+    }
+  };
+  let down = null, cursor = null;
+  win.el.addEventListener('pointermove', (e) => {
+    const at = win.hit(e.clientX, e.clientY);
+    if (down && at?.row === down.row && at.col !== undefined && e.pointerType === 'mouse' && !isVanilla()) {
+      liveWin.highlight({ row: down.row, col: at.col, cells: [{ row: down.row, col: at.col }] });
+      return showTip(rectOf(at), `Drag along row ${down.row + 1} and drop on a source token: the step will look only there`);
+    }
+    show(at);
+  });
+  win.el.addEventListener('pointerleave', () => { if (!down) show(null); });
+  win.el.addEventListener('pointerdown', (e) => {
+    const at = win.hit(e.clientX, e.clientY);
+    if (e.button !== 0 || at?.row === undefined) return;
+    down = at;
+    win.el.setPointerCapture(e.pointerId);   // (the release comes here even off the window)
+    if (e.pointerType === 'mouse' && at.col !== undefined) e.preventDefault();
+  });
+  win.el.addEventListener('pointercancel', () => { down = null; });   // (a touch that became a scroll)
+  win.el.addEventListener('pointerup', (e) => {
+    if (!down) return;
+    const from = down;
+    down = null;
+    const at = win.hit(e.clientX, e.clientY);
+    if (at?.row !== from.row) return show(null);
+    if (at.col !== undefined && from.col !== undefined && at.col !== from.col && at.col < sess.src.length && e.pointerType === 'mouse') whatIf(at.row, at.col);
+    else selectStep(at.row);
+  });
+  win.el.addEventListener('keydown', (e) => {
+    const f = win.frame();
+    if (!sess || !f || f.rows === 0) return;
+    cursor ??= { row: selected ?? f.rows - 1, col: 0 };
+    const moves = { ArrowLeft: [0, -1], ArrowRight: [0, 1], ArrowUp: [-1, 0], ArrowDown: [1, 0] };
+    if (moves[e.key]) {
+      e.preventDefault();
+      cursor = { row: Math.min(f.rows - 1, Math.max(0, cursor.row + moves[e.key][0])), col: Math.min(sess.src.length - 1, Math.max(0, cursor.col + moves[e.key][1])) };
+      win.reveal(cursor.row, cursor.col);
+      requestAnimationFrame(() => show(cursor));
+    } else if (e.key === 'Enter' || e.key === ' ') {
+      e.preventDefault();
+      selectStep(cursor.row);
+    }
+  });
+  win.el.addEventListener('focus', () => {
+    const f = win.frame();
+    if (sess && f?.rows && win.el.matches(':focus-visible')) show((cursor ??= { row: selected ?? f.rows - 1, col: 0 }));
+  });
+  win.el.addEventListener('blur', () => show(null));
+}
+
 // ---------------------------------------------------------------------------------------------------
 // Links view
 
-function renderLinksView() {
+// k: the row just added. A long alignment (over LINKS_FIT tokens a side) has a fixed pitch (set by
+// the source labels, so that it never changes during a decode), and its new row is appended to the
+// drawing; a short one is spread over the box and redrawn (it is small).
+function renderLinksView(k) {
   const box = $('links');
   if (!sess || isVanilla()) return box.replaceChildren();  // (hidden for a vanilla model: no links to draw)
   const a = currentAlignment();
-  const lay = linksLayout({ ...a, srcTokens: a.srcTokens.map(showToken), tgtTokens: a.tgtTokens.map(showToken) },
-    { width: Math.max(360, 40 * Math.max(a.rows, a.cols)), height: 130 });
+  const shown = sess.links;
+  const tgt = a.tgtTokens.map(showToken);
+  if (shown?.lay.pitch && k === shown.rows && k + 1 === a.rows && box.firstChild === shown.svg) {
+    appendLinksRow(shown.svg, linksRow({ ...a, tgtTokens: tgt }, k, shown.lay));
+    shown.rows = a.rows;
+    return;
+  }
+  const src = a.srcTokens.map(showToken);
+  const wide = Math.max(a.rows, a.cols) > LINKS_FIT;
+  const lay = linksLayout({ ...a, srcTokens: src, tgtTokens: tgt },
+    wide ? { pitch: linksPitch(src), height: 130 } : { width: Math.max(360, 40 * Math.max(a.rows, a.cols)), height: 130 });
   const svg = renderLinks(lay);
+  sess.links = { svg, lay, rows: a.rows };
   svg.addEventListener('pointerover', (e) => {
     const t = e.target.closest('[data-row], [data-col]');
     if (!t) return highlight(null);
@@ -710,8 +852,24 @@ function selectStep(k) {
 
 function markSelectedRow() {
   const k = sess ? (selected ?? sess.steps.length - 1) : -1;
+  if (liveWin) return liveWin.select(k);
   for (const tr of $('alignment').querySelectorAll('tbody tr')) tr.classList.toggle('selected', Number(tr.dataset.row) === k);
 }
+
+// A long source's inspector is the heaviest thing drawn per step: while steps come faster than ten a
+// second (Run to end: one per frame) it is redrawn at most every 100 ms, and at once after the last.
+let inspectedAt = 0, inspectTimer = 0;
+function renderInspectorPaced() {
+  clearTimeout(inspectTimer);
+  const wait = inspectedAt + 100 - performance.now();
+  if (!sess || sess.src.length <= LONG_SOURCE || sess.done || wait <= 0) {
+    inspectedAt = performance.now();
+    return renderInspector();
+  }
+  inspectTimer = setTimeout(renderInspectorPaced, wait);
+}
+
+let shownStep = null;   // the StepResult the inspector body shows
 
 // Rebuilding the inspector (or disabling ◀ / ▶) must not drop keyboard focus to <body>: a focused ◎
 // moves to the ◎ of the same source token in the new body, a disabled button to its neighbour.
@@ -739,6 +897,7 @@ function drawInspector() {
   if (!sess || n === 0) {
     $('inspector-title').textContent = 'No step yet';
     body.dataset.step = '';
+    shownStep = null;
     body.replaceChildren(h('p', { class: 'hint', text: INSPECTOR_HINT }));
     markSelectedRow();
     return;
@@ -749,6 +908,9 @@ function drawInspector() {
   const r = sess.steps[k];
   $('inspector-title').textContent = `Step ${k + 1} of ${n}${sess.done ? '' : '…'}: “${r.text}”`;
   body.dataset.step = String(k);
+  // A step already on show (an inspected step while others are decoded) is not rebuilt.
+  if (shownStep === r && body.firstChild) return markSelectedRow();
+  shownStep = r;
   body.replaceChildren(...inspectorNodes({ step: r, index: k, memory: sess.memory, config: sess.model.config, srcTokens: sess.src, onLook: whatIf }));
   markSelectedRow();
 }
@@ -785,26 +947,27 @@ async function runCompare() {
   if (seq !== compareSeq) return;
   fillSelect();
   const ok = [], failed = [];
-  all.forEach((e, i) => {
-    if (settled[i].status !== 'fulfilled') return failed.push([e, settled[i].reason]);
+  for (const [i, e] of all.entries()) {
+    if (settled[i].status !== 'fulfilled') {
+      failed.push([e, settled[i].reason]);
+      continue;
+    }
+    const m = settled[i].value;
     try {
-      const m = settled[i].value;
-      ok.push({ e, m, r: m.translate(sourceInput(m, text)) });
+      // In the engine Worker, like beam search: a long input's decodes would add up to a freeze here.
+      const r = await engineTranslate(e, sourceInput(m, text), {}, m.config.style === 'none');
+      ok.push({ e, m, r });
     } catch (err) {
       failed.push([e, err]);
     }
-  });
-  errs.replaceChildren(...failed.map(([e, err]) => h('li', { text: `${e.title}: could not ${err instanceof AttnseqError && err.code === 'BAD_INPUT' ? 'translate this input' : 'be loaded'} — ${errText(err)}` })));
+    if (seq !== compareSeq) return;
+  }
+  errs.replaceChildren(...failed.map(([e, err]) => h('li', { text: `${e.title}: could not ${err?.code === 'BAD_INPUT' ? 'translate this input' : 'be loaded'} — ${codeText(err)}` })));
   const vanilla = ok.find((x) => x.m.config.style === 'none');
   const attn = ok.filter((x) => x.m.config.style !== 'none').sort((a, b) => (a.e === entry ? -1 : b.e === entry ? 1 : styleOrder(a.m.config) - styleOrder(b.m.config)));
   const best = attn.find((x) => x.e === entry) ?? attn.find((x) => x.m.config.style === 'luong' && x.m.config.score === 'dot') ?? attn[0];
   if (vanilla && best) {
-    let hT = null;
-    try {
-      const enc = vanilla.m.encode(sourceInput(vanilla.m, text));
-      hT = enc.memory().finalState;
-      enc.dispose();
-    } catch { /* no strip then */ }
+    const hT = vanilla.r.finalState ?? null;
     const hTStrip = hT ? finalStateStrip(hT) : null;
     van.replaceChildren(
       modelFigure(vanilla.e, vanilla.m.config, vanilla.r, { vanilla: true, isCurrent: vanilla.e === entry, extra: hTStrip }),
@@ -829,19 +992,45 @@ function runBeam() {
   $('beam-size').value = String(beam);
   const { text, prefix } = auxSource();
   const m = entry.model;
-  let r;
-  try {
-    r = m.translate(sourceInput(m, text), prefix ? { beam, prefix: sourceInput(m, prefix) } : { beam });
-  } catch (e) {
-    list.replaceChildren(h('li', { class: 'error', text: errText(e) }));
-    $('beam').dataset.state = 'done';
-    return;
-  }
-  if (seq !== beamSeq) return;
   const vanilla = m.config.style === 'none';
-  list.replaceChildren(...r.hypotheses.map((hyp, i) => beamItem(hyp, i, vanilla)));
-  $('beam').dataset.state = 'done';
+  $('beam').dataset.state = 'running';
+  engineTranslate(entry, sourceInput(m, text), prefix ? { beam, prefix: sourceInput(m, prefix) } : { beam }).then((r) => {
+    if (seq !== beamSeq) return;
+    list.replaceChildren(...r.hypotheses.map((hyp, i) => beamItem(hyp, i, vanilla)));
+    $('beam').dataset.state = 'done';
+  }, (e) => {
+    if (seq !== beamSeq) return;
+    list.replaceChildren(h('li', { class: 'error', text: codeText(e) }));
+    $('beam').dataset.state = 'done';
+  });
 }
+
+// Whole translations for the compare and beam views run in the engine Worker (web/worker.js): a
+// wide beam over a long input takes the engine longer than a frame (beam 16 over 300 characters:
+// over 100 ms). The Worker loads the model itself: a shipped one from its URL, a user's from the
+// bytes it was loaded from. Without a Worker they run here. finalState: also return h_T.
+let engineClient = null;
+async function engineTranslate(entry, input, options, finalState = false) {
+  const m = entry.model;
+  const source = entry.file ? { url: new URL(`../models/${encodeURIComponent(entry.file)}`, import.meta.url).href }
+    : entry.source ? { bytes: entry.source } : null;
+  if (source) {
+    try {
+      engineClient ??= new (await import('./train/client.js')).EngineClient();
+      return await engineClient.call('translate', { source, input, options, finalState });
+    } catch (e) {
+      if (e?.code !== 'WORKER' && e?.code !== 'TERMINATED' && !(e instanceof TypeError)) throw e;
+    }
+  }
+  const r = m.translate(input, options);
+  if (finalState) {
+    const enc = m.encode(input);
+    r.finalState = enc.memory().finalState;
+    enc.dispose();
+  }
+  return r;
+}
+const codeText = (e) => (e instanceof AttnseqError || !e?.code ? errText(e) : `${e.code}: ${e.message}`);
 
 // ---------------------------------------------------------------------------------------------------
 // Exports: PNG (canvas), SVG, CSV and JSON (the package's own helpers), downloaded through blob: URLs

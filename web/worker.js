@@ -78,6 +78,32 @@ const handlers = {
   },
 
   // The current weights as .safetensors bytes (transferred, not copied) and the step they are from.
+  // One translation off the page's main thread (its compare and beam views: beam 16 over a long
+  // input takes the engine longer than a frame). source: { url } of a shipped model (kept loaded) or
+  // { bytes } (a Blob or Uint8Array) of a user's; input and options as Model.translate takes them;
+  // finalState: also return the encoder's final state h_T (as finalState).
+  async translate(_job, { source, input, options, finalState = false } = {}) {
+    let m, own = false;
+    if (source?.url) m = await getModel(source.url);
+    else {
+      const b = source?.bytes;
+      m = await loadModel(b instanceof Blob ? new Uint8Array(await b.arrayBuffer()) : b);
+      own = true;
+    }
+    try {
+      const r = m.translate(input, options);
+      if (finalState) {
+        const enc = m.encode(input);
+        r.finalState = enc.memory().finalState;
+        enc.dispose();
+      }
+      const buffers = new Set([r.attention.buffer, ...r.hypotheses.map((x) => x.attention.buffer)]);
+      return { value: r, transfer: [...buffers] };
+    } finally {
+      if (own) m.dispose();
+    }
+  },
+
   'train.save'() {
     if (!trainer) throw new WorkerError('NOT_LOADED', 'nothing has been trained yet');
     const bytes = trainer.save();

@@ -211,8 +211,12 @@ int eval_cmd(const std::vector<std::string>& args) {
   const int n = int(parse_int_in("--n", f.get("n") ? *f.get("n") : "2000", 1, 1000000));
   const auto seed = std::uint64_t(parse_int_in("--seed", f.get("seed") ? *f.get("seed") : "20261130", 0, 1L << 62));
   const int beam = int(parse_int_in("--beam", f.get("beam") ? *f.get("beam") : "1", 1, kMaxBeam));
-  const auto examples = train::sample_n(*task, seed, n);
-  const auto r = train::evaluate(model, examples, beam);
+  // The dates task also reports exact match per form (format and letter case) of the same examples.
+  const bool dates = f.get("task") && task->name() == "dates";
+  train::DateEvalSet ds;
+  if (dates) ds = train::date_eval_set(seed, std::size_t(n));
+  const auto examples = dates ? ds.examples : train::sample_n(*task, seed, n);
+  const auto r = train::evaluate(model, examples, beam, 10, ds.form_of, ds.form_names);
   // AER needs attention to score and gold links to score it against (a TSV has none).
   const bool has_aer = model.config().has_attention() && r.align_gold > 0;
   if (f.has("json")) {
@@ -223,6 +227,18 @@ int eval_cmd(const std::vector<std::string>& args) {
     for (std::size_t i = 0; i < r.buckets.size(); ++i)
       std::printf("%s{\"lo\":%d,\"hi\":%d,\"n\":%d,\"exact_match\":%.6f}", i ? "," : "", r.buckets[i].lo, r.buckets[i].hi,
                   r.buckets[i].n, double(r.buckets[i].exact) / r.buckets[i].n);
+    std::printf("]");
+    // Outputs that are not calendar dates, when every reference is one (null otherwise).
+    if (r.date_refs == r.n) std::printf(",\"not_calendar_dates\":%d", r.not_calendar_dates);
+    else std::printf(",\"not_calendar_dates\":null");
+    std::printf(",\"forms\":[");
+    bool first = true;
+    for (const auto& fs : r.forms) {
+      if (!fs.n) continue;
+      std::printf("%s{\"form\":\"%s\",\"n\":%d,\"exact_match\":%.6f}", first ? "" : ",", fs.name.c_str(), fs.n,
+                  double(fs.exact) / fs.n);
+      first = false;
+    }
     std::printf("]}\n");
     return 0;
   }
@@ -233,9 +249,16 @@ int eval_cmd(const std::vector<std::string>& args) {
   if (has_aer) std::printf("AER             %.4f (%ld gold links)\n", r.aer(), r.align_gold);
   else if (!model.config().has_attention()) std::printf("AER             n/a (style none has no attention)\n");
   else std::printf("AER             n/a (no gold alignments in the data)\n");
+  if (r.date_refs == r.n)
+    std::printf("not a calendar date  %d/%d outputs (e.g. 2013-02-30: certainly wrong)\n", r.not_calendar_dates, r.n);
   std::printf("by source length:\n");
   for (const auto& b : r.buckets)
     std::printf("  %4d-%-4d  n=%-5d exact %.4f\n", b.lo, b.hi, b.n, double(b.exact) / b.n);
+  if (!r.forms.empty()) {
+    std::printf("by form:\n");
+    for (const auto& fs : r.forms)
+      if (fs.n) std::printf("  %-38s n=%-5d exact %.4f (%d/%d)\n", fs.name.c_str(), fs.n, double(fs.exact) / fs.n, fs.exact, fs.n);
+  }
   return 0;
 }
 

@@ -1,5 +1,6 @@
-// attnseq::simd: each kernel forwards to the table of the instruction set chosen at start-up
-// (kernels/dispatch.hpp). One indirect call per kernel; the kernels themselves are in simd_impl.inc.
+// attnseq::simd in a build with run-time choice: each kernel forwards to the table of the instruction
+// set chosen at start-up (kernels/dispatch.hpp), one indirect call per kernel. Builds with one arch
+// define these in simd_default.cpp instead. The kernels themselves are in simd_impl.inc.
 #include "kernels/dispatch.hpp"
 
 namespace attnseq::simd {

@@ -5,4 +5,5 @@
 
 #define ATTNSEQ_SIMD_ARCH xsimd::default_arch
 #define ATTNSEQ_SIMD_NS native
+#define ATTNSEQ_SIMD_DEFINE_PUBLIC 1  // the only arch: attnseq::simd calls it directly
 #include "kernels/simd_impl.inc"

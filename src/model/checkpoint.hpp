@@ -1,5 +1,5 @@
 // Checkpoints: safetensors files with PyTorch tensor names and the configuration in __metadata__
-// (DESIGN.md). Loading reads everything it can off the shapes, checks the metadata against them,
+// (docs/checkpoint-format.md). Loading reads everything it can off the shapes, checks the metadata against them,
 // validates every tensor, and refuses a bad file with a message naming the tensor and the numbers.
 #pragma once
 #include <cstdint>

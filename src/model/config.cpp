@@ -1,5 +1,5 @@
 // Configuration strings, sanity checks and the list of parameters a configuration implies
-// (PyTorch names, DESIGN.md's checkpoint table).
+// (PyTorch names, docs/checkpoint-format.md).
 #include "model/config.hpp"
 
 #include <stdexcept>

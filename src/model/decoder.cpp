@@ -1,5 +1,5 @@
 // Model::start / step / reorder: the decoder, one step at a time for B rows (B = beam hypotheses).
-// Styles (DESIGN.md): luong queries with s_k after the RNN; bahdanau with s_{k-1} before it and feeds
+// Styles (docs/model.md): luong queries with s_k after the RNN; bahdanau with s_{k-1} before it and feeds
 // c_k into the RNN; none (vanilla) has no attention: s_0 = h_T is all the decoder ever sees.
 // step() allocates nothing: start() sizes every buffer for the state's capacity.
 #include <algorithm>

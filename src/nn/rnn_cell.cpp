@@ -1,4 +1,4 @@
-// GRU and LSTM cell forward passes with PyTorch's gate order and equations (DESIGN.md).
+// GRU and LSTM cell forward passes with PyTorch's gate order and equations (docs/model.md).
 // The matrix work is one product per step for the whole batch; the rest is elementwise.
 #include "kernels/kernels.hpp"
 #include "nn/layers.hpp"

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <set>
+#include <stdexcept>
 #include <unordered_map>
 
 #include "decode/decode.hpp"
@@ -22,11 +23,17 @@ std::vector<std::int32_t> to_ids(const std::vector<std::string>& tokens, const s
   return ids;
 }
 
-EvalReport evaluate(const Model& model, const std::vector<Example>& examples, int beam, int bucket_width) {
+EvalReport evaluate(const Model& model, const std::vector<Example>& examples, int beam, int bucket_width,
+                    const std::vector<int>& form_of, const std::vector<std::string>& form_names) {
+  if (!form_of.empty() && form_of.size() != examples.size())
+    throw std::invalid_argument("evaluate: form_of has " + std::to_string(form_of.size()) + " entries for " +
+                                std::to_string(examples.size()) + " examples");
   const auto& c = model.config();
   EvalReport r;
+  for (const auto& name : form_names) r.forms.push_back({name, 0, 0});
   Encoded enc;
-  for (const auto& ex : examples) {
+  for (std::size_t i = 0; i < examples.size(); ++i) {
+    const auto& ex = examples[i];
     const auto src = to_ids(ex.src, c.src_tokens, c.unk);
     const auto tgt = to_ids(ex.tgt, c.tgt_tokens, c.unk);
     model.encode(src.data(), int(src.size()), enc);
@@ -38,6 +45,21 @@ EvalReport evaluate(const Model& model, const std::vector<Example>& examples, in
     const bool ok = out == tgt;
     ++r.n;
     r.exact += ok;
+    if (!form_of.empty()) {
+      const int k = form_of[i];
+      if (k < 0 || k >= int(r.forms.size())) throw std::invalid_argument("evaluate: form index out of range");
+      ++r.forms[k].n;
+      r.forms[k].exact += ok;
+    }
+    std::string ref, hyp;
+    for (const auto& t : ex.tgt) ref += t;
+    if (is_calendar_date(ref)) {
+      // The text a user sees (Vocab::decode drops pad, bos and eos wherever they are).
+      for (auto id : out)
+        if (id != c.pad && id != c.bos && id != c.eos && id >= 0 && id < int(c.tgt_tokens.size())) hyp += c.tgt_tokens[id];
+      ++r.date_refs;
+      r.not_calendar_dates += !is_calendar_date(hyp);
+    }
     const int len = int(src.size());
     const int lo = (len - 1) / bucket_width * bucket_width + 1;
     auto it = std::find_if(r.buckets.begin(), r.buckets.end(), [&](const BucketStats& b) { return b.lo == lo; });
@@ -70,6 +92,20 @@ EvalReport evaluate(const Model& model, const std::vector<Example>& examples, in
   }
   std::sort(r.buckets.begin(), r.buckets.end(), [](const BucketStats& a, const BucketStats& b) { return a.lo < b.lo; });
   return r;
+}
+
+DateEvalSet date_eval_set(std::uint64_t seed, std::size_t n) {
+  DateEvalSet s;
+  for (int f = 0; f < kDateFormats; ++f)
+    for (int k = 0; k < kDateCases; ++k) s.form_names.push_back(date_form_name(f, k));
+  Rng rng(seed);
+  for (std::size_t i = 0; i < n; ++i) {
+    DateSample d = sample_date(rng);
+    // A format without letters reads the same in every case: one form.
+    s.form_of.push_back(d.format * kDateCases + (date_format_has_letters(d.format) ? d.letter_case : 0));
+    s.examples.push_back(std::move(d.example));
+  }
+  return s;
 }
 
 }  // namespace attnseq::train

@@ -1,7 +1,8 @@
-// `dates`: a human-written date between 1950-01-01 and 2049-12-31 in one of kDateFormats formats ->
-// the ISO date "YYYY-MM-DD", both as characters. Gold links join each target digit to the source
-// characters that determine it (year digits, month digits or month name, day digits); the '-'
-// separators, weekdays, ordinal suffixes and filler words link to nothing. Conventions: docs/tasks.md.
+// `dates`: a human-written date between 1950-01-01 and 2049-12-31 in one of kDateFormats formats and
+// one of kDateCases letter cases -> the ISO date "YYYY-MM-DD", both as characters. Gold links join
+// each target digit to the source characters that determine it (year digits, month digits or month
+// name, day digits); the '-' separators, weekdays, ordinal suffixes and filler words link to nothing.
+// Conventions (slashes month first, dots/dashes day first, year first Y-M-D): docs/tasks.md.
 #include <algorithm>
 #include <stdexcept>
 
@@ -33,7 +34,36 @@ const char* const kFormatNames[kDateFormats] = {
     "YYYYMMDD",                // 20180303
     "Dth Month YYYY",          // 3rd March 2018
     "DD-Mon-YYYY",             // 03-Mar-2018
+    // Day first when the separators are dots or dashes and the year comes last (European use).
+    "DD.MM.YYYY",              // 03.03.2018
+    "D.M.YYYY",                // 3.3.2018
+    "DD-MM-YYYY",              // 03-03-2018
+    "D-M-YYYY",                // 3-3-2018
+    "DD.MM.YY",                // 03.03.18
+    "D-M-YY",                  // 3-3-18
+    // Year first is always year-month-day.
+    "YYYY-MM-DD",              // 2018-03-03
+    "YYYY.M.D",                // 2018.3.3
+    "YYYY/MM/DD",              // 2018/03/03
+    // Slashes with the year last stay month first (US).
+    "MM/DD/YYYY",              // 03/03/2018
+    "M/D/YY",                  // 3/3/18
+    "MMDDYY",                  // 030318
+    // Month names without spaces, commas, ordinals or weekdays, and with them in other places.
+    "DDMonYYYY",               // 03Mar2018
+    "DmonYY",                  // 3mar18
+    "Mon D YYYY",              // Mar 3 2018
+    "Month D, YYYY",           // March 3, 2018
+    "Wkd, Mon D, YYYY",        // Sat, Mar 3, 2018
+    "Dth Mon YYYY",            // 3rd Mar 2018
+    "Weekday D Month YYYY",    // Saturday 3 March 2018
+    "Mon Dth YYYY",            // Mar 3rd 2018
+    "DD Mon YY",               // 03 Mar 18
+    "Weekday, Dth Month YYYY", // Saturday, 3rd March 2018
+    "DMonthYYYY",              // 3March2018
+    "Month Dth YYYY",          // March 3rd 2018
 };
+const char* const kCaseNames[kDateCases] = {"as written", "lower case", "upper case"};
 
 // Days since 1970-01-01 of a proleptic Gregorian date, and back (H. Hinnant's algorithms).
 int days_from_civil(int y, int m, int d) {
@@ -75,6 +105,10 @@ std::string ordinal_suffix(int d) {
 }
 std::string lower(std::string s) {
   for (auto& c : s) c = char(c >= 'A' && c <= 'Z' ? c + 32 : c);
+  return s;
+}
+std::string upper(std::string s) {
+  for (auto& c : s) c = char(c >= 'a' && c <= 'z' ? c - 32 : c);
   return s;
 }
 
@@ -119,13 +153,35 @@ const char* date_format_name(int format) {
   return kFormatNames[format];
 }
 
+bool date_format_has_letters(int format) {
+  const std::string name = lower(date_format_name(format));
+  return name.find("mon") != std::string::npos;  // "Month", "Mon" or "mon"; no other name has "mon"
+}
+
+std::string date_form_name(int format, int letter_case) {
+  if (letter_case < 0 || letter_case >= kDateCases)
+    throw std::invalid_argument("letter case " + std::to_string(letter_case) + " outside 0.." +
+                                std::to_string(kDateCases - 1));
+  std::string name = date_format_name(format);
+  if (letter_case != 0 && date_format_has_letters(format)) name += std::string(", ") + kCaseNames[letter_case];
+  return name;
+}
+
+bool is_calendar_date(const std::string& iso) {
+  if (iso.size() != 10 || iso[4] != '-' || iso[7] != '-') return false;
+  for (int k : {0, 1, 2, 3, 5, 6, 8, 9})
+    if (iso[k] < '0' || iso[k] > '9') return false;
+  const int y = std::stoi(iso.substr(0, 4)), m = std::stoi(iso.substr(5, 2)), d = std::stoi(iso.substr(8, 2));
+  return m >= 1 && m <= 12 && d >= 1 && d <= days_in_month(y, m);
+}
+
 int weekday(int year, int month, int day) {
   const int z = days_from_civil(year, month, day);  // 1970-01-01 was a Thursday (3 with Monday = 0)
   return ((z % 7) + 7 + 3) % 7;
 }
 
-Example render_date(int y, int m, int d, int format) {
-  date_format_name(format);  // validates
+Example render_date(int y, int m, int d, int format, int letter_case) {
+  date_form_name(format, letter_case);  // validates both
   if (y < kFirstYear || y > kLastYear || m < 1 || m > 12 || d < 1 || d > days_in_month(y, m))
     throw std::invalid_argument("date " + std::to_string(y) + "-" + std::to_string(m) + "-" + std::to_string(d) +
                                 " is not a valid date between 1950-01-01 and 2049-12-31");
@@ -153,7 +209,38 @@ Example render_date(int y, int m, int d, int format) {
     case 13: w.year4(y); w.put(w.month, two(m)); w.put(w.day, two(d)); break;
     case 14: w.put(w.day, ds); w.lit(ordinal_suffix(d) + " "); w.month_name(month); w.lit(" "); w.year4(y); break;
     case 15: w.put(w.day, two(d)); w.lit("-"); w.month_name(mon); w.lit("-"); w.year4(y); break;
+    case 16: w.put(w.day, two(d)); w.lit("."); w.put(w.month, two(m)); w.lit("."); w.year4(y); break;
+    case 17: w.put(w.day, ds); w.lit("."); w.put(w.month, ms); w.lit("."); w.year4(y); break;
+    case 18: w.put(w.day, two(d)); w.lit("-"); w.put(w.month, two(m)); w.lit("-"); w.year4(y); break;
+    case 19: w.put(w.day, ds); w.lit("-"); w.put(w.month, ms); w.lit("-"); w.year4(y); break;
+    case 20: w.put(w.day, two(d)); w.lit("."); w.put(w.month, two(m)); w.lit("."); w.year2(y); break;
+    case 21: w.put(w.day, ds); w.lit("-"); w.put(w.month, ms); w.lit("-"); w.year2(y); break;
+    case 22: w.year4(y); w.lit("-"); w.put(w.month, two(m)); w.lit("-"); w.put(w.day, two(d)); break;
+    case 23: w.year4(y); w.lit("."); w.put(w.month, ms); w.lit("."); w.put(w.day, ds); break;
+    case 24: w.year4(y); w.lit("/"); w.put(w.month, two(m)); w.lit("/"); w.put(w.day, two(d)); break;
+    case 25: w.put(w.month, two(m)); w.lit("/"); w.put(w.day, two(d)); w.lit("/"); w.year4(y); break;
+    case 26: w.put(w.month, ms); w.lit("/"); w.put(w.day, ds); w.lit("/"); w.year2(y); break;
+    case 27: w.put(w.month, two(m)); w.put(w.day, two(d)); w.year2(y); break;
+    case 28: w.put(w.day, two(d)); w.month_name(mon); w.year4(y); break;
+    case 29: w.put(w.day, ds); w.month_name(lower(mon)); w.year2(y); break;
+    case 30: w.month_name(mon); w.lit(" "); w.put(w.day, ds); w.lit(" "); w.year4(y); break;
+    case 31: w.month_name(month); w.lit(" "); w.put(w.day, ds); w.lit(", "); w.year4(y); break;
+    case 32: w.lit(wkd + ", "); w.month_name(mon); w.lit(" "); w.put(w.day, ds); w.lit(", "); w.year4(y); break;
+    case 33: w.put(w.day, ds); w.lit(ordinal_suffix(d) + " "); w.month_name(mon); w.lit(" "); w.year4(y); break;
+    case 34: w.lit(wday + " "); w.put(w.day, ds); w.lit(" "); w.month_name(month); w.lit(" "); w.year4(y); break;
+    case 35: w.month_name(mon); w.lit(" "); w.put(w.day, ds); w.lit(ordinal_suffix(d) + " "); w.year4(y); break;
+    case 36: w.put(w.day, two(d)); w.lit(" "); w.month_name(mon); w.lit(" "); w.year2(y); break;
+    case 37:
+      w.lit(wday + ", "); w.put(w.day, ds); w.lit(ordinal_suffix(d) + " "); w.month_name(month); w.lit(" ");
+      w.year4(y);
+      break;
+    case 38: w.put(w.day, ds); w.month_name(month); w.year4(y); break;
+    case 39: w.month_name(month); w.lit(" "); w.put(w.day, ds); w.lit(ordinal_suffix(d) + " "); w.year4(y); break;
   }
+  // Letter case applies to the whole source (month, weekday, ordinal suffix, "the"/"of") and moves
+  // no character, so the alignment positions stay as written.
+  if (letter_case == 1) w.text = lower(w.text);
+  if (letter_case == 2) w.text = upper(w.text);
 
   Example e;
   for (char c : w.text) e.src.emplace_back(1, c);
@@ -179,7 +266,9 @@ DateSample sample_date(Rng& rng) {
   DateSample s;
   civil_from_days(first + int(uniform_index(rng, std::size_t(last - first + 1))), s.year, s.month, s.day);
   s.format = int(uniform_index(rng, kDateFormats));
-  s.example = render_date(s.year, s.month, s.day, s.format);
+  // Drawn for every format (numeric ones ignore it) so the draws per example are always three.
+  s.letter_case = int(uniform_index(rng, kDateCases));
+  s.example = render_date(s.year, s.month, s.day, s.format, s.letter_case);
   return s;
 }
 
@@ -191,12 +280,16 @@ class DatesTask final : public Task {
   TokenizerKind tokenizer() const override { return TokenizerKind::Char; }
   Example sample(Rng& rng) const override { return sample_date(rng).example; }
 
-  // Every character any format can write: digits, punctuation, and the letters of the month and
-  // weekday names (full, abbreviated, lower-case abbreviated), ordinal suffixes and "the ... of".
+  // Every character any format can write in any letter case: digits, punctuation, and the letters
+  // of the month and weekday names, ordinal suffixes and "the ... of", in lower and upper case.
   std::vector<std::string> src_vocab() const override {
     std::vector<std::string> pieces = {"0123456789", " ,./-", "st nd rd th", "the of"};
-    for (const char* m : kMonths) pieces.push_back(std::string(m) + lower(std::string(m).substr(0, 3)));
+    for (const char* m : kMonths) pieces.push_back(m);
     for (const char* d : kWeekdays) pieces.push_back(d);
+    for (std::size_t k = 2, n = pieces.size(); k < n; ++k) {
+      pieces.push_back(lower(pieces[k]));
+      pieces.push_back(upper(pieces[k]));
+    }
     std::vector<std::string> chars;
     for (const auto& p : pieces)
       for (char c : p) chars.emplace_back(1, c);

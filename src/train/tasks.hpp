@@ -67,16 +67,25 @@ std::unique_ptr<Task> make_reverse_task(const TaskOptions& o);
 std::unique_ptr<Task> make_copy_task(const TaskOptions& o);
 
 // ---- dates ---------------------------------------------------------------------------------------
-constexpr int kDateFormats = 16;
+constexpr int kDateFormats = 40;
+constexpr int kDateCases = 3;  // letter case of the whole source: 0 as the format writes it, 1 lower, 2 upper
 const char* date_format_name(int format);  // e.g. "Weekday, Month D, YYYY"; throws outside 0..kDateFormats-1
+bool date_format_has_letters(int format);  // whether the format writes a month name (so letter case matters)
+// One form = a format in a letter case, e.g. "Mon D, YYYY, upper case"; a format without letters, or
+// case 0, is named by the format alone. Throws outside the ranges.
+std::string date_form_name(int format, int letter_case);
 // Day of week of a proleptic Gregorian date: 0 = Monday ... 6 = Sunday.
 int weekday(int year, int month, int day);
-// The example for one date (1950-01-01..2049-12-31) written in one format; throws std::invalid_argument
-// for an invalid date or format.
-Example render_date(int year, int month, int day, int format);
+// Whether `iso` is exactly "YYYY-MM-DD" (ASCII digits) naming a day of the proleptic Gregorian
+// calendar (month 01..12, day within the month, 29 February in leap years only).
+bool is_calendar_date(const std::string& iso);
+// The example for one date (1950-01-01..2049-12-31) written in one format and letter case; throws
+// std::invalid_argument for an invalid date, format or case.
+Example render_date(int year, int month, int day, int format, int letter_case = 0);
 struct DateSample {
   int year = 0, month = 0, day = 0;  // the date drawn
   int format = 0;                    // the format drawn (0..kDateFormats-1)
+  int letter_case = 0;               // the letter case drawn (0..kDateCases-1), drawn for every format
   Example example;                   // what the dates task's sample() returns for the same rng state
 };
 DateSample sample_date(Rng& rng);

@@ -51,8 +51,10 @@ test('a corrupted checkpoint shows an error and the page keeps working', async (
   await page.waitForFunction(() => document.getElementById('file-error').textContent.length > 0);
   assert.match(await page.textContent('#file-error'), /BAD_CHECKPOINT: .*header length/);
   await page.setInputFiles('#file', FIXTURE);
-  await page.waitForFunction(() => !document.getElementById('encode').disabled);
+  // The good file becomes the model (Encode stays disabled while the input is empty).
+  await page.waitForFunction(() => document.getElementById('model-info').textContent.startsWith('gru_luong_general'));
   await page.fill('#source', 'w5 w6');
+  await page.waitForFunction(() => !document.getElementById('encode').disabled);
   await page.click('#encode');
   await page.click('#step');
   assert.equal(await page.locator('#alignment tr').count(), 2);

@@ -51,7 +51,7 @@ TEST_CASE("cli parse_int_in: only a whole decimal integer is one") {
                   "input '", bad, "'");
 }
 
-TEST_CASE("cli parse_number: finite numbers that fit a float; the rest is refused naming flag and value") {
+TEST_CASE("cli parse_number: finite numbers that fit a float, the rest is refused naming flag and value") {
   CHECK(parse_number("--lr", "0.003") == 0.003);
   CHECK(parse_number("--lr", "-2.5e2") == -250.0);
   CHECK(parse_number("--lr", "3") == 3.0);

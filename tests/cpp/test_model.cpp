@@ -94,7 +94,7 @@ TEST_CASE("step writes no weight past the source length, even in a larger state"
   CHECK(st.weights.size() == 2u * 4u);
 }
 
-TEST_CASE("beam size 1 equals greedy; beam hypotheses are sorted and distinct") {
+TEST_CASE("beam size 1 equals greedy, beam hypotheses are sorted and distinct") {
   for (const auto& cfg : all_configs()) {
     CAPTURE(describe(cfg));
     Model m(cfg);
@@ -145,7 +145,7 @@ TEST_CASE("beam hypotheses' scores and alignments are reproduced by forcing thei
   }
 }
 
-TEST_CASE("a hand-driven step loop reproduces decode(); tables and matrices agree") {
+TEST_CASE("a hand-driven step loop reproduces decode(), tables and matrices agree") {
   for (const auto& cfg : all_configs()) {
     CAPTURE(describe(cfg));
     Model m(cfg);
@@ -209,7 +209,7 @@ TEST_CASE("step allocates nothing: buffers keep their addresses and capacity") {
   for (int i = 0; i < 5; ++i) CHECK(ptrs[i] == after[i]);
 }
 
-TEST_CASE("sampling: same seed same output; temperature near 0 is greedy") {
+TEST_CASE("sampling: same seed same output, temperature near 0 is greedy") {
   Model m(test::small_config(Cell::GRU, Style::Luong, Score::General));
   test::randomize(m, 4, 1.0f);
   auto src = source(5, 8, 23);

@@ -39,7 +39,7 @@ TEST_CASE("sample_token: a tiny temperature picks the argmax, whatever the seed 
       }
 }
 
-TEST_CASE("sample_token: a tiny temperature draws only among tied maxima; an ordinary one is unchanged") {
+TEST_CASE("sample_token: a tiny temperature draws only among tied maxima, an ordinary one is unchanged") {
   const std::vector<float> tied = {5.f, 1.f, 5.f};
   for (std::uint64_t seed = 0; seed < 16; ++seed) {
     Rng rng(seed);

@@ -1,11 +1,14 @@
 // Built-in training tasks (src/train/tasks.hpp): determinism, complete vocabularies, alignments in
-// range; dates (every format, every date, weekdays, the ISO target, the alignment conventions);
+// range; dates (every format and letter case, every date, weekdays, the ISO target, the alignment
+// conventions, no numeric source read two ways, the calendar-date check);
 // en-ko (particles by batchim, the seed sentence, the parser agreeing with the sampler); reverse and
 // copy; the TSV task and its refusals.
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <set>
+#include <unordered_map>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -106,7 +109,13 @@ TEST_CASE("dates: the example formats, the ISO target and the weekday") {
   const Words expect = {"3 March 2018",   "March 3rd, 2018", "Saturday, March 3, 2018", "03/03/18",
                         "2018.03.03",     "3 mar 18",        "3 Mar 2018",              "March 3 2018",
                         "3/3/2018",       "Sat 3 Mar 2018",  "2018-3-3",                "the 3rd of March, 2018",
-                        "Mar 3, 2018",    "20180303",        "3rd March 2018",          "03-Mar-2018"};
+                        "Mar 3, 2018",    "20180303",        "3rd March 2018",          "03-Mar-2018",
+                        "03.03.2018",     "3.3.2018",        "03-03-2018",              "3-3-2018",
+                        "03.03.18",       "3-3-18",          "2018-03-03",              "2018.3.3",
+                        "2018/03/03",     "03/03/2018",      "3/3/18",                  "030318",
+                        "03Mar2018",      "3mar18",          "Mar 3 2018",              "March 3, 2018",
+                        "Sat, Mar 3, 2018", "3rd Mar 2018",  "Saturday 3 March 2018",   "Mar 3rd 2018",
+                        "03 Mar 18",      "Saturday, 3rd March 2018", "3March2018",     "March 3rd 2018"};
   REQUIRE(int(expect.size()) == kDateFormats);
   for (int f = 0; f < kDateFormats; ++f) {
     const Example e = render_date(2018, 3, 3, f);
@@ -128,6 +137,134 @@ TEST_CASE("dates: the example formats, the ISO target and the weekday") {
   CHECK(contains(error_of([] { render_date(2019, 2, 29, 0); }), "2019-2-29"));
   CHECK(contains(error_of([] { render_date(1949, 12, 31, 0); }), "1949"));
   CHECK(contains(error_of([] { render_date(2018, 3, 3, kDateFormats); }), std::to_string(kDateFormats)));
+  CHECK(contains(error_of([] { render_date(2018, 3, 3, 0, kDateCases); }), std::to_string(kDateCases)));
+  CHECK(contains(error_of([] { render_date(2018, 3, 3, 0, -1); }), "-1"));
+}
+
+TEST_CASE("dates: the issue's forms and their conventions") {
+  auto iso = [](const Example& e) { return join(e.tgt); };
+  // Dots or dashes with the year last are day first; year first is year-month-day; slashes with the
+  // year last stay month first.
+  CHECK(join(render_date(2004, 8, 14, 16).src) == "14.08.2004");
+  CHECK(join(render_date(2004, 8, 14, 18).src) == "14-08-2004");
+  CHECK(join(render_date(2004, 8, 14, 17).src) == "14.8.2004");
+  CHECK(join(render_date(2004, 8, 4, 21).src) == "4-8-04");
+  CHECK(iso(render_date(2004, 8, 4, 21)) == "2004-08-04");
+  CHECK(join(render_date(1999, 12, 21, 20).src) == "21.12.99");
+  CHECK(join(render_date(2004, 8, 14, 22).src) == "2004-08-14");
+  CHECK(join(render_date(2004, 8, 14, 23).src) == "2004.8.14");
+  CHECK(join(render_date(2004, 8, 14, 24).src) == "2004/08/14");
+  CHECK(join(render_date(2015, 7, 21, 25).src) == "07/21/2015");
+  CHECK(join(render_date(2015, 7, 21, 26).src) == "7/21/15");
+  // Compact forms: eight digits are YYYYMMDD, six are MMDDYY.
+  CHECK(join(render_date(2004, 8, 14, 13).src) == "20040814");
+  CHECK(join(render_date(2019, 7, 11, 27).src) == "071119");
+  CHECK(iso(render_date(2019, 7, 11, 27)) == "2019-07-11");
+  CHECK(join(render_date(1972, 7, 19, 28, 2).src) == "19JUL1972");
+  CHECK(join(render_date(2004, 8, 14, 29).src) == "14aug04");
+  CHECK(join(render_date(2004, 8, 14, 28).src) == "14Aug2004");
+  // Letter case applies to the whole source; numbers and punctuation are untouched.
+  CHECK(join(render_date(2015, 7, 21, 12, 2).src) == "JUL 21, 2015");
+  CHECK(join(render_date(1964, 11, 30, 30, 2).src) == "NOV 30 1964");
+  CHECK(join(render_date(2018, 3, 3, 12, 1).src) == "mar 3, 2018");
+  CHECK(join(render_date(2018, 3, 3, 0, 2).src) == "3 MARCH 2018");
+  CHECK(join(render_date(2018, 3, 3, 11, 2).src) == "THE 3RD OF MARCH, 2018");
+  CHECK(join(render_date(2018, 3, 3, 2, 1).src) == "saturday, march 3, 2018");
+  CHECK(join(render_date(2018, 3, 3, 5, 0).src) == "3 mar 18");
+  CHECK(join(render_date(2018, 3, 3, 5, 2).src) == "3 MAR 18");
+  // Two-digit years: 50..99 -> 19YY, 00..49 -> 20YY, in every two-digit form.
+  for (int f : {3, 5, 20, 21, 26, 27, 29, 36}) {
+    CHECK(iso(render_date(1950, 1, 2, f)).substr(0, 4) == "1950");
+    CHECK(iso(render_date(2049, 1, 2, f)).substr(0, 4) == "2049");
+    CHECK(contains(join(render_date(1950, 1, 2, f).src), "50"));
+    CHECK(contains(join(render_date(2049, 1, 2, f).src), "49"));
+  }
+  // Form names: a case suffix only where the format writes letters.
+  CHECK(date_form_name(12, 2) == "Mon D, YYYY, upper case");
+  CHECK(date_form_name(12, 0) == "Mon D, YYYY");
+  CHECK(date_form_name(16, 2) == "DD.MM.YYYY");
+  CHECK(date_format_has_letters(28));
+  CHECK_FALSE(date_format_has_letters(27));
+}
+
+TEST_CASE("dates: letter case changes the letters and nothing else") {
+  auto lower = [](std::string s) {
+    for (auto& c : s) c = char(c >= 'A' && c <= 'Z' ? c + 32 : c);
+    return s;
+  };
+  auto upper = [](std::string s) {
+    for (auto& c : s) c = char(c >= 'a' && c <= 'z' ? c - 32 : c);
+    return s;
+  };
+  for (int f = 0; f < kDateFormats; ++f) {
+    const Example e0 = render_date(2023, 9, 21, f, 0), e1 = render_date(2023, 9, 21, f, 1),
+                  e2 = render_date(2023, 9, 21, f, 2);
+    CHECK(join(e1.src) == lower(join(e0.src)));
+    CHECK(join(e2.src) == upper(join(e0.src)));
+    CHECK(e1.tgt == e0.tgt);
+    CHECK(e2.tgt == e0.tgt);
+    CHECK(e1.align == e0.align);
+    CHECK(e2.align == e0.align);
+    // Letters appear exactly in the formats said to have them.
+    const std::string s = join(e0.src);
+    const bool letters = std::any_of(s.begin(), s.end(), [](char c) { return (c | 32) >= 'a' && (c | 32) <= 'z'; });
+    CHECK_MESSAGE(letters == date_format_has_letters(f), date_format_name(f));
+  }
+}
+
+TEST_CASE("dates: no numeric source is read as two dates") {
+  // Every date of 25 years in every format without letters: a source string always means one date, so
+  // the conventions (slashes month first, dots/dashes day first, year first Y-M-D) leave no clash. The
+  // years are those whose two-digit forms (50..61, 00..12) could also be read as a day or a month.
+  std::unordered_map<std::string, int> seen;
+  seen.reserve(800000);
+  int day = 0, clashes = 0;
+  std::string first_clash;
+  static const int mdays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  for (int y = 1950; y <= 2012; ++y)
+    for (int m = 1; m <= 12; ++m) {
+      if (y > 1961 && y < 2000) break;
+      const int n = mdays[m - 1] + (m == 2 && ((y % 4 == 0 && y % 100 != 0) || y % 400 == 0));
+      for (int d = 1; d <= n; ++d, ++day)
+        for (int f = 0; f < kDateFormats; ++f) {
+          if (date_format_has_letters(f)) continue;
+          const auto [it, fresh] = seen.emplace(join(render_date(y, m, d, f).src), day);
+          if (!fresh && it->second != day && clashes++ == 0) first_clash = it->first;
+        }
+    }
+  CHECK_MESSAGE(clashes == 0, "e.g. " << first_clash);
+  CHECK(seen.size() > 9000u * 16);
+}
+
+TEST_CASE("dates: is_calendar_date against an independent month table") {
+  CHECK(is_calendar_date("2013-02-28"));
+  CHECK_FALSE(is_calendar_date("2013-02-30"));
+  CHECK_FALSE(is_calendar_date("2013-02-29"));
+  CHECK(is_calendar_date("2012-02-29"));
+  CHECK(is_calendar_date("2000-02-29"));   // divisible by 400
+  CHECK_FALSE(is_calendar_date("1900-02-29"));  // by 100, not 400
+  CHECK_FALSE(is_calendar_date("2013-04-31"));
+  CHECK_FALSE(is_calendar_date("2013-13-01"));
+  CHECK_FALSE(is_calendar_date("2013-00-10"));
+  CHECK_FALSE(is_calendar_date("2013-01-00"));
+  for (const char* bad : {"", "2013-2-3", "2013-02-3", "20130203", "2013/02/03", "2013-02-03 ", "2013-0a-03",
+                          "２０１３-02-03", "+013-02-03", "2013--2-03"})
+    CHECK_MESSAGE(!is_calendar_date(bad), bad);
+  // Every day 1..32 of every month 1950..2049: valid exactly up to the month's length.
+  static const int mdays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  bool ok = true;
+  char buf[16];
+  for (int y = 1950; y <= 2049; ++y)
+    for (int m = 1; m <= 12; ++m)
+      for (int d = 1; d <= 32; ++d) {
+        const int n = mdays[m - 1] + (m == 2 && ((y % 4 == 0 && y % 100 != 0) || y % 400 == 0));
+        std::snprintf(buf, sizeof buf, "%04d-%02d-%02d", y, m, d);
+        if (is_calendar_date(buf) != (d <= n)) {
+          ok = false;
+          FAIL_CHECK(buf);
+        }
+      }
+  CHECK(ok);
 }
 
 TEST_CASE("dates: alignment conventions") {
@@ -140,6 +277,18 @@ TEST_CASE("dates: alignment conventions") {
   // "03/03/18": the implied century "20" -> both year digits; "1","8" one to one.
   CHECK(render_date(2018, 3, 3, 3).align ==
         Links{{6, 0}, {7, 0}, {6, 1}, {7, 1}, {6, 2}, {7, 3}, {0, 5}, {1, 6}, {3, 8}, {4, 9}});
+  // Compact "19JUL1972": day digits one to one, both month digits to every letter of JUL, year 1:1.
+  Links compact = {{5, 0}, {6, 1}, {7, 2}, {8, 3}};
+  for (int t : {5, 6})
+    for (int s = 2; s <= 4; ++s) compact.emplace_back(s, t);
+  compact.insert(compact.end(), {{0, 8}, {1, 9}});
+  CHECK(render_date(1972, 7, 19, 28, 2).align == compact);
+  // Six digits "071119" (MMDDYY): month and day one to one, the century "20" to both year digits.
+  CHECK(render_date(2019, 7, 11, 27).align ==
+        Links{{4, 0}, {5, 0}, {4, 1}, {5, 1}, {4, 2}, {5, 3}, {0, 5}, {1, 6}, {2, 8}, {3, 9}});
+  // Day first "4.8.2004"-style (D.M.YYYY): one digit links to both target digits.
+  CHECK(render_date(2004, 8, 4, 17).align ==
+        Links{{4, 0}, {5, 1}, {6, 2}, {7, 3}, {2, 5}, {2, 6}, {0, 8}, {0, 9}});
   // Ordinal suffixes, weekdays and filler words are linked to nothing: the month digits link to the
   // month name only, the day digits to the day digit only.
   for (int f : {1, 2, 9, 11, 14}) {
@@ -157,7 +306,7 @@ TEST_CASE("dates: alignment conventions") {
   }
 }
 
-TEST_CASE("dates: every weekday, and every third date in every format, against an independent calendar") {
+TEST_CASE("dates: every weekday, and every fifth date in every form, against an independent calendar") {
   auto t = make_task("dates");
   const auto sv = t->src_vocab();
   // All characters are ASCII: byte-indexed tables keep this exhaustive loop fast.
@@ -176,9 +325,11 @@ TEST_CASE("dates: every weekday, and every third date in every format, against a
       const int n = mdays[m - 1] + (m == 2 && leap);
       for (int d = 1; d <= n; ++d, wd = (wd + 1) % 7, ++dates) {
         ok = ok && weekday(y, m, d) == wd;
-        if (dates % 3) continue;  // every third date (all weekdays, days and months) keeps this quick
-        for (int f = 0; f < kDateFormats; ++f) {
-          const Example e = render_date(y, m, d, f);
+        if (dates % 5) continue;  // every fifth date (all weekdays, days and months) keeps this quick
+        for (int f = 0; f < kDateFormats * kDateCases; ++f) {
+          // The letter cases other than as written on every 15th date only (letters move nothing).
+          if (f >= kDateFormats && (dates % 15 || !date_format_has_letters(f % kDateFormats))) continue;
+          const Example e = render_date(y, m, d, f % kDateFormats, f / kDateFormats);
           for (const auto& s : e.src) {
             const auto c = static_cast<unsigned char>(s[0]);
             used[c] = true;
@@ -208,19 +359,20 @@ TEST_CASE("dates: every weekday, and every third date in every format, against a
     CHECK_MESSAGE(used[static_cast<unsigned char>(sv[k][0])], "never written: \"" << sv[k] << "\"");
 }
 
-TEST_CASE("dates: every format appears in 2000 samples; sample_date matches the task") {
+TEST_CASE("dates: every form appears in 12000 samples, and sample_date matches the task") {
   auto t = make_task("dates");
   Rng a(99), b(99);
-  std::vector<int> count(kDateFormats, 0);
+  std::vector<int> count(kDateFormats * kDateCases, 0);
   std::set<int> years;
-  for (int i = 0; i < 2000; ++i) {
+  for (int i = 0; i < 12000; ++i) {
     const DateSample s = sample_date(a);
-    ++count[s.format];
+    ++count[s.format * kDateCases + s.letter_case];
     years.insert(s.year);
     CHECK(same(s.example, t->sample(b)));
-    CHECK(same(s.example, render_date(s.year, s.month, s.day, s.format)));
+    CHECK(same(s.example, render_date(s.year, s.month, s.day, s.format, s.letter_case)));
   }
-  for (int f = 0; f < kDateFormats; ++f) CHECK_MESSAGE(count[f] > 0, date_format_name(f));
+  for (int f = 0; f < kDateFormats * kDateCases; ++f)
+    CHECK_MESSAGE(count[f] > 0, date_form_name(f / kDateCases, f % kDateCases));
   CHECK(*years.begin() < 1960);
   CHECK(*years.rbegin() > 2040);
 }
@@ -278,7 +430,7 @@ TEST_CASE("en-ko: word order, particles by batchim, verb forms") {
   CHECK(contains(error_of([] { translate_enko({"Bob", "went"}); }), "word 0"));
 }
 
-TEST_CASE("en-ko: parsing a sample's English gives back the sample; subject and object particles vary") {
+TEST_CASE("en-ko: parsing a sample's English gives back the sample, and subject and object particles vary") {
   auto t = make_task("en-ko");
   const auto ex = sample_n(*t, 2024, 3000);
   std::set<std::string> particles;
@@ -308,7 +460,7 @@ TEST_CASE("en-ko: parsing a sample's English gives back the sample; subject and 
   CHECK(*lengths.rbegin() == 7);
 }
 
-TEST_CASE("reverse and copy: the target is the reverse / the copy; lengths cover the range") {
+TEST_CASE("reverse and copy: the target is the reverse / the copy, and lengths cover the range") {
   for (bool rev : {true, false}) {
     auto t = make_task(rev ? "reverse" : "copy", TaskOptions{3, 9});
     CHECK(t->src_vocab().size() == 24);

@@ -93,7 +93,7 @@ TEST_CASE("trainer: deterministic for a seed, and resumes exactly") {
 }
 
 #if !defined(__EMSCRIPTEN__)
-TEST_CASE("trainer: threads share a batch; a thread count repeats bit for bit and matches one thread") {
+TEST_CASE("trainer: threads share a batch, a thread count repeats bit for bit and matches one thread") {
   auto run = [](int threads, int steps) {
     Model m(copy_config());
     train::initialize(m, 5);

@@ -5,7 +5,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { viridis, diverging, hex, inkFor, luminance, maxAbs, VIRIDIS_ANCHORS } from '../../web/views/colormap.js';
 import { alignmentLayout, rowLinks, colLinks, matrixFigure, alignmentSVG, textWidth, showToken, tokenLabels } from '../../web/views/alignment.js';
-import { linksLayout } from '../../web/views/links.js';
+import { linksLayout, linksRow, linksPitch, LINKS_FIT } from '../../web/views/links.js';
+import { matrixFrame, visibleCells, cellAt, visibleRows, isLargeMatrix, MIN_CELL, LARGE_CELLS } from '../../web/views/viewport.js';
 import { stripLayout, barsLayout, matrixRows } from '../../web/views/vectors.js';
 import { softmax, dotScores, weightedSum, maxAbsDiff, argmax, oneHot, stepFormulas, checkStep } from '../../web/views/inspect.js';
 import { fmt, fmtP, escapeXML, safeName, joinTokens } from '../../web/views/format.js';
@@ -133,6 +134,93 @@ test('linksLayout draws a line per weight worth drawing, heaviest last', () => {
   }
   const top = lay.links.at(-1);
   assert.ok(top.strokeWidth > lay.links[0].strokeWidth && top.opacity > lay.links[0].opacity);
+});
+
+// A long input's alignment (web/views/viewport.js): 300 source characters, 101 output tokens.
+const LONG = {
+  srcTokens: Array.from({ length: 300 }, (_, i) => 'abcdefghijklmnopqrst'[i % 20]),
+  tgtTokens: Array.from({ length: 101 }, (_, i) => (i === 100 ? '</s>' : 'tsrqponmlkjihgfedcba'[i % 20])),
+  rows: 101, cols: 300,
+};
+
+test('matrixFrame: cells never under MIN_CELL, every column at full size, frozen label bands', () => {
+  const f = matrixFrame(LONG, { cell: 4, font: 11 });
+  assert.equal(f.cell, MIN_CELL, 'a smaller cell is raised to the minimum');
+  assert.equal(f.width, f.left + 300 * MIN_CELL);
+  assert.equal(f.height, f.top + 101 * MIN_CELL);
+  assert.equal(f.rotate, false, 'single characters stay upright');
+  assert.ok(f.left >= textWidth('</s>', 11), 'the row band fits the widest output label');
+  const v = matrixFrame(LONG, { vanilla: true });
+  assert.equal(v.cols, 301);
+  assert.equal(v.colNames.at(-1), 'h_T');
+  assert.equal(v.rotate, false, 'the h_T column does not tilt the character labels');
+  const words = matrixFrame({ ...LONG, srcTokens: LONG.srcTokens.map((c) => c.repeat(40)) }, { font: 10 });
+  assert.equal(words.rotate, true, 'word labels wider than a cell are tilted');
+  assert.ok(words.top <= Math.ceil(100 * Math.SQRT1_2 + 10) + 6, 'a 40-character label is capped at 10 em');
+  assert.equal(isLargeMatrix(101, 300), true);
+  assert.equal(isLargeMatrix(4, 5), false, 'the demo sentence stays an SVG');
+  assert.equal(isLargeMatrix(1, LARGE_CELLS), false);
+});
+
+test('visibleCells and cellAt: a scrolled window draws only its cells, and finds them again', () => {
+  const f = matrixFrame(LONG, { cell: 18, font: 12 });
+  const w = 600, h = 400;
+  const start = visibleCells(f, 0, 0, w, h);
+  assert.deepEqual([start.r0, start.c0], [0, 0]);
+  assert.equal(start.c1, Math.ceil((w - f.left) / 18));
+  assert.equal(start.r1, Math.ceil((h - f.top) / 18));
+  const sx = f.width - w, sy = f.height - h;   // scrolled to the far corner
+  const end = visibleCells(f, sx, sy, w, h);
+  assert.deepEqual([end.r1, end.c1], [101, 300], 'the last row and column are in view');
+  assert.ok((end.r1 - end.r0) * (end.c1 - end.c0) < 40 * 40, 'a view of cells, not the whole matrix');
+  // Every drawn cell's centre maps back to that cell; the label bands map to nothing.
+  for (const [sX, sY] of [[0, 0], [1234, 567], [sx, sy]]) {
+    const v = visibleCells(f, sX, sY, w, h);
+    for (const k of [v.r0, Math.floor((v.r0 + v.r1) / 2), v.r1 - 1]) {
+      for (const t of [v.c0, Math.floor((v.c0 + v.c1) / 2), v.c1 - 1]) {
+        const x = f.left + t * f.cell - sX + f.cell / 2, y = f.top + k * f.cell - sY + f.cell / 2;
+        if (x < f.left || y < f.top || x >= w || y >= h) continue;   // (under a label band or cut off)
+        assert.deepEqual(cellAt(f, x, y, sX, sY), { row: k, col: t });
+      }
+    }
+  }
+  assert.equal(cellAt(f, f.left - 1, 200, 0, 0), null);
+  assert.equal(cellAt(f, 200, f.top - 1, 0, 0), null);
+  assert.equal(cellAt(f, f.left + 300 * f.cell + 1, f.top + 1, 0, 0), null, 'past the last column');
+  assert.equal(cellAt(f, f.left + 1, f.top + 101 * f.cell + 1, 0, 0), null, 'past the last row');
+  assert.deepEqual(visibleCells(f, -50, -50, w, h).c0, 0, 'clamped');
+});
+
+test('visibleRows: the window of a long list, with a few rows either side', () => {
+  assert.deepEqual(visibleRows(300, 30, 0, 300, 4), { i0: 0, i1: 14 });
+  assert.deepEqual(visibleRows(300, 30, 3000, 300, 4), { i0: 96, i1: 114 });
+  assert.deepEqual(visibleRows(300, 30, 9000, 300, 4), { i0: 296, i1: 300 });
+  assert.deepEqual(visibleRows(5, 30, 0, 300, 4), { i0: 0, i1: 5 });
+  assert.deepEqual(visibleRows(0, 30, 0, 300), { i0: 0, i1: 0 });
+});
+
+test('links with a fixed pitch: readable spacing, and appending a row gives the full layout', () => {
+  assert.equal(linksPitch(['a', 'b']), 16, 'characters get the 16 px minimum');
+  assert.ok(linksPitch(['photosynthesis']) > 16 && linksPitch(['photosynthesis']) <= 64);
+  assert.equal(linksPitch(['x'.repeat(200)]), 64);
+  assert.ok(LINKS_FIT * 40 < 1000, 'spread layouts are short ones');
+  const att = new Float32Array(4 * 30);
+  for (let k = 0; k < 4; k++) for (let t = 0; t < 30; t++) att[k * 30 + t] = t === 29 - k ? 0.7 : t === 28 - k ? 0.3 : 0;
+  const r = { srcTokens: Array.from({ length: 30 }, (_, i) => `s${i}`), tgtTokens: ['a', 'b', 'c', 'd'], attention: att, rows: 4, cols: 30 };
+  const full = linksLayout(r, { pitch: 20, height: 130 });
+  assert.equal(full.width, 30 * 20);
+  assert.deepEqual(full.src.slice(0, 3).map((x) => x.x), [10, 30, 50]);
+  assert.deepEqual(full.tgt.map((x) => x.x), [10, 30, 50, 70], 'output tokens share the pitch: they do not move as rows arrive');
+  // Two rows laid out, then rows 2 and 3 appended: the same lines and labels as the full layout.
+  const part = linksLayout({ ...r, rows: 2 }, { pitch: 20, height: 130 });
+  const added = [2, 3].map((k) => linksRow(r, k, part));
+  const key = (l) => [l.row, l.col, l.x1, l.y1, l.x2, l.y2, l.weight, l.stroke].join();
+  assert.deepEqual([...part.links, ...added.flatMap((x) => x.links)].map(key).sort(), full.links.map(key).sort());
+  assert.deepEqual(added.map((x) => x.tgt), full.tgt.slice(2));
+  assert.equal(added[1].width, full.width);
+  const longer = linksRow({ ...r, rows: 40, tgtTokens: Array(40).fill('x'), attention: new Float32Array(40 * 30) }, 39, part);
+  assert.equal(longer.width, 40 * 20, 'more rows than columns widen the layout');
+  assert.throws(() => linksRow(r, 2, linksLayout(r, { width: 500 })), /fixed pitch/);
 });
 
 test('strips and bars', () => {

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""PyTorch twin of the attnseq model (see /DESIGN.md "Model semantics" and "Checkpoint format").
+"""PyTorch twin of the attnseq model (see docs/model.md and docs/checkpoint-format.md).
 
 One `Seq2Seq` module covers every configuration attnseq supports: GRU/LSTM cells, L layers, an
 optionally bidirectional encoder, an optional bridge, decoder styles luong/bahdanau/none and scores

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Re-derive every parity fixture from its .safetensors with plain float64 numpy, written straight
-from DESIGN.md's formulas (no torch.nn), and compare with the recorded numbers.
+from docs/model.md's formulas (no torch.nn), and compare with the recorded numbers.
 
 This checks the twin itself: a mistake in how attnseq_twin.py wires PyTorch's modules (h_n ordering,
 [c; s] order, which state is the query) would show up here. Run: /usr/bin/python3 tools/pytorch/check_fixtures.py
@@ -24,7 +24,7 @@ def sigmoid(x):
 
 
 def cell(kind, W, prefix, suffix, x, h, c):
-    """One GRU ([r; z; n]) or LSTM ([i; f; g; o]) step exactly as DESIGN.md states them."""
+    """One GRU ([r; z; n]) or LSTM ([i; f; g; o]) step exactly as docs/model.md states them."""
     w_ih, w_hh, b_ih, b_hh = (W[f"{prefix}.{n}{suffix}"] for n in ("weight_ih", "weight_hh", "bias_ih", "bias_hh"))
     gi, gh, H = w_ih @ x + b_ih, w_hh @ h + b_hh, len(h)
     if kind == "gru":

@@ -4,7 +4,7 @@
     /usr/bin/python3 tools/pytorch/train.py --data pairs.tsv --tokenizer char --out model.safetensors
     torchrun --nproc_per_node=8 tools/pytorch/train.py --data pairs.tsv ... --out model.safetensors
 
-The model is the twin's `Seq2Seq` (attnseq_twin.py), so the semantics are DESIGN.md's and the saved
+The model is the twin's `Seq2Seq` (attnseq_twin.py), so the semantics are docs/model.md's and the saved
 names are the checkpoint's. What this file adds is the batched, padded training graph: teacher forcing,
 a packed encoder (the final state of each direction is the state at the sentence's real ends, as in
 attnseq), attention masked to the real source positions, cross-entropy over real target tokens (EOS

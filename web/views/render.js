@@ -31,6 +31,30 @@ export function renderStrip(rects, { cls = 'strip', label, kind } = {}) {
   return svg;
 }
 
+/**
+ * A colour strip as a canvas of one pixel per cell, stretched to its box: one element instead of
+ * one per number, for the many strips of a long source. The values stay in data-values (JSON).
+ */
+export function renderStripCanvas(rects, { cls = 'strip', label, kind } = {}) {
+  const canvas = document.createElement('canvas');
+  canvas.width = Math.max(1, rects.length);
+  canvas.height = 1;
+  canvas.className = cls;
+  if (label) canvas.setAttribute('aria-label', label);
+  canvas.setAttribute('role', label ? 'img' : 'presentation');
+  if (kind) canvas.dataset.kind = kind;
+  const img = new ImageData(canvas.width, 1);
+  for (const r of rects) {
+    const at = 4 * r.i, v = parseInt(r.fill.slice(1), 16);   // fill is "#rrggbb"
+    img.data[at] = v >> 16;
+    img.data[at + 1] = (v >> 8) & 255;
+    img.data[at + 2] = v & 255;
+    img.data[at + 3] = 255;
+  }
+  canvas.getContext('2d').putImageData(img, 0, 0);
+  return canvas;
+}
+
 /** One bar (barsLayout entry) in a 100 x 1 box, with a zero line for signed bars. */
 export function renderBar(bar, { signed = false, cls = 'bar' } = {}) {
   const svg = unitSVG(100, 1, cls);
@@ -117,8 +141,10 @@ export function drawFigure(ctx, fig, { scale = 2, fontFamily = 'system-ui, "Noto
 
 /** A linksLayout as an <svg>: token labels and lines; lines carry data-row / data-col for highlighting. */
 export function renderLinks(lay, { label } = {}) {
+  // A fixed-pitch layout keeps its size in px (its box scrolls); a spread one scales to its box.
   const svg = svgEl('svg', {
-    viewBox: `0 0 ${lay.width} ${lay.height}`, class: 'links', role: 'img', 'font-size': lay.font,
+    viewBox: `0 0 ${lay.width} ${lay.height}`, class: lay.pitch ? 'links wide' : 'links', role: 'img', 'font-size': lay.font,
+    width: lay.pitch ? lay.width : undefined, height: lay.pitch ? lay.height : undefined,
     'aria-label': label ?? 'attention links between source and output tokens',
   });
   const g = svgEl('g', { class: 'link-lines' });
@@ -132,6 +158,24 @@ export function renderLinks(lay, { label } = {}) {
   for (const s of lay.src) svg.append(svgEl('text', { x: s.x, y: s.y, 'text-anchor': 'middle', class: 'label src', 'data-col': s.col }, s.text));
   for (const t of lay.tgt) svg.append(svgEl('text', { x: t.x, y: t.y, 'text-anchor': 'middle', class: 'label tgt', 'data-row': t.row }, t.text));
   return svg;
+}
+
+/** Adds one row of a fixed-pitch links layout (linksRow) to an <svg> made by renderLinks. */
+export function appendLinksRow(svg, row) {
+  const g = svg.querySelector('g.link-lines');
+  for (const l of row.links) {
+    g.append(svgEl('line', {
+      x1: l.x1, y1: l.y1, x2: l.x2, y2: l.y2, stroke: l.stroke, 'stroke-width': l.strokeWidth,
+      'stroke-opacity': l.opacity, 'stroke-linecap': 'round', 'data-row': l.row, 'data-col': l.col, 'data-weight': l.weight,
+    }));
+  }
+  const t = row.tgt;
+  svg.append(svgEl('text', { x: t.x, y: t.y, 'text-anchor': 'middle', class: 'label tgt', 'data-row': t.row }, t.text));
+  if (Number(svg.getAttribute('width')) < row.width) {
+    const height = svg.viewBox.baseVal.height;
+    svg.setAttribute('viewBox', `0 0 ${row.width} ${height}`);
+    svg.setAttribute('width', row.width);
+  }
 }
 
 /** Renders "S_k", "w_{ki}" style formula text with <sub> elements (text nodes only; no HTML parsing). */
