@@ -202,7 +202,7 @@ int train_cmd(const std::vector<std::string>& args) {
 }
 
 int eval_cmd(const std::vector<std::string>& args) {
-  const Flags f = parse_flags("eval", args, {"model", "task", "data", "tokenizer", "min-len", "max-len", "n", "seed", "beam"},
+  const Flags f = parse_flags("eval", args, {"model", "task", "data", "tokenizer", "src-tokenizer", "tgt-tokenizer", "min-len", "max-len", "n", "seed", "beam"},
                               {"json"});
   const auto* mp = f.get("model");
   if (!mp) throw std::invalid_argument("--model FILE is required");

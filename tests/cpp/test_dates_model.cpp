@@ -81,7 +81,7 @@ TEST_CASE("evaluate: per-form counts and outputs that are not calendar dates, ag
   // An untrained model writes garbage: the report's counts must equal a direct decode of each example.
   auto task = train::make_task("dates");
   ModelConfig c;
-  c.tokenizer = TokenizerKind::Char;
+  c.src_tokenizer = c.tgt_tokenizer = TokenizerKind::Char;
   c.src_tokens = task->src_vocab();
   c.tgt_tokens = task->tgt_vocab();
   c.src_vocab = int(c.src_tokens.size());
