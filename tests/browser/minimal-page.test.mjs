@@ -18,8 +18,10 @@ test('the page steps the decoder row by row and matches translate()', async () =
   const problems = watch(page);
   await page.goto(`${srv.base}/web/`);
   await page.setInputFiles('#file', FIXTURE);
-  await page.waitForFunction(() => !document.getElementById('encode').disabled);
+  // Wait for the dropped file to be the model (Encode stays disabled while the input is empty).
+  await page.waitForFunction(() => document.getElementById('model-info').textContent.startsWith('gru_luong_general'));
   await page.fill('#source', 'w5 w6 w7 w8 w4');
+  await page.waitForFunction(() => !document.getElementById('encode').disabled);
   await page.click('#encode');
   assert.equal(await page.locator('#alignment tr').count(), 1, 'header row only before any step');
   await page.click('#step');
