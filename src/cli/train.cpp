@@ -84,6 +84,12 @@ std::unique_ptr<train::Task> task_from(const Flags& f) {
   return train::make_tsv_task(ss.str(), kind("src-tokenizer", both), kind("tgt-tokenizer", both));
 }
 
+// Every core unless --threads says otherwise (train: the figures repeat for a given count; eval: its
+// figures are the same for any count).
+int default_threads() {
+  return int(std::min<unsigned>(std::max(1u, std::thread::hardware_concurrency()), unsigned(train::kMaxThreads)));
+}
+
 std::string fmt_time(double s) {
   char b[32];
   if (s >= 3600) std::snprintf(b, sizeof b, "%dh%02dm", int(s / 3600), int(s / 60) % 60);
@@ -138,9 +144,7 @@ int train_cmd(const std::vector<std::string>& args) {
   o.clip = float(parse_number("--clip", str("clip", "1")));
   o.seed = std::uint64_t(parse_int_in("--seed", str("seed", "1"), 0, 1L << 62));
   // Every core by default; the figures depend on the thread count but repeat for a given one.
-  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-  o.threads = int(parse_int_in("--threads", str("threads", std::to_string(std::min<unsigned>(cores, train::kMaxThreads)).c_str()),
-                               1, train::kMaxThreads));
+  o.threads = int(parse_int_in("--threads", str("threads", std::to_string(default_threads()).c_str()), 1, train::kMaxThreads));
 
   // Both outputs are known to be writable before any training time is spent.
   check_writable(*out);
@@ -202,7 +206,7 @@ int train_cmd(const std::vector<std::string>& args) {
 }
 
 int eval_cmd(const std::vector<std::string>& args) {
-  const Flags f = parse_flags("eval", args, {"model", "task", "data", "tokenizer", "src-tokenizer", "tgt-tokenizer", "min-len", "max-len", "n", "seed", "beam"},
+  const Flags f = parse_flags("eval", args, {"model", "task", "data", "tokenizer", "src-tokenizer", "tgt-tokenizer", "min-len", "max-len", "n", "seed", "beam", "threads"},
                               {"json"});
   const auto* mp = f.get("model");
   if (!mp) throw std::invalid_argument("--model FILE is required");
@@ -211,12 +215,14 @@ int eval_cmd(const std::vector<std::string>& args) {
   const int n = int(parse_int_in("--n", f.get("n") ? *f.get("n") : "2000", 1, 1000000));
   const auto seed = std::uint64_t(parse_int_in("--seed", f.get("seed") ? *f.get("seed") : "20261130", 0, 1L << 62));
   const int beam = int(parse_int_in("--beam", f.get("beam") ? *f.get("beam") : "1", 1, kMaxBeam));
+  const int threads = int(parse_int_in("--threads", f.get("threads") ? *f.get("threads") : std::to_string(default_threads()),
+                                       1, train::kMaxThreads));
   // The dates task also reports exact match per form (format and letter case) of the same examples.
   const bool dates = f.get("task") && task->name() == "dates";
   train::DateEvalSet ds;
   if (dates) ds = train::date_eval_set(seed, std::size_t(n));
   const auto examples = dates ? ds.examples : train::sample_n(*task, seed, n);
-  const auto r = train::evaluate(model, examples, beam, 10, ds.form_of, ds.form_names);
+  const auto r = train::evaluate(model, examples, beam, 10, ds.form_of, ds.form_names, threads);
   // AER needs attention to score and gold links to score it against (a TSV has none).
   const bool has_aer = model.config().has_attention() && r.align_gold > 0;
   if (f.has("json")) {

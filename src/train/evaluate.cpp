@@ -3,6 +3,8 @@
 #include "train/evaluate.hpp"
 
 #include <algorithm>
+#include <exception>
+#include <thread>
 #include <set>
 #include <stdexcept>
 #include <unordered_map>
@@ -23,73 +25,117 @@ std::vector<std::int32_t> to_ids(const std::vector<std::string>& tokens, const s
   return ids;
 }
 
+namespace {
+
+// One example's contribution, added into r (integer counts only, so the sum is the same in any order).
+void evaluate_one(const Model& model, const std::vector<Example>& examples, std::size_t i, int beam, int bucket_width,
+                  const std::vector<int>& form_of, EvalReport& r, Encoded& enc) {
+  const auto& c = model.config();
+  const auto& ex = examples[i];
+  const auto src = to_ids(ex.src, c.src_tokens, c.unk);
+  const auto tgt = to_ids(ex.tgt, c.tgt_tokens, c.unk);
+  model.encode(src.data(), int(src.size()), enc);
+  DecodeOptions o;
+  o.beam = beam;
+  o.max_length = std::min(kMaxTargetLength, int(tgt.size()) * 2 + 10);
+  auto out = decode(model, enc, o).hypotheses[0].tokens;
+  if (!out.empty() && out.back() == c.eos) out.pop_back();
+  const bool ok = out == tgt;
+  ++r.n;
+  r.exact += ok;
+  if (!form_of.empty()) {
+    const int k = form_of[i];
+    if (k < 0 || k >= int(r.forms.size())) throw std::invalid_argument("evaluate: form index out of range");
+    ++r.forms[k].n;
+    r.forms[k].exact += ok;
+  }
+  std::string ref, hyp;
+  for (const auto& t : ex.tgt) ref += t;
+  if (is_calendar_date(ref)) {
+    // The text a user sees (Vocab::decode drops pad, bos and eos wherever they are).
+    for (auto id : out)
+      if (id != c.pad && id != c.bos && id != c.eos && id >= 0 && id < int(c.tgt_tokens.size())) hyp += c.tgt_tokens[id];
+    ++r.date_refs;
+    r.not_calendar_dates += !is_calendar_date(hyp);
+  }
+  const int len = int(src.size());
+  const int lo = (len - 1) / bucket_width * bucket_width + 1;
+  auto it = std::find_if(r.buckets.begin(), r.buckets.end(), [&](const BucketStats& b) { return b.lo == lo; });
+  if (it == r.buckets.end()) {
+    r.buckets.push_back({lo, lo + bucket_width - 1, 0, 0});
+    it = r.buckets.end() - 1;
+  }
+  ++it->n;
+  it->exact += ok;
+  // Teacher forcing: next-token accuracy and the attention rows of the reference target.
+  DecodeOptions f;
+  f.max_length = int(tgt.size()) + 1;
+  Session s(model, enc, f);
+  std::set<std::pair<int, int>> gold(ex.align.begin(), ex.align.end());
+  std::set<int> aligned_targets;
+  for (const auto& g : ex.align) aligned_targets.insert(g.second);
+  for (std::size_t k = 0; k <= tgt.size(); ++k) {
+    const std::int32_t y = k < tgt.size() ? tgt[k] : c.eos;
+    s.step(y);
+    const auto& st = s.state();
+    r.tokens++;
+    r.tokens_correct += std::int32_t(kernels::argmax(st.logits.data(), c.tgt_vocab)) == y;
+    if (k < tgt.size() && c.has_attention() && aligned_targets.count(int(k))) {
+      const int best = int(kernels::argmax(st.weights.data(), src.size()));
+      r.align_pred++;
+      r.align_hits += gold.count({best, int(k)});
+    }
+  }
+  r.align_gold += long(ex.align.size());
+}
+
+void merge_into(EvalReport& r, const EvalReport& p) {
+  r.n += p.n, r.exact += p.exact, r.tokens += p.tokens, r.tokens_correct += p.tokens_correct;
+  r.align_hits += p.align_hits, r.align_pred += p.align_pred, r.align_gold += p.align_gold;
+  r.date_refs += p.date_refs, r.not_calendar_dates += p.not_calendar_dates;
+  for (std::size_t k = 0; k < p.forms.size(); ++k) r.forms[k].n += p.forms[k].n, r.forms[k].exact += p.forms[k].exact;
+  for (const auto& b : p.buckets) {
+    auto it = std::find_if(r.buckets.begin(), r.buckets.end(), [&](const BucketStats& x) { return x.lo == b.lo; });
+    if (it == r.buckets.end()) r.buckets.push_back(b);
+    else it->n += b.n, it->exact += b.exact;
+  }
+}
+
+}  // namespace
+
 EvalReport evaluate(const Model& model, const std::vector<Example>& examples, int beam, int bucket_width,
-                    const std::vector<int>& form_of, const std::vector<std::string>& form_names) {
+                    const std::vector<int>& form_of, const std::vector<std::string>& form_names, int threads) {
   if (!form_of.empty() && form_of.size() != examples.size())
     throw std::invalid_argument("evaluate: form_of has " + std::to_string(form_of.size()) + " entries for " +
                                 std::to_string(examples.size()) + " examples");
-  const auto& c = model.config();
+  if (threads < 1 || threads > kMaxThreads)
+    throw std::invalid_argument("evaluate: threads is " + std::to_string(threads) + "; it must be in [1, " +
+                                std::to_string(kMaxThreads) + "]");
+#if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
+  threads = 1;  // the wasm module is single-threaded
+#endif
   EvalReport r;
   for (const auto& name : form_names) r.forms.push_back({name, 0, 0});
-  Encoded enc;
-  for (std::size_t i = 0; i < examples.size(); ++i) {
-    const auto& ex = examples[i];
-    const auto src = to_ids(ex.src, c.src_tokens, c.unk);
-    const auto tgt = to_ids(ex.tgt, c.tgt_tokens, c.unk);
-    model.encode(src.data(), int(src.size()), enc);
-    DecodeOptions o;
-    o.beam = beam;
-    o.max_length = std::min(kMaxTargetLength, int(tgt.size()) * 2 + 10);
-    auto out = decode(model, enc, o).hypotheses[0].tokens;
-    if (!out.empty() && out.back() == c.eos) out.pop_back();
-    const bool ok = out == tgt;
-    ++r.n;
-    r.exact += ok;
-    if (!form_of.empty()) {
-      const int k = form_of[i];
-      if (k < 0 || k >= int(r.forms.size())) throw std::invalid_argument("evaluate: form index out of range");
-      ++r.forms[k].n;
-      r.forms[k].exact += ok;
+  // Thread t takes examples t, t + T, t + 2T, ...: every count is an integer, so the report is the
+  // same for any thread count.
+  const std::size_t T = std::max<std::size_t>(1, std::min<std::size_t>(std::size_t(threads), examples.size()));
+  std::vector<EvalReport> parts(T, r);
+  std::vector<std::exception_ptr> errors(T);
+  auto run = [&](std::size_t t) {
+    try {
+      Encoded enc;
+      for (std::size_t i = t; i < examples.size(); i += T) evaluate_one(model, examples, i, beam, bucket_width, form_of, parts[t], enc);
+    } catch (...) {
+      errors[t] = std::current_exception();
     }
-    std::string ref, hyp;
-    for (const auto& t : ex.tgt) ref += t;
-    if (is_calendar_date(ref)) {
-      // The text a user sees (Vocab::decode drops pad, bos and eos wherever they are).
-      for (auto id : out)
-        if (id != c.pad && id != c.bos && id != c.eos && id >= 0 && id < int(c.tgt_tokens.size())) hyp += c.tgt_tokens[id];
-      ++r.date_refs;
-      r.not_calendar_dates += !is_calendar_date(hyp);
-    }
-    const int len = int(src.size());
-    const int lo = (len - 1) / bucket_width * bucket_width + 1;
-    auto it = std::find_if(r.buckets.begin(), r.buckets.end(), [&](const BucketStats& b) { return b.lo == lo; });
-    if (it == r.buckets.end()) {
-      r.buckets.push_back({lo, lo + bucket_width - 1, 0, 0});
-      it = r.buckets.end() - 1;
-    }
-    ++it->n;
-    it->exact += ok;
-    // Teacher forcing: next-token accuracy and the attention rows of the reference target.
-    DecodeOptions f;
-    f.max_length = int(tgt.size()) + 1;
-    Session s(model, enc, f);
-    std::set<std::pair<int, int>> gold(ex.align.begin(), ex.align.end());
-    std::set<int> aligned_targets;
-    for (const auto& g : ex.align) aligned_targets.insert(g.second);
-    for (std::size_t k = 0; k <= tgt.size(); ++k) {
-      const std::int32_t y = k < tgt.size() ? tgt[k] : c.eos;
-      s.step(y);
-      const auto& st = s.state();
-      r.tokens++;
-      r.tokens_correct += std::int32_t(kernels::argmax(st.logits.data(), c.tgt_vocab)) == y;
-      if (k < tgt.size() && c.has_attention() && aligned_targets.count(int(k))) {
-        const int best = int(kernels::argmax(st.weights.data(), src.size()));
-        r.align_pred++;
-        r.align_hits += gold.count({best, int(k)});
-      }
-    }
-    r.align_gold += long(ex.align.size());
-  }
+  };
+  std::vector<std::thread> pool;
+  for (std::size_t t = 1; t < T; ++t) pool.emplace_back(run, t);
+  run(0);
+  for (auto& th : pool) th.join();
+  for (const auto& e : errors)
+    if (e) std::rethrow_exception(e);
+  for (const auto& p : parts) merge_into(r, p);
   std::sort(r.buckets.begin(), r.buckets.end(), [](const BucketStats& a, const BucketStats& b) { return a.lo < b.lo; });
   return r;
 }

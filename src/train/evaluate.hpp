@@ -9,6 +9,7 @@
 
 #include "model/model.hpp"
 #include "train/tasks.hpp"
+#include "train/trainer.hpp"  // kMaxThreads
 
 namespace attnseq::train {
 
@@ -40,9 +41,11 @@ struct EvalReport {
 // Ids of an example's tokens with the model's vocabularies (unknown tokens -> unk).
 std::vector<std::int32_t> to_ids(const std::vector<std::string>& tokens, const std::vector<std::string>& vocab, int unk);
 
-// `form_of` (empty, or one index per example into `form_names`) adds exact match per form.
+// `form_of` (empty, or one index per example into `form_names`) adds exact match per form. `threads`
+// share the examples (natively; the report is the same for any count, its figures being integer counts).
 EvalReport evaluate(const Model& model, const std::vector<Example>& examples, int beam = 1, int bucket_width = 10,
-                    const std::vector<int>& form_of = {}, const std::vector<std::string>& form_names = {});
+                    const std::vector<int>& form_of = {}, const std::vector<std::string>& form_names = {},
+                    int threads = 1);
 
 // The dates task's held-out examples of Rng(seed) (the same as sample_n) with the index of each one's
 // form (format * kDateCases + letter case) and the names of all forms, for evaluate().

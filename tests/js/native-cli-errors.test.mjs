@@ -187,3 +187,12 @@ test('train --threads outside [1, 256] is refused before training, naming the op
   for (const out of [a, b]) ok([...TRAIN, '--steps', '3', '--batch', '5', '--threads', '2', '--quiet', '--out', out]);
   assert.ok(readFileSync(a).equals(readFileSync(b)), 'same seed and thread count, same bytes');
 });
+
+test('eval --threads shares the examples: the same report for 1 and 2 threads, and a bad count is refused', () => {
+  const args = ['eval', '--model', MODEL('en-ko'), '--task', 'en-ko', '--n', '300', '--json'];
+  const one = JSON.parse(ok([...args, '--threads', '1']));
+  const two = JSON.parse(ok([...args, '--threads', '2']));
+  assert.deepEqual(two, one);
+  assert.equal(one.n, 300);
+  for (const n of ['0', '10000']) refused([...args, '--threads', n], '--threads');
+});
