@@ -6,6 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { loadModel, AttnseqError } from '../wasm/attnseq.js';
+// The package's one viridis table, shared with the demo page (the package ships it next to attnseq.js).
+import { viridis } from '../wasm/colormap.js';
 
 const USAGE = `usage:
   attnseq translate --model FILE [options] TEXT      (or --ids 5,17,42; or lines on stdin)
@@ -118,7 +120,7 @@ function parseIds(s, what) {
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Text layout: display widths, sanitising, the viridis map, the heatmap.
+// Text layout: display widths, sanitising, the heatmap (its colours are wasm/colormap.js).
 
 const ZERO_WIDTH = /^[\p{Mn}\p{Me}\p{Cf}\u1160-\u11ff\u200b]$/u;
 // East Asian Wide / Fullwidth ranges (approximate, the ones that matter in practice) plus emoji.
@@ -181,16 +183,6 @@ function center(s, width) {
   return ' '.repeat(free >> 1) + s + ' '.repeat(free - (free >> 1));
 }
 
-// matplotlib's viridis at 0, 0.1, ..., 1: perceptually uniform and colour-blind safe.
-const VIRIDIS = [
-  [68, 1, 84], [72, 36, 117], [65, 68, 135], [53, 95, 141], [42, 120, 142], [33, 145, 140],
-  [34, 168, 132], [68, 191, 112], [122, 209, 81], [189, 223, 38], [253, 231, 37],
-];
-function viridis(v) {
-  const x = Math.min(1, Math.max(0, Number.isFinite(v) ? v : 0)) * (VIRIDIS.length - 1);
-  const i = Math.min(VIRIDIS.length - 2, Math.floor(x)), f = x - i;
-  return VIRIDIS[i].map((c, j) => Math.round(c + (VIRIDIS[i + 1][j] - c) * f));
-}
 const SHADES = [' ', '░', '▒', '▓', '█'];
 const shadeOf = (v) => SHADES[Math.min(4, Math.max(0, Math.floor((Number.isFinite(v) ? v : 0) * 5)))];
 

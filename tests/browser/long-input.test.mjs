@@ -10,7 +10,7 @@ import path from 'node:path';
 import { readFile } from 'node:fs/promises';
 import { startServer, launch, openDemo, panelErrors, OUT } from './helpers.mjs';
 import { loadModel } from '../../wasm/attnseq.js';
-import { viridis } from '../../web/views/colormap.js';
+import { viridis } from '../../wasm/colormap.js';
 import { fmt } from '../../web/views/format.js';
 import { colLinks, tokenLabels } from '../../web/views/alignment.js';
 import { argmax } from '../../web/views/inspect.js';

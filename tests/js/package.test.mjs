@@ -4,8 +4,10 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile, stat } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { ROOT, installPacked } from './packed.mjs';
 
 const FIXTURE = path.join(ROOT, 'tests/data/parity/gru_luong_general.safetensors');
@@ -16,7 +18,7 @@ after(async () => { await cleanup?.(); });
 
 test('the installed package has its files and works by name', async () => {
   const base = path.join(dir, 'node_modules/attnseq');
-  for (const f of ['package.json', 'wasm/attnseq.js', 'wasm/index.d.ts', 'dist/attnseq-core.mjs', 'dist/attnseq-core.wasm', 'bin/attnseq.js'])
+  for (const f of ['package.json', 'wasm/attnseq.js', 'wasm/colormap.js', 'wasm/index.d.ts', 'dist/attnseq-core.mjs', 'dist/attnseq-core.wasm', 'bin/attnseq.js'])
     assert.ok((await stat(path.join(base, f))).isFile(), f);
   const model = await pkg.loadModel(FIXTURE);
   const r = model.translate('w5 w6 w7 w8 w4', { beam: 2 });
@@ -24,6 +26,18 @@ test('the installed package has its files and works by name', async () => {
   assert.equal(r.hypotheses.length, 2);
   assert.match(await pkg.buildInfo(), /wasm/);
   model.dispose();
+});
+
+test('the installed CLI still draws its heatmap in viridis, from the colour map the package ships', async () => {
+  const base = path.join(dir, 'node_modules/attnseq');
+  const { viridis } = await import(pathToFileURL(path.join(base, 'wasm/colormap.js')).href);
+  // `npx attnseq` runs this file; --color forces 24-bit cells although stdout is a pipe here.
+  const run = (...args) => execFileSync(process.execPath, [path.join(base, 'bin/attnseq.js'), 'translate', '-m', FIXTURE,
+    '--max-length', '6', ...args, 'w5 w6 w7 w8 w4'], { cwd: dir, encoding: 'utf8', env: { ...process.env, NO_COLOR: '' } });
+  const json = JSON.parse(run('--json'));
+  const cells = [...run('--color').matchAll(/\x1b\[48;2;(\d+);(\d+);(\d+)m\x1b\[38;2;[\d;]+m (?:1\.0|\.\d\d) \x1b\[0m/g)];
+  assert.equal(cells.length, json.rows * json.cols);
+  json.attention.flat().forEach((w, i) => assert.deepEqual(cells[i].slice(1).map(Number), viridis(w), `cell ${i}`));
 });
 
 test('require() of the installed package works (Node >= 20.19 loads ES modules synchronously)', async () => {

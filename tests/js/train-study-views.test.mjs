@@ -2,7 +2,7 @@
 // the loss-curve, matrix and accuracy-chart layouts, the task presets, and the study's seeded data.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { VIRIDIS_ANCHORS, viridisRGB, viridis, inkOn } from '../../web/train/colors.js';
+import { viridisRGB, viridis, inkOn } from '../../web/train/colors.js';
 import { lossCurveLayout, matrixLayout, niceTicks, logTicks, tokenWidth, fmt } from '../../web/train/layout.js';
 import { TASKS, trainerOptions, modelLabel, modelFileName } from '../../web/train/tasks.js';
 import { accuracyChartLayout } from '../../web/study/layout.js';
@@ -16,17 +16,17 @@ const MPL_ROWS = {
 };
 const pathPoints = (d) => [...d.matchAll(/[ML](-?[\d.]+),(-?[\d.]+)/g)].map((m) => [Number(m[1]), Number(m[2])]);
 
-test('viridis: endpoints, monotone lightness, within 2/255 of matplotlib between anchors', () => {
+test('viridis: endpoints, monotone lightness, within 1.2/255 of matplotlib between anchors', () => {
   assert.deepEqual(viridisRGB(0), [68, 1, 84]);
   assert.deepEqual(viridisRGB(1), [253, 231, 37]);
-  assert.deepEqual(viridisRGB(128 / 255), [33, 145, 140]);
+  assert.deepEqual(viridisRGB(128 / 255), [33, 145, 140]);  // _viridis_data[128], rounded
   assert.deepEqual(viridisRGB(-3), viridisRGB(0));
   assert.deepEqual(viridisRGB(7), viridisRGB(1));
   assert.deepEqual(viridisRGB(NaN), viridisRGB(0));
   assert.equal(viridis(0), 'rgb(68, 1, 84)');
   for (const [row, rgb] of Object.entries(MPL_ROWS)) {
     const got = viridisRGB(row / 255);
-    rgb.forEach((v, k) => assert.ok(Math.abs(got[k] - v * 255) <= 1.7 + 0.5, `row ${row} channel ${k}: ${got[k]} vs ${v * 255}`));
+    rgb.forEach((v, k) => assert.ok(Math.abs(got[k] - v * 255) <= 0.62 + 0.5, `row ${row} channel ${k}: ${got[k]} vs ${v * 255}`));
   }
   let prev = -1;
   for (let i = 0; i <= 100; i++) {
@@ -35,7 +35,6 @@ test('viridis: endpoints, monotone lightness, within 2/255 of matplotlib between
     assert.ok(y > prev, `luminance rises at ${i}`);
     prev = y;
   }
-  assert.equal(VIRIDIS_ANCHORS.length, 33);
   assert.equal(inkOn(0), '#fff');
   assert.equal(inkOn(1), '#000');
 });

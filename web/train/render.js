@@ -104,7 +104,11 @@ export function cellAt(svg, event) {
 
 /** A horizontal viridis colour bar from 0 to 1 (gradient stops at the table's anchors). */
 export function colorBar(gradientId, w = 160, h = 10) {
-  const stops = VIRIDIS_ANCHORS.map(([t]) => s('stop', { offset: `${(t * 100).toFixed(2)}%`, 'stop-color': viridis(t) }));
+  // The anchors are evenly spaced in t (wasm/colormap.js), so the gradient between stops is the map itself.
+  const stops = VIRIDIS_ANCHORS.map((_, k, A) => {
+    const t = k / (A.length - 1);
+    return s('stop', { offset: `${(t * 100).toFixed(2)}%`, 'stop-color': viridis(t) });
+  });
   return s('svg', { class: 'ts-colorbar', viewBox: `0 0 ${w} ${h + 14}`, width: w, height: h + 14, 'aria-hidden': 'true' },
     s('defs', {}, s('linearGradient', { id: gradientId, x1: 0, x2: 1, y1: 0, y2: 0 }, stops)),
     s('rect', { x: 0, y: 0, width: w, height: h, fill: `url(#${gradientId})` }),

@@ -2,28 +2,9 @@
 // and RdBu (diverging, for signed values such as hidden states and raw scores). Pure functions
 // from numbers to [r, g, b] bytes or CSS strings; no DOM. Both maps are colour-blind safe.
 
-// Viridis, sampled from matplotlib's 256-entry table `_viridis_data` in lib/matplotlib/_cm_listed.py
-// (van der Walt & Smith, CC0) at entries 0, 17, 34, ..., 255 (every 17th, so 16 evenly spaced
-// anchors at t = k / 15). Between anchors we interpolate linearly in sRGB; the error against the full
-// table is under 1/255 per channel.
-export const VIRIDIS_ANCHORS = [
-  [0.267004, 0.004874, 0.329415], // 0
-  [0.282656, 0.100196, 0.422160], // 17
-  [0.277134, 0.185228, 0.489898], // 34
-  [0.253935, 0.265254, 0.529983], // 51
-  [0.221989, 0.339161, 0.548752], // 68
-  [0.190631, 0.407061, 0.556089], // 85
-  [0.163625, 0.471133, 0.558148], // 102
-  [0.139147, 0.533812, 0.555298], // 119
-  [0.120565, 0.596422, 0.543611], // 136
-  [0.134692, 0.658636, 0.517649], // 153
-  [0.208030, 0.718701, 0.472873], // 170
-  [0.327796, 0.773980, 0.406640], // 187
-  [0.477504, 0.821444, 0.318195], // 204
-  [0.647257, 0.858400, 0.209861], // 221
-  [0.824940, 0.884720, 0.106217], // 238
-  [0.993248, 0.906157, 0.143936], // 255
-];
+// Viridis is the package's one table, shared with the CLI and the training panel: wasm/colormap.js
+// says where its anchors come from and how close they stay to matplotlib's full table.
+export { viridis, VIRIDIS_ANCHORS } from '../../wasm/colormap.js';
 
 // ColorBrewer 2.0 "RdBu", 11 classes (Cynthia Brewer, Penn State), reversed so that negative values
 // are blue and positive values are red; the middle (zero) is a light grey.
@@ -40,9 +21,6 @@ function sample(anchors, t) {
   const f = x - i;
   return anchors[i].map((v, k) => Math.round(255 * (v + f * (anchors[i + 1][k] - v))));
 }
-
-/** Viridis at t in [0, 1] (clamped; NaN gives 0) as [r, g, b] bytes. */
-export const viridis = (t) => sample(VIRIDIS_ANCHORS, t);
 
 /** Diverging RdBu for a signed value: v / maxAbs in [-1, 1] maps to blue ... grey ... red. */
 export function diverging(v, maxAbs) {
