@@ -9,45 +9,62 @@ import { loadModel, AttnseqError } from '../wasm/attnseq.js';
 // The package's one viridis table, shared with the demo page (the package ships it next to attnseq.js).
 import { viridis } from '../wasm/colormap.js';
 
+// Options each command accepts: long name -> { value: the value's name (absent for a switch), short:
+// alias, default: the value the parser uses when the option is absent, help: lines for --help }. The
+// parser, the defaults and the help text all read this table.
+const OPTIONS = {
+  translate: {
+    model: { value: 'FILE', short: 'm', help: ['.safetensors checkpoint (a path, or an http(s) URL)'] },
+    beam: { value: 'K', short: 'b', default: '1', help: ['beam width (1 = greedy); K > 1 lists every hypothesis'] },
+    hypotheses: { value: 'N', short: 'n', help: ['hypotheses to keep from the beam (default: all K)'] },
+    'max-length': { value: 'N', help: ['most target tokens, EOS included (default: 2 * source length + 10)'] },
+    'length-penalty': { value: 'A', default: '1', help: ['beam ranking log p / length^A'] },
+    temperature: { value: 'T', help: ['sample from softmax(logits / T) instead of the argmax (beam 1 only)'] },
+    seed: { value: 'S', default: '0', help: ['sampling seed'] },
+    prefix: { value: 'TEXT', help: ['force the first target tokens (ids like 5,6 for an ids-only model)'] },
+    ids: { value: '5,17,42', help: ['the source as token ids instead of TEXT'] },
+    'replace-unknowns': { help: ['replace each emitted <unk> by its most-attended source token'] },
+    json: { help: ['one JSON object per source: {text, tokens, srcTokens, tgtTokens,', 'attention (rows; null for style \'none\'), score, hypotheses}'] },
+    quiet: { short: 'q', help: ['print only the translation(s), one per line'] },
+    color: { help: ['force the heatmap colours on (default: on for a terminal,', 'unless NO_COLOR is set or TERM=dumb)'] },
+    'no-color': { help: ['force the heatmap colours off'] },
+    help: { short: 'h', help: ['this text'] },
+  },
+  info: {
+    model: { value: 'FILE', short: 'm', help: ['.safetensors checkpoint (a path, or an http(s) URL)'] },
+    json: { help: ['the configuration as one JSON object'] },
+    help: { short: 'h', help: ['this text'] },
+  },
+};
+
+/** One command's options as help lines: "  -b, --beam K   help (default 1)". */
+function optionLines(command) {
+  const lines = [];
+  for (const [name, o] of Object.entries(OPTIONS[command])) {
+    const left = `  ${o.short ? `-${o.short}, ` : '    '}--${name}${o.value ? ` ${o.value}` : ''}`;
+    const help = [...o.help];
+    if (o.default !== undefined) help[help.length - 1] += ` (default ${o.default})`;
+    help.forEach((h, i) => lines.push(`${(i ? '' : left).padEnd(28)}${h}`));
+  }
+  return lines.join('\n');
+}
+
 const USAGE = `usage:
   attnseq translate --model FILE [options] TEXT      (or --ids 5,17,42; or lines on stdin)
   attnseq info --model FILE [--json]
   attnseq --help | --version
 
 translate options:
-  -m, --model FILE          .safetensors checkpoint (a path, or an http(s) URL)
-  -b, --beam K              beam width (default 1 = greedy); K > 1 lists every hypothesis
-  -n, --hypotheses N        hypotheses to keep from the beam (default: all K)
-      --max-length N        most target tokens, EOS included (default 2 * source length + 10)
-      --length-penalty A    beam ranking log p / length^A (default 1)
-      --temperature T       sample from softmax(logits / T) instead of the argmax (beam 1 only)
-      --seed S              sampling seed (default 0)
-      --prefix TEXT         force the first target tokens (ids like 5,6 for an ids-only model)
-      --ids 5,17,42         the source as token ids instead of TEXT
-      --replace-unknowns    replace each emitted <unk> by its most-attended source token
-      --json                one JSON object per source: {text, tokens, srcTokens, tgtTokens,
-                            attention (rows; null for style 'none'), score, hypotheses}
-  -q, --quiet               print only the translation(s), one per line
-      --color / --no-color  force the heatmap colours on / off (default: on for a terminal,
-                            unless NO_COLOR is set or TERM=dumb)
-  -h, --help                this text
+${optionLines('translate')}
+
+info options:
+${optionLines('info')}
 
 TEXT may be several arguments (joined by spaces); TEXT that starts with '-' goes after '--'. Short
 options group and take attached values (-qb3). Without TEXT or --ids, stdin is read to its end as
 UTF-8 (invalid bytes are an error; a leading BOM is dropped) and each non-blank line (LF, CRLF or
 CR) is translated. For an ids-only model, TEXT like "4 5 6" or "4,5,6" is read as ids.
 Exit status: 0 ok, 1 error ("attnseq: CODE: message" on stderr), 2 usage error.`;
-
-// Options each command accepts: long name -> { value: takes an argument, short: alias }.
-const OPTIONS = {
-  translate: {
-    model: { value: true, short: 'm' }, beam: { value: true, short: 'b' }, hypotheses: { value: true, short: 'n' },
-    'max-length': { value: true }, 'length-penalty': { value: true }, temperature: { value: true },
-    seed: { value: true }, prefix: { value: true }, ids: { value: true }, 'replace-unknowns': {},
-    json: {}, quiet: { short: 'q' }, color: {}, 'no-color': {}, help: { short: 'h' },
-  },
-  info: { model: { value: true, short: 'm' }, json: {}, help: { short: 'h' } },
-};
 
 class UsageError extends Error {}
 
@@ -301,8 +318,8 @@ function renderText(r, { model, options, color, width }) {
   const hyps = r.hypotheses;
   const dim = (s) => (color ? `\x1b[2m${s}\x1b[0m` : s);
   const note = (h) => (h.finished ? '' : '  (unfinished: reached the maximum length)');
-  if (hyps.length > 1 || (options.beam ?? 1) > 1) {
-    out.push('', `beam ${options.beam ?? 1}: ${hyps.length} hypothes${hyps.length === 1 ? 'is' : 'es'}, score = log p / length^${options.lengthPenalty ?? 1}`);
+  if (hyps.length > 1 || options.beam > 1) {
+    out.push('', `beam ${options.beam}: ${hyps.length} hypothes${hyps.length === 1 ? 'is' : 'es'}, score = log p / length^${options.lengthPenalty}`);
     const nw = String(hyps.length).length;
     const sw = Math.max(...hyps.map((h) => fmtScore(h.score).length));
     hyps.forEach((h, i) => out.push(`  ${padStart(String(i + 1), nw)}  ${padStart(fmtScore(h.score), sw)}  ${printable(h.text)}${dim(note(h))}`));
@@ -385,6 +402,7 @@ async function sourcesFrom(opts, positional, model) {
 }
 
 async function translate(opts, positional) {
+  for (const [name, o] of Object.entries(OPTIONS.translate)) if (o.default !== undefined) opts[name] ??= o.default;
   const options = {};
   const set = (k, v) => { if (v !== undefined) options[k] = v; };
   set('beam', intOpt(opts, 'beam', 1));

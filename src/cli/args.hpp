@@ -1,6 +1,7 @@
 // Number parsing shared by the CLI's subcommands: the whole string must be the number (no blanks,
 // no trailing text), integers must lie in the range the flag allows (so nothing is cut to fewer
 // bits on the way to an int), numbers must be finite floats, and the error names the flag and value.
+// Also each subcommand's option table, which both its parser and its --help read.
 #pragma once
 #include <cerrno>
 #include <cmath>
@@ -9,8 +10,42 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace attnseq::cli {
+
+// One option of a subcommand: the parser accepts exactly the flags in the command's table and takes
+// an absent option's value from `def`, so `--help` prints the defaults the parser really uses.
+struct Option {
+  std::string flag;   // "--beam"
+  std::string value;  // value name ("K"), empty for a switch
+  std::string def;    // the value used when the option is absent; empty: none (or stated in `help`)
+  std::string help;   // one line
+};
+
+inline const Option* find_option(const std::vector<Option>& table, const std::string& flag) {
+  for (const auto& o : table)
+    if (o.flag == flag) return &o;
+  return nullptr;
+}
+
+// The default the parser uses for `flag`; asking for a flag the table lacks is a programming error.
+inline const std::string& default_of(const std::vector<Option>& table, const std::string& flag) {
+  const Option* o = find_option(table, flag);
+  if (!o) throw std::logic_error("no option " + flag + " in the table");
+  return o->def;
+}
+
+// `attnseq COMMAND --help`: the synopsis, then one line per option with its default.
+inline std::string help_text(const std::string& synopsis, const std::vector<Option>& table) {
+  std::string out = "usage: " + synopsis + "\n\noptions:\n";
+  for (const auto& o : table) {
+    std::string left = "  " + o.flag + (o.value.empty() ? "" : " " + o.value);
+    left += left.size() < 26 ? std::string(26 - left.size(), ' ') : "  ";
+    out += left + o.help + (o.def.empty() ? "" : " (default " + o.def + ")") + "\n";
+  }
+  return out;
+}
 
 // An integer in [lo, hi], written in decimal with an optional sign.
 inline std::int64_t parse_int_in(const std::string& flag, const std::string& v, std::int64_t lo, std::int64_t hi) {

@@ -22,7 +22,10 @@ void usage(FILE* f) {
       "                     [--hidden N] [--embedding N] [--layers N] [--bidirectional] [--input-feeding] [--bridge]\n"
       "                     [--attn-dim N] [--steps N] [--batch N] [--lr X] [--warmup N] [--clip X] [--seed S]\n"
       "                     [--min-len N --max-len N] [--name NAME] [--threads N] [--resume FILE] --out FILE.safetensors\n"
-      "       attnseq eval --model FILE (--task T | --data FILE.tsv) [--n 2000] [--seed S] [--beam K] [--json]\n",
+      "       attnseq eval --model FILE (--task T | --data FILE.tsv) [--n N] [--seed S] [--beam K] [--json]\n"
+      "       attnseq --version\n"
+      "\n"
+      "attnseq COMMAND --help lists the command's options and their defaults.\n",
       f);
 }
 }  // namespace
@@ -31,6 +34,10 @@ int main(int argc, char** argv) {
   if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
     usage(argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;
+  }
+  if (!std::strcmp(argv[1], "--version") || !std::strcmp(argv[1], "-V")) {
+    std::puts(ATTNSEQ_VERSION);  // package.json's version, read by CMakeLists.txt at configure time
+    return 0;
   }
   // Past a file size limit (`ulimit -f`) a write must fail with EFBIG, which is reported, rather than
   // kill the process by SIGXFSZ without a word.

@@ -39,49 +39,122 @@ struct Flags {
   }
 };
 
-// `valued` and `boolean` list the flags (without "--") the command takes; anything else is refused.
-Flags parse_flags(const char* command, const std::vector<std::string>& a, const std::vector<std::string>& valued,
-                  const std::vector<std::string>& boolean) {
+// `table` lists the flags the command takes (a value name: the flag takes a value; none: a switch);
+// anything else is refused. --help stops the parse: the command prints its help and nothing else.
+Flags parse_flags(const char* command, const std::vector<std::string>& a, const std::vector<Option>& table) {
   Flags f;
   for (std::size_t i = 0; i < a.size(); ++i) {
     if (a[i].rfind("--", 0) != 0) throw std::invalid_argument("unexpected argument '" + a[i] + "'");
+    const Option* o = find_option(table, a[i]);
+    if (!o) throw std::invalid_argument("unknown option " + a[i] + " for '" + command + "'");
     const std::string k = a[i].substr(2);
-    if (std::find(boolean.begin(), boolean.end(), k) != boolean.end()) {
+    if (o->value.empty()) {
       f.bools.push_back(k);
+      if (k == "help") return f;
       continue;
     }
-    if (std::find(valued.begin(), valued.end(), k) == valued.end())
-      throw std::invalid_argument("unknown option " + a[i] + " for '" + command + "'");
     if (i + 1 >= a.size()) throw std::invalid_argument(a[i] + " needs a value");
     f.kv.push_back({k, a[++i]});
   }
   return f;
 }
 
-std::unique_ptr<train::Task> task_from(const Flags& f) {
+// The options that choose the examples, shared by train and eval; defaults from TaskOptions.
+std::vector<Option> task_options() {
+  const train::TaskOptions d;
+  return {
+      {"--task", "NAME", "", "built-in task: dates, en-ko, reverse or copy (or --data)"},
+      {"--data", "FILE.tsv", "", "source<TAB>target lines (or --task)"},
+      {"--tokenizer", "char|word", "word", "--data: both sides' tokenizer"},
+      {"--src-tokenizer", "char|word", "", "--data: the source side's tokenizer (default: --tokenizer)"},
+      {"--tgt-tokenizer", "char|word", "", "--data: the target side's tokenizer (default: --tokenizer)"},
+      {"--min-len", "N", std::to_string(d.min_len), "reverse/copy: shortest sequence"},
+      {"--max-len", "N", std::to_string(d.max_len), "reverse/copy: longest sequence"},
+  };
+}
+
+const std::vector<Option>& train_options() {
+  static const std::vector<Option> t = [] {
+    std::vector<Option> v = task_options();
+    const std::vector<Option> rest = {
+        {"--style", "luong|bahdanau|none", "luong", "attention style (none: no attention)"},
+        {"--score", "dot|general|additive", "dot", "attention score function"},
+        {"--cell", "gru|lstm", "gru", "recurrent cell"},
+        {"--hidden", "N", "64", "decoder hidden size (and encoder output size)"},
+        {"--embedding", "N", "", "embedding size (default: --hidden)"},
+        {"--layers", "N", "1", "stacked layers, at most 8"},
+        {"--attn-dim", "N", "", "additive score's inner size (default: --hidden)"},
+        {"--bidirectional", "", "", "bidirectional encoder"},
+        {"--input-feeding", "", "", "Luong input feeding"},
+        {"--bridge", "", "", "a learned map from the encoder's final state to the decoder's initial state"},
+        {"--steps", "N", "3000", "total optimiser steps (counted from the start when resuming)"},
+        {"--batch", "N", "32", "examples per step"},
+        {"--lr", "X", "0.003", "peak learning rate"},
+        {"--warmup", "N", "100", "learning-rate warm-up steps"},
+        {"--clip", "X", "1", "gradient norm clip"},
+        {"--seed", "S", "1", "initialisation and sampling seed"},
+        {"--threads", "N", "", "training threads (default: every core, at most " + std::to_string(train::kMaxThreads) + ")"},
+        {"--resume", "FILE", "", "continue the run saved in FILE (and FILE.trainer)"},
+        {"--out", "FILE.safetensors", "", "where to save the model (required; + FILE.trainer)"},
+        {"--name", "NAME", "", "model name (default: TASK-STYLE-SCORE)"},
+        {"--description", "TEXT", "", "description stored in the checkpoint"},
+        {"--quiet", "", "", "no progress line"},
+        {"--help", "", "", "print this help"},
+    };
+    v.insert(v.end(), rest.begin(), rest.end());
+    return v;
+  }();
+  return t;
+}
+
+const std::vector<Option>& eval_options() {
+  static const std::vector<Option> t = [] {
+    std::vector<Option> v = {{"--model", "FILE", "", ".safetensors checkpoint (required)"}};
+    const std::vector<Option> task = task_options();
+    v.insert(v.end(), task.begin(), task.end());
+    const std::vector<Option> rest = {
+        {"--n", "N", "2000", "held-out examples"},
+        {"--seed", "S", "20261130", "seed of the held-out examples"},
+        {"--beam", "K", "1", "beam width"},
+        {"--threads", "N", "", "evaluation threads (default: every core, at most " + std::to_string(train::kMaxThreads) + "; the figures are the same for any count)"},
+        {"--json", "", "", "print one JSON object"},
+        {"--help", "", "", "print this help"},
+    };
+    v.insert(v.end(), rest.begin(), rest.end());
+    return v;
+  }();
+  return t;
+}
+
+// The flag's value, or the table's default when absent.
+std::string value_or_default(const Flags& f, const std::vector<Option>& table, const std::string& k) {
+  const auto* v = f.get(k);
+  return v ? *v : default_of(table, "--" + k);
+}
+
+std::unique_ptr<train::Task> task_from(const Flags& f, const std::vector<Option>& table) {
   const auto* t = f.get("task");
   const auto* d = f.get("data");
   if (!!t == !!d) throw std::invalid_argument("give exactly one of --task NAME or --data FILE.tsv");
   if (t) {
     train::TaskOptions o;
-    if (const auto* v = f.get("min-len")) o.min_len = int(parse_int_in("--min-len", *v, 1, kMaxSourceLength));
-    if (const auto* v = f.get("max-len")) o.max_len = int(parse_int_in("--max-len", *v, 1, kMaxSourceLength));
+    o.min_len = int(parse_int_in("--min-len", value_or_default(f, table, "min-len"), 1, kMaxSourceLength));
+    o.max_len = int(parse_int_in("--max-len", value_or_default(f, table, "max-len"), 1, kMaxSourceLength));
     return train::make_task(*t, o);
   }
   std::ifstream in(*d, std::ios::binary);
   if (!in) throw std::invalid_argument("cannot open '" + *d + "'");
   std::stringstream ss;
   ss << in.rdbuf();
-  // --tokenizer sets both sides (word by default); --src-tokenizer / --tgt-tokenizer override one side.
-  auto kind = [&](const char* flag, TokenizerKind def) {
-    const auto* v = f.get(flag);
-    if (!v) return def;
-    if (*v == "word") return TokenizerKind::Word;
-    if (*v == "char") return TokenizerKind::Char;
-    throw std::invalid_argument(std::string("--") + flag + " is char or word, not \"" + *v + "\"");
+  // --tokenizer sets both sides; --src-tokenizer / --tgt-tokenizer override one side.
+  auto kind = [&](const char* flag, const std::string& v) {
+    if (v == "word") return TokenizerKind::Word;
+    if (v == "char") return TokenizerKind::Char;
+    throw std::invalid_argument(std::string("--") + flag + " is char or word, not \"" + v + "\"");
   };
-  const TokenizerKind both = kind("tokenizer", TokenizerKind::Word);
-  return train::make_tsv_task(ss.str(), kind("src-tokenizer", both), kind("tgt-tokenizer", both));
+  const TokenizerKind both = kind("tokenizer", value_or_default(f, table, "tokenizer"));
+  auto side = [&](const char* flag) { const auto* v = f.get(flag); return v ? kind(flag, *v) : both; };
+  return train::make_tsv_task(ss.str(), side("src-tokenizer"), side("tgt-tokenizer"));
 }
 
 // Every core unless --threads says otherwise (train: the figures repeat for a given count; eval: its
@@ -100,18 +173,21 @@ std::string fmt_time(double s) {
 }  // namespace
 
 int train_cmd(const std::vector<std::string>& args) {
-  const Flags f = parse_flags("train", args,
-                              {"task", "data", "tokenizer", "src-tokenizer", "tgt-tokenizer", "min-len", "max-len", "style", "score", "cell", "hidden",
-                               "embedding", "layers", "attn-dim", "steps", "batch", "lr", "warmup", "clip", "seed",
-                               "resume", "out", "name", "description", "threads"},
-                              {"bidirectional", "input-feeding", "bridge", "quiet"});
-  const auto task = task_from(f);
+  const auto& table = train_options();
+  const Flags f = parse_flags("train", args, table);
+  if (f.has("help")) {
+    std::fputs(help_text("attnseq train (--task NAME | --data FILE.tsv) [options] --out FILE.safetensors", table).c_str(), stdout);
+    return 0;
+  }
+  const auto task = task_from(f, table);
   const auto* out = f.get("out");
   if (!out) throw std::invalid_argument("--out FILE.safetensors is required");
   const std::string state_path = *out + ".trainer";
   ModelConfig c;
-  auto str = [&](const char* k, const char* def) { const auto* v = f.get(k); return v ? *v : std::string(def); };
-  const std::string style = str("style", "luong"), score = str("score", "dot"), cell = str("cell", "gru");
+  auto str = [&](const char* k) { return value_or_default(f, table, k); };
+  // For the options whose default is computed, not in the table.
+  auto str_or = [&](const char* k, const std::string& def) { const auto* v = f.get(k); return v ? *v : def; };
+  const std::string style = str("style"), score = str("score"), cell = str("cell");
   c.style = style == "luong" ? Style::Luong : style == "bahdanau" ? Style::Bahdanau : style == "none" ? Style::None
             : throw std::invalid_argument("--style is luong, bahdanau or none");
   c.score = score == "dot" ? Score::Dot : score == "general" ? Score::General : score == "additive" ? Score::Additive
@@ -120,31 +196,31 @@ int train_cmd(const std::vector<std::string>& args) {
   c.bidirectional = f.has("bidirectional");
   c.input_feeding = f.has("input-feeding");
   c.bridge = f.has("bridge");
-  const int hidden = int(parse_int_in("--hidden", str("hidden", "64"), 1, 4096));
+  const int hidden = int(parse_int_in("--hidden", str("hidden"), 1, 4096));
   c.enc_hidden = c.bidirectional ? (c.bridge ? hidden : hidden / 2) : hidden;
   if (c.bidirectional && !c.bridge && hidden % 2) throw std::invalid_argument("--hidden must be even for a bidirectional encoder without --bridge");
   c.dec_hidden = hidden;
-  c.src_emb = c.tgt_emb = int(parse_int_in("--embedding", str("embedding", std::to_string(hidden).c_str()), 1, 4096));
-  c.layers = int(parse_int_in("--layers", str("layers", "1"), 1, 8));
-  c.attn_dim = int(parse_int_in("--attn-dim", str("attn-dim", std::to_string(hidden).c_str()), 1, 4096));
+  c.src_emb = c.tgt_emb = int(parse_int_in("--embedding", str_or("embedding", std::to_string(hidden)), 1, 4096));
+  c.layers = int(parse_int_in("--layers", str("layers"), 1, 8));
+  c.attn_dim = int(parse_int_in("--attn-dim", str_or("attn-dim", std::to_string(hidden)), 1, 4096));
   c.src_tokenizer = task->src_tokenizer();
   c.tgt_tokenizer = task->tgt_tokenizer();
   c.src_tokens = task->src_vocab();
   c.tgt_tokens = task->tgt_vocab();
   c.src_vocab = int(c.src_tokens.size());
   c.tgt_vocab = int(c.tgt_tokens.size());
-  c.extra = {{"name", str("name", (task->name() + "-" + style + (c.style == Style::None ? "" : "-" + score)).c_str())},
+  c.extra = {{"name", str_or("name", task->name() + "-" + style + (c.style == Style::None ? "" : "-" + score))},
              {"task", task->name()},
-             {"description", str("description", "")}};
+             {"description", str("description")}};
   train::TrainOptions o;
-  o.steps = int(parse_int_in("--steps", str("steps", "3000"), 1, 10000000));
-  o.batch_size = int(parse_int_in("--batch", str("batch", "32"), 1, 4096));
-  o.lr = float(parse_number("--lr", str("lr", "0.003")));
-  o.warmup = int(parse_int_in("--warmup", str("warmup", "100"), 0, 10000000));
-  o.clip = float(parse_number("--clip", str("clip", "1")));
-  o.seed = std::uint64_t(parse_int_in("--seed", str("seed", "1"), 0, 1L << 62));
+  o.steps = int(parse_int_in("--steps", str("steps"), 1, 10000000));
+  o.batch_size = int(parse_int_in("--batch", str("batch"), 1, 4096));
+  o.lr = float(parse_number("--lr", str("lr")));
+  o.warmup = int(parse_int_in("--warmup", str("warmup"), 0, 10000000));
+  o.clip = float(parse_number("--clip", str("clip")));
+  o.seed = std::uint64_t(parse_int_in("--seed", str("seed"), 0, 1L << 62));
   // Every core by default; the figures depend on the thread count but repeat for a given one.
-  o.threads = int(parse_int_in("--threads", str("threads", std::to_string(default_threads()).c_str()), 1, train::kMaxThreads));
+  o.threads = int(parse_int_in("--threads", str_or("threads", std::to_string(default_threads())), 1, train::kMaxThreads));
 
   // Both outputs are known to be writable before any training time is spent.
   check_writable(*out);
@@ -206,15 +282,19 @@ int train_cmd(const std::vector<std::string>& args) {
 }
 
 int eval_cmd(const std::vector<std::string>& args) {
-  const Flags f = parse_flags("eval", args, {"model", "task", "data", "tokenizer", "src-tokenizer", "tgt-tokenizer", "min-len", "max-len", "n", "seed", "beam", "threads"},
-                              {"json"});
+  const auto& table = eval_options();
+  const Flags f = parse_flags("eval", args, table);
+  if (f.has("help")) {
+    std::fputs(help_text("attnseq eval --model FILE (--task NAME | --data FILE.tsv) [options]", table).c_str(), stdout);
+    return 0;
+  }
   const auto* mp = f.get("model");
   if (!mp) throw std::invalid_argument("--model FILE is required");
-  const auto task = task_from(f);
+  const auto task = task_from(f, table);
   Model model = load_checkpoint_file(*mp);
-  const int n = int(parse_int_in("--n", f.get("n") ? *f.get("n") : "2000", 1, 1000000));
-  const auto seed = std::uint64_t(parse_int_in("--seed", f.get("seed") ? *f.get("seed") : "20261130", 0, 1L << 62));
-  const int beam = int(parse_int_in("--beam", f.get("beam") ? *f.get("beam") : "1", 1, kMaxBeam));
+  const int n = int(parse_int_in("--n", value_or_default(f, table, "n"), 1, 1000000));
+  const auto seed = std::uint64_t(parse_int_in("--seed", value_or_default(f, table, "seed"), 0, 1L << 62));
+  const int beam = int(parse_int_in("--beam", value_or_default(f, table, "beam"), 1, kMaxBeam));
   const int threads = int(parse_int_in("--threads", f.get("threads") ? *f.get("threads") : std::to_string(default_threads()),
                                        1, train::kMaxThreads));
   // The dates task also reports exact match per form (format and letter case) of the same examples.

@@ -28,16 +28,49 @@ std::string tokenizer_str(const ModelConfig& c) {
 
 struct Args {
   std::string model, text, ids, prefix;
-  bool json = false, has_text = false;
+  bool json = false, has_text = false, help = false;
   DecodeOptions opt;
 };
 
 // The JS API's largest seed (Number.MAX_SAFE_INTEGER): a seed gives the same output in both.
 constexpr std::int64_t kMaxSeed = (std::int64_t(1) << 53) - 1;
 
+std::string num(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", x);
+  return buf;
+}
+
+// translate's options; the defaults are read from DecodeOptions, which is what the parser starts from.
+const std::vector<Option>& translate_options() {
+  static const DecodeOptions d;
+  static const std::vector<Option> t = {
+      {"--model", "FILE", "", ".safetensors checkpoint (required)"},
+      {"--beam", "K", num(d.beam), "beam width; 1 = greedy, K > 1 prints every hypothesis"},
+      {"--max-length", "N", "", "most target tokens, EOS included (default: 2 * source length + 10)"},
+      {"--length-penalty", "A", num(d.length_penalty), "beam ranking: log p / length^A"},
+      {"--temperature", "T", num(d.temperature), "> 0: sample from softmax(logits / T) (beam 1 only); 0 = argmax"},
+      {"--seed", "S", num(double(d.seed)), "sampling seed"},
+      {"--prefix", "TEXT", "", "force the first target tokens (ids like 5,6 for an ids-only model)"},
+      {"--ids", "5,17,42", "", "the source as token ids instead of TEXT"},
+      {"--json", "", "", "print one JSON object (README.md, \"Command line\") instead of text"},
+      {"--help", "", "", "print this help"},
+  };
+  return t;
+}
+
+const std::vector<Option>& info_options() {
+  static const std::vector<Option> t = {
+      {"--model", "FILE", "", ".safetensors checkpoint (required)"},
+      {"--help", "", "", "print this help"},
+  };
+  return t;
+}
+
 // `info` takes only --model; `translate` the rest too. Unknown flags and stray arguments are errors.
 Args parse(const std::vector<std::string>& a, const char* command) {
   const bool info = std::string(command) == "info";
+  const auto& table = info ? info_options() : translate_options();
   Args r;
   for (std::size_t i = 0; i < a.size(); ++i) {
     auto value = [&]() -> const std::string& {
@@ -46,8 +79,9 @@ Args parse(const std::vector<std::string>& a, const char* command) {
     };
     const std::string& f = a[i];
     const bool flag = f.size() > 2 && f.compare(0, 2, "--") == 0;
-    if (f == "--model") r.model = value();
-    else if (info && flag) throw std::invalid_argument("unknown option " + f + " for 'info'");
+    if (flag && !find_option(table, f)) throw std::invalid_argument("unknown option " + f + " for '" + command + "'");
+    if (f == "--help") { r.help = true; return r; }
+    else if (f == "--model") r.model = value();
     else if (info) throw std::invalid_argument("unexpected argument '" + f + "'");
     else if (f == "--beam") r.opt.beam = int(parse_int_in(f, value(), 1, kMaxBeam));
     else if (f == "--max-length") r.opt.max_length = int(parse_int_in(f, value(), 1, kMaxTargetLength));
@@ -57,7 +91,7 @@ Args parse(const std::vector<std::string>& a, const char* command) {
     else if (f == "--prefix") r.prefix = value();
     else if (f == "--ids") r.ids = value();
     else if (f == "--json") r.json = true;
-    else if (flag) throw std::invalid_argument("unknown option " + f + " for 'translate'");
+    else if (flag) throw std::logic_error("option " + f + " is in the table but not parsed");
     else if (!r.has_text) r.text = f, r.has_text = true;
     else throw std::invalid_argument("unexpected argument '" + f + "' (give the source text as one argument: quote it)");
   }
@@ -163,6 +197,10 @@ const char* shade(float w) {
 
 int translate(const std::vector<std::string>& argv) {
   Args a = parse(argv, "translate");
+  if (a.help) {
+    std::fputs(help_text("attnseq translate --model FILE [options] (--ids 5,17,42 | TEXT)", translate_options()).c_str(), stdout);
+    return 0;
+  }
   Model model = load_checkpoint_file(a.model);
   const auto& c = model.config();
   const Vocab sv = Vocab::source(c), tv = Vocab::target(c);
@@ -219,6 +257,10 @@ int translate(const std::vector<std::string>& argv) {
 
 int info(const std::vector<std::string>& argv) {
   Args a = parse(argv, "info");
+  if (a.help) {
+    std::fputs(help_text("attnseq info --model FILE", info_options()).c_str(), stdout);
+    return 0;
+  }
   Model model = load_checkpoint_file(a.model);
   const auto& c = model.config();
   std::printf("cell %s, style %s, score %s, input_feeding %s, bidirectional %s, bridge %s, layers %d\n",
