@@ -3,8 +3,6 @@
 #include "train/evaluate.hpp"
 
 #include <algorithm>
-#include <exception>
-#include <thread>
 #include <set>
 #include <stdexcept>
 #include <unordered_map>
@@ -108,9 +106,7 @@ EvalReport evaluate(const Model& model, const std::vector<Example>& examples, in
   if (!form_of.empty() && form_of.size() != examples.size())
     throw std::invalid_argument("evaluate: form_of has " + std::to_string(form_of.size()) + " entries for " +
                                 std::to_string(examples.size()) + " examples");
-  if (threads < 1 || threads > kMaxThreads)
-    throw std::invalid_argument("evaluate: threads is " + std::to_string(threads) + "; it must be in [1, " +
-                                std::to_string(kMaxThreads) + "]");
+  check_threads(threads, "evaluate: threads");
 #if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
   threads = 1;  // the wasm module is single-threaded
 #endif
@@ -120,21 +116,10 @@ EvalReport evaluate(const Model& model, const std::vector<Example>& examples, in
   // same for any thread count.
   const std::size_t T = std::max<std::size_t>(1, std::min<std::size_t>(std::size_t(threads), examples.size()));
   std::vector<EvalReport> parts(T, r);
-  std::vector<std::exception_ptr> errors(T);
-  auto run = [&](std::size_t t) {
-    try {
-      Encoded enc;
-      for (std::size_t i = t; i < examples.size(); i += T) evaluate_one(model, examples, i, beam, bucket_width, form_of, parts[t], enc);
-    } catch (...) {
-      errors[t] = std::current_exception();
-    }
-  };
-  std::vector<std::thread> pool;
-  for (std::size_t t = 1; t < T; ++t) pool.emplace_back(run, t);
-  run(0);
-  for (auto& th : pool) th.join();
-  for (const auto& e : errors)
-    if (e) std::rethrow_exception(e);
+  run_on_threads(T, [&](std::size_t t) {
+    Encoded enc;
+    for (std::size_t i = t; i < examples.size(); i += T) evaluate_one(model, examples, i, beam, bucket_width, form_of, parts[t], enc);
+  });
   for (const auto& p : parts) merge_into(r, p);
   std::sort(r.buckets.begin(), r.buckets.end(), [](const BucketStats& a, const BucketStats& b) { return a.lo < b.lo; });
   return r;

@@ -9,7 +9,7 @@
 
 #include "model/model.hpp"
 #include "train/tasks.hpp"
-#include "train/trainer.hpp"  // kMaxThreads
+#include "train/parallel.hpp"
 
 namespace attnseq::train {
 

@@ -1,11 +1,10 @@
 // Trainer implementation: Adam over the flat parameter buffer, clipping, schedule, state I/O.
 #include "train/trainer.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <exception>
 #include <stdexcept>
-#include <thread>
 
 #include "model/safetensors.hpp"
 
@@ -34,9 +33,7 @@ Trainer::Trainer(Model& model, Sampler sampler, TrainOptions options)
   if (opt_.steps < 1) throw std::invalid_argument("steps must be >= 1");
   if (opt_.warmup < 0) throw std::invalid_argument("warmup must be >= 0");
   if (!(opt_.clip >= 0.f)) throw std::invalid_argument("clip must be >= 0");
-  if (opt_.threads < 1 || opt_.threads > kMaxThreads)
-    throw std::invalid_argument("threads is " + std::to_string(opt_.threads) + "; it must be in [1, " +
-                                std::to_string(kMaxThreads) + "]");
+  check_threads(opt_.threads, "threads");
 #if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
   if (opt_.threads != 1) throw std::invalid_argument("threads must be 1 in WebAssembly (the module is single-threaded)");
 #endif
@@ -102,22 +99,11 @@ LossStats Trainer::sharded_forward_backward(const std::vector<std::vector<std::i
     shards[k] = make_batch({src.begin() + lo, src.begin() + hi}, {tgt.begin() + lo, tgt.begin() + hi}, model_.config());
   }
   std::vector<LossStats> stats(S);
-  std::vector<std::exception_ptr> errors(S);
-  auto run = [&](std::size_t k) {
-    try {
-      float* g = k == 0 ? grad_.data() : shard_grad_[k - 1].data();
-      if (k > 0) std::fill(g, g + n, 0.f);
-      stats[k] = forward_backward(model_, shards[k], g);
-    } catch (...) {
-      errors[k] = std::current_exception();
-    }
-  };
-  std::vector<std::thread> pool;
-  for (std::size_t k = 1; k < S; ++k) pool.emplace_back(run, k);
-  run(0);
-  for (auto& t : pool) t.join();
-  for (const auto& e : errors)
-    if (e) std::rethrow_exception(e);
+  run_on_threads(S, [&](std::size_t k) {
+    float* g = k == 0 ? grad_.data() : shard_grad_[k - 1].data();
+    if (k > 0) std::fill(g, g + n, 0.f);
+    stats[k] = forward_backward(model_, shards[k], g);
+  });
   LossStats total;
   for (const auto& st : stats) total.loss_sum += st.loss_sum, total.tokens += st.tokens, total.correct += st.correct;
   const float w0 = float(stats[0].tokens) / float(total.tokens);

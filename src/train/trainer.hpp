@@ -13,6 +13,7 @@
 #include "decode/decode.hpp"
 #include "model/model.hpp"
 #include "train/backprop.hpp"
+#include "train/parallel.hpp"
 
 namespace attnseq::train {
 
@@ -30,7 +31,6 @@ struct TrainOptions {
   int threads = 1;              // threads sharing a step's batch (native only; wasm is single-threaded).
                                 // Results are deterministic for a seed and a thread count.
 };
-constexpr int kMaxThreads = 256;
 
 // One training pair of ids (no BOS/EOS).
 using Pair = std::pair<std::vector<std::int32_t>, std::vector<std::int32_t>>;

@@ -5,13 +5,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { accessSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { NATIVE_CLI, requireNativeCli } from './native.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const NATIVE = process.env.ATTNSEQ_NATIVE_CLI ? path.resolve(process.env.ATTNSEQ_NATIVE_CLI) : path.join(ROOT, 'build/native/attnseq');
+const NATIVE = NATIVE_CLI;
 const BIN = path.join(ROOT, 'bin/attnseq.js');
 const VERSION = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version;
 const GEN = path.join(ROOT, 'tests/data/parity/gru_luong_general.safetensors');
@@ -19,14 +20,7 @@ const SRC = 'w5 w6 w7 w8 w4';
 const TMP = mkdtempSync(path.join(os.tmpdir(), 'attnseq-cli-help-'));
 process.on('exit', () => rmSync(TMP, { recursive: true, force: true }));
 
-function requireNative() {
-  try {
-    accessSync(NATIVE, constants.X_OK);
-  } catch {
-    assert.fail(`the native CLI ${NATIVE} is missing or not executable: build it with ` +
-      '`cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release && cmake --build build/native --target attnseq`');
-  }
-}
+const requireNative = requireNativeCli;
 function requireDist() {
   try {
     accessSync(path.join(ROOT, 'dist/attnseq-core.mjs'));

@@ -5,12 +5,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants, existsSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { NATIVE_CLI, requireNativeCli } from './native.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const NATIVE = process.env.ATTNSEQ_NATIVE_CLI ? path.resolve(process.env.ATTNSEQ_NATIVE_CLI) : path.join(ROOT, 'build/native/attnseq');
+const NATIVE = NATIVE_CLI;
 const JS_CLI = path.join(ROOT, 'bin/attnseq.js');
 const MODEL = (n) => path.join(ROOT, 'models', `${n}.safetensors`);
 const FIX = (n) => path.join(ROOT, 'tests/data/parity', `${n}.safetensors`);
@@ -18,12 +19,7 @@ const FIX = (n) => path.join(ROOT, 'tests/data/parity', `${n}.safetensors`);
 const TOL = 2e-5;
 
 function runBoth(args) {
-  try {
-    accessSync(NATIVE, constants.X_OK);
-  } catch {
-    assert.fail(`the native CLI ${NATIVE} is missing or not executable: build it with ` +
-      '`cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release && cmake --build build/native --target attnseq`');
-  }
+  requireNativeCli();
   const core = path.join(ROOT, 'dist/attnseq-core.mjs');
   if (!existsSync(core)) assert.fail(`${core} is missing: run \`bash scripts/build.sh\` first`);
   const out = {};

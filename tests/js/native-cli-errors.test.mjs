@@ -5,27 +5,20 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { NATIVE_CLI, requireNativeCli } from './native.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const CLI = process.env.ATTNSEQ_NATIVE_CLI ? path.resolve(process.env.ATTNSEQ_NATIVE_CLI) : path.join(ROOT, 'build/native/attnseq');
+const CLI = NATIVE_CLI;
 const MODEL = (n) => path.join(ROOT, 'models', `${n}.safetensors`);
 const IDS_MODEL = path.join(ROOT, 'tests/data/parity/tensors_only.safetensors');
 const TMP = mkdtempSync(path.join(os.tmpdir(), 'attnseq-native-errors-'));
 process.on('exit', () => rmSync(TMP, { recursive: true, force: true }));
 
-function requireCli() {
-  try {
-    accessSync(CLI, constants.X_OK);
-  } catch {
-    assert.fail(`the native CLI ${CLI} is missing or not executable: build it with ` +
-      '`cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release && cmake --build build/native --target attnseq` ' +
-      '(or point ATTNSEQ_NATIVE_CLI at it)');
-  }
-}
+const requireCli = requireNativeCli;
 // Runs the CLI; with `fileLimitKB`, under `ulimit -f` (bash counts it in KiB).
 function run(args, { fileLimitKB } = {}) {
   requireCli();

@@ -5,13 +5,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants, existsSync, mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { NATIVE_CLI, requireNativeCli } from './native.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const CLI = process.env.ATTNSEQ_NATIVE_CLI ? path.resolve(process.env.ATTNSEQ_NATIVE_CLI) : path.join(ROOT, 'build/native/attnseq');
+const CLI = NATIVE_CLI;
 const MODEL = (n) => path.join(ROOT, 'models', `${n}.safetensors`);
 const FIX = (n) => path.join(ROOT, 'tests/data/parity', `${n}.safetensors`);
 const TMP = mkdtempSync(path.join(os.tmpdir(), 'attnseq-native-cli-'));
@@ -26,15 +27,7 @@ const { loadModel } = await import('../../wasm/attnseq.js');
 // the PyTorch fixture is matched within 1e-5 by tests/cpp/test_parity.cpp.
 const TOL = 2e-5;
 
-function requireCli() {
-  try {
-    accessSync(CLI, constants.X_OK);
-  } catch {
-    assert.fail(`the native CLI ${CLI} is missing or not executable: build it with ` +
-      '`cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release && cmake --build build/native --target attnseq` ' +
-      '(or point ATTNSEQ_NATIVE_CLI at it)');
-  }
-}
+const requireCli = requireNativeCli;
 function run(args) {
   requireCli();
   const r = spawnSync(CLI, args, { encoding: 'utf8', timeout: 30000 });

@@ -6,15 +6,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { accessSync, constants, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createTrainer, loadModel } from '../../wasm/attnseq.js';
+import { NATIVE_CLI, requireNativeCli } from './native.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const CLI = process.env.ATTNSEQ_NATIVE_CLI ? path.resolve(process.env.ATTNSEQ_NATIVE_CLI) : path.join(ROOT, 'build/native/attnseq');
+const CLI = NATIVE_CLI;
 
 const MODEL = (n) => new URL(`../../models/${n}.safetensors`, import.meta.url);
 const PAIRS = [['knight', 'N AY T'], ['phone', 'F OW N'], ['box', 'B AA K S'], ['tea', 'T IY']];
@@ -132,11 +133,7 @@ test('per-side tokenizer options: tokenizer sets both, a side overrides it, bad 
 });
 
 test('native CLI: train --src-tokenizer char --tgt-tokenizer word; the model reads the same in the npm API', async () => {
-  try {
-    accessSync(CLI, constants.X_OK);
-  } catch {
-    assert.fail(`the native CLI ${CLI} is missing: build it with \`cmake --build build/native --target attnseq\``);
-  }
+  requireNativeCli();
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'attnseq-tokenizers-'));
   try {
     const tsv = path.join(tmp, 'g2p.tsv'), out = path.join(tmp, 'g2p.safetensors');
