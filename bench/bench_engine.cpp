@@ -320,7 +320,7 @@ void bench_kernels(const Options& o, int H) {
   });
 }
 
-// ---- kernel lab: candidate gemv / gemm layouts, to size what src/kernels/simd.cpp could gain -----
+// ---- kernel lab: candidate gemv / gemm layouts, to size what src/kernels/simd_impl.inc could gain
 // Not used by the engine. Each candidate computes y = W x (or C = X W^T for 4 rows) for the same
 // matrix as kernels::gemv, after a one-time repacking of W (which the engine would do in prepare()).
 namespace lab {
