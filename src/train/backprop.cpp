@@ -10,6 +10,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "decode/decode.hpp"
 #include "kernels/kernels.hpp"
 #include "nn/layers.hpp"
 
@@ -91,7 +92,15 @@ struct CellCache {
 
 }  // namespace
 
-LossStats forward_backward(const Model& model, const Batch& bt, float* grad) {
+void check(const ForwardOptions& o) {
+  if (!(o.dropout >= 0.f && o.dropout < 1.f))
+    throw std::invalid_argument("dropout is " + std::to_string(o.dropout) + "; it must be in [0, 1)");
+  if (!(o.label_smoothing >= 0.f && o.label_smoothing < 1.f))
+    throw std::invalid_argument("label_smoothing is " + std::to_string(o.label_smoothing) + "; it must be in [0, 1)");
+}
+
+LossStats forward_backward(const Model& model, const Batch& bt, float* grad, const ForwardOptions& fo) {
+  check(fo);
   Net net(model, grad);
   const auto& c = model.config();
   const std::size_t B = bt.B, Ts = bt.Ts, Tt = bt.Tt, L = c.layers, dirs = c.bidirectional ? 2 : 1;
@@ -99,6 +108,16 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad) {
   const std::size_t Es = c.src_emb, Et = c.tgt_emb, V = c.tgt_vocab, A = c.attn_dim, D = c.dec_input();
   const bool lstm = c.cell == Cell::LSTM;
   const bool want_grad = grad != nullptr;
+  // Dropout masks: 0 or 1 / (1 - p) per element, drawn in forward order from the seed.
+  const bool drop = fo.dropout > 0.f;
+  Rng drop_rng(fo.seed);
+  auto mask = [&](std::size_t n) {
+    Vec m(n);
+    const float keep = 1.f / (1.f - fo.dropout);
+    for (auto& v : m) v = drop_rng.uniform() < fo.dropout ? 0.f : keep;
+    return m;
+  };
+  std::vector<Vec> enc_mask(L);  // enc_mask[l]: on layer l's input (l = 0: the source embeddings)
 
   // ================= encoder forward =================
   // layer_in[l]: (Ts, B, in_l) inputs; enc_cache[l][d][t]: cell caches; outs: (Ts, B, Ho) per layer.
@@ -106,11 +125,19 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad) {
   layer_in[0].resize(Ts * B * Es);
   const PG enc_emb = net.get("encoder.embedding.weight");
   nn::embedding_forward(enc_emb.w, Es, bt.src.data(), Ts * B, layer_in[0].data(), Es);
+  if (drop) {
+    enc_mask[0] = mask(Ts * B * Es);
+    kernels::mul(layer_in[0].data(), enc_mask[0].data(), layer_in[0].data(), Ts * B * Es);
+  }
   std::vector<std::vector<std::vector<CellCache>>> enc_cache(L, std::vector<std::vector<CellCache>>(dirs));
   std::vector<Vec> final_h(L, Vec(B * Ho, 0.f)), final_c(L, Vec(B * Ho, 0.f));
   auto active = [&](std::size_t t, std::size_t b) { return int(t) < bt.src_len[b]; };
   for (std::size_t l = 0; l < L; ++l) {
     const std::size_t in = l == 0 ? Es : Ho;
+    if (drop && l > 0) {  // between stacked layers; the layer below keeps its own states undropped
+      enc_mask[l] = mask(Ts * B * Ho);
+      kernels::mul(layer_in[l].data(), enc_mask[l].data(), layer_in[l].data(), Ts * B * Ho);
+    }
     layer_in[l + 1].assign(Ts * B * Ho, 0.f);
     for (std::size_t d = 0; d < dirs; ++d) {
       const auto w = net.rnn("encoder.rnn.", "_l" + std::to_string(l) + (d ? "_reverse" : ""), int(in), int(He));
@@ -196,6 +223,10 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad) {
     std::vector<CellCache> cell;   // per layer
     std::vector<Vec> layer_out;    // per layer (B, Hd): h after this step
     Vec query, weights, u, context, cat, htilde, probs;
+    // dropout: masks on the target embeddings (B, Et), on layer l's input (l >= 1, B Hd) with the
+    // dropped inputs themselves, and on the output features (B, Hd) with the dropped features.
+    Vec emb_mask, feat_mask, feat;
+    std::vector<Vec> in_mask, in_drop;
   };
   std::vector<Step> steps(Tt);
   std::vector<Vec> h(s0_h), cst(s0_c);
@@ -223,11 +254,22 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad) {
       std::memcpy(&s.x[b * D], dec_emb.w + std::size_t(bt.tgt_in[k * B + b]) * Et, Et * sizeof(float));
       if (R) std::memcpy(&s.x[b * D + Et], rest + b * R, R * sizeof(float));
     }
+    if (drop) {
+      s.emb_mask = mask(B * Et);
+      for (std::size_t b = 0; b < B; ++b) kernels::mul(&s.x[b * D], &s.emb_mask[b * Et], &s.x[b * D], Et);
+      s.in_mask.resize(L);
+      s.in_drop.resize(L);
+    }
     s.cell.resize(L);
     s.layer_out.resize(L);
     for (std::size_t l = 0; l < L; ++l) {
       CellCache& cc = s.cell[l];
-      const float* xin = l == 0 ? s.x.data() : s.layer_out[l - 1].data();
+      if (drop && l > 0) {
+        s.in_mask[l] = mask(B * Hd);
+        s.in_drop[l].resize(B * Hd);
+        kernels::mul(s.layer_out[l - 1].data(), s.in_mask[l].data(), s.in_drop[l].data(), B * Hd);
+      }
+      const float* xin = l == 0 ? s.x.data() : drop ? s.in_drop[l].data() : s.layer_out[l - 1].data();
       const std::size_t in = l == 0 ? D : Hd;
       cc.gates.resize(B * G * Hd);
       cc.gh.resize(B * G * Hd);
@@ -249,6 +291,15 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad) {
     nn::linear_forward(s.cat.data(), Ho + Hd, comb_w.w, comb_b.w, s.htilde.data(), Hd, B, Hd, Ho + Hd);
     kernels::tanh(s.htilde.data(), B * Hd);
   };
+  // The features the output layer reads: h~ (or the top state without attention), dropped in training.
+  auto features = [&](Step& s) -> const float* {
+    const float* f = c.style == Style::None ? h[L - 1].data() : s.htilde.data();
+    if (!drop) return f;
+    s.feat_mask = mask(B * Hd);
+    s.feat.resize(B * Hd);
+    kernels::mul(f, s.feat_mask.data(), s.feat.data(), B * Hd);
+    return s.feat.data();
+  };
 
   for (std::size_t k = 0; k < Tt; ++k) {
     Step& s = steps[k];
@@ -256,7 +307,6 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad) {
       run_rnn(s, k, c.input_feeding ? htilde_prev.data() : nullptr, c.input_feeding ? Hd : 0);
       attend(s, h[L - 1].data());
       combine(s);
-      htilde_prev = s.htilde;
     } else if (c.style == Style::Bahdanau) {
       attend(s, h[L - 1].data());
       run_rnn(s, k, s.context.data(), Ho);
@@ -264,15 +314,25 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad) {
     } else {
       run_rnn(s, k, nullptr, 0);
     }
-    const float* feat = c.style == Style::None ? h[L - 1].data() : s.htilde.data();
+    const float* feat = features(s);
+    if (c.style == Style::Luong) htilde_prev.assign(feat, feat + B * Hd);  // input feeding
     s.probs.resize(B * V);
     nn::linear_forward(feat, Hd, out_w.w, out_b.w, s.probs.data(), V, B, V, Hd);
     for (std::size_t b = 0; b < B; ++b) {
       float* p = &s.probs[b * V];
       const std::int32_t y = bt.tgt_out[k * B + b];
       if (y >= 0) {
-        stats.loss_sum += double(kernels::logsumexp(p, V)) - p[y];
+        const double lse = kernels::logsumexp(p, V), nll = lse - p[y];
+        stats.loss_sum += nll;
         stats.correct += int(kernels::argmax(p, V)) == y;
+        if (fo.label_smoothing > 0.f) {
+          double mean = 0;
+          for (std::size_t v = 0; v < V; ++v) mean += p[v];
+          mean /= double(V);
+          stats.objective_sum += (1.0 - fo.label_smoothing) * nll + fo.label_smoothing * (lse - mean);
+        } else {
+          stats.objective_sum += nll;
+        }
       }
       kernels::masked_softmax(p, V, V);
     }
@@ -285,7 +345,7 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad) {
   Vec dhtilde_next(B * Hd, 0.f);                                       // input feeding carry
   Vec dmemory(B * Ts * Ho, 0.f), dkeys(B * Ts * Kd, 0.f);
   const PG dec_emb_g = dec_emb;
-  Vec dlogits(B * V), dfeat(B * Hd), dcat(B * (Ho + Hd)), dctx(B * Ho), dq(B * Hd), dx(B * D), dgi(B * G * Hd),
+  Vec dlogits(B * V), dfeat(B * Hd), dtmp(B * Hd), dcat(B * (Ho + Hd)), dctx(B * Ho), dq(B * Hd), dx(B * D), dgi(B * G * Hd),
       dscratch(B * G * Hd), ascratch(2 * Ts + A);
   std::vector<PG> dW_ih(L), dW_hh(L), db_ih(L), db_hh(L);
   for (std::size_t l = 0; l < L; ++l) {
@@ -315,11 +375,16 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad) {
       else
         nn::gru_cell_backward(drnn[l], cc.gates.data(), cc.gh.data(), cc.h_prev.data(), dh[l].data(), dgi.data(),
                               dW_hh[l].g, db_hh[l].g, dscratch.data(), B);
-      const float* xin = l == 0 ? s.x.data() : s.layer_out[l - 1].data();
+      const float* xin = l == 0 ? s.x.data() : drop ? s.in_drop[l].data() : s.layer_out[l - 1].data();
       const std::size_t in = l == 0 ? D : Hd;
       if (l == 0) {
         std::fill(dx.begin(), dx.end(), 0.f);
         nn::linear_backward(xin, in, drnn[l].w_ih, dgi.data(), G * Hd, dx.data(), dW_ih[l].g, db_ih[l].g, B, G * Hd, in);
+      } else if (drop) {  // through the dropout mask between the layers
+        std::fill(dtmp.begin(), dtmp.end(), 0.f);
+        nn::linear_backward(xin, in, drnn[l].w_ih, dgi.data(), G * Hd, dtmp.data(), dW_ih[l].g, db_ih[l].g, B, G * Hd, in);
+        kernels::mul(dtmp.data(), s.in_mask[l].data(), dtmp.data(), B * Hd);
+        kernels::add(dtmp.data(), dh[l - 1].data(), B * Hd);
       } else {
         // the layer below's output at this step feeds this layer: its gradient joins dh[l-1]
         nn::linear_backward(xin, in, drnn[l].w_ih, dgi.data(), G * Hd, dh[l - 1].data(), dW_ih[l].g, db_ih[l].g, B, G * Hd, in);
@@ -329,19 +394,29 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad) {
 
   for (std::size_t k = Tt; k-- > 0;) {
     const Step& s = steps[k];
+    // d objective / d logits = p - target distribution ((1 - e) one-hot + e / V), per token
+    const float smooth = fo.label_smoothing / float(V), hit = 1.f - fo.label_smoothing;
     for (std::size_t b = 0; b < B; ++b) {
       const std::int32_t y = bt.tgt_out[k * B + b];
-      for (std::size_t v = 0; v < V; ++v) dlogits[b * V + v] = y >= 0 ? s.probs[b * V + v] * inv_n : 0.f;
-      if (y >= 0) dlogits[b * V + y] -= inv_n;
+      for (std::size_t v = 0; v < V; ++v) dlogits[b * V + v] = y >= 0 ? (s.probs[b * V + v] - smooth) * inv_n : 0.f;
+      if (y >= 0) dlogits[b * V + y] -= hit * inv_n;
     }
-    const float* feat = c.style == Style::None ? s.layer_out[L - 1].data() : s.htilde.data();
+    const float* feat = drop ? s.feat.data() : c.style == Style::None ? s.layer_out[L - 1].data() : s.htilde.data();
     if (c.style == Style::None) {
-      nn::linear_backward(feat, Hd, out_w.w, dlogits.data(), V, dh[L - 1].data(), out_w.g, out_b.g, B, V, Hd);
+      if (drop) {
+        std::fill(dfeat.begin(), dfeat.end(), 0.f);
+        nn::linear_backward(feat, Hd, out_w.w, dlogits.data(), V, dfeat.data(), out_w.g, out_b.g, B, V, Hd);
+        kernels::mul(dfeat.data(), s.feat_mask.data(), dfeat.data(), B * Hd);
+        kernels::add(dfeat.data(), dh[L - 1].data(), B * Hd);
+      } else {
+        nn::linear_backward(feat, Hd, out_w.w, dlogits.data(), V, dh[L - 1].data(), out_w.g, out_b.g, B, V, Hd);
+      }
       rnn_back(s);
     } else {
       std::fill(dfeat.begin(), dfeat.end(), 0.f);
       nn::linear_backward(feat, Hd, out_w.w, dlogits.data(), V, dfeat.data(), out_w.g, out_b.g, B, V, Hd);
       if (c.style == Style::Luong && c.input_feeding) kernels::add(dhtilde_next.data(), dfeat.data(), B * Hd);
+      if (drop) kernels::mul(dfeat.data(), s.feat_mask.data(), dfeat.data(), B * Hd);
       for (std::size_t i = 0; i < B * Hd; ++i) dfeat[i] *= 1.f - s.htilde[i] * s.htilde[i];  // tanh
       std::fill(dcat.begin(), dcat.end(), 0.f);
       nn::linear_backward(s.cat.data(), Ho + Hd, comb_w.w, dfeat.data(), Hd, dcat.data(), comb_w.g, comb_b.g, B, Hd, Ho + Hd);
@@ -365,6 +440,8 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad) {
         kernels::add(dq.data(), dh[L - 1].data(), B * Hd);
       }
     }
+    if (drop)
+      for (std::size_t b = 0; b < B; ++b) kernels::mul(&dx[b * D], &s.emb_mask[b * Et], &dx[b * D], Et);
     if (dec_emb_g.g)
       for (std::size_t b = 0; b < B; ++b)
         kernels::add(&dx[b * D], dec_emb_g.g + std::size_t(bt.tgt_in[k * B + b]) * Et, Et);
@@ -445,6 +522,7 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad) {
       nn::linear_backward(layer_in[l].data(), in, w.w_ih, dgi_all.data(), G * He, din.data(), gw_ih.g, gb_ih.g,
                           Ts * B, G * He, in);
     }
+    if (drop) kernels::mul(din.data(), enc_mask[l].data(), din.data(), din.size());
     dout.swap(din);
   }
   const PG enc_emb_g = enc_emb;

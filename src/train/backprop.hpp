@@ -25,12 +25,28 @@ Batch make_batch(const std::vector<std::vector<std::int32_t>>& src, const std::v
                  const ModelConfig& c);
 
 struct LossStats {
-  double loss_sum = 0;  // sum over tokens of -log p(y)
-  int tokens = 0;       // real target tokens
-  int correct = 0;      // tokens whose argmax equals the reference
+  double loss_sum = 0;       // sum over tokens of -log p(y)
+  double objective_sum = 0;  // sum over tokens of the trained objective (= loss_sum without label smoothing)
+  int tokens = 0;            // real target tokens
+  int correct = 0;           // tokens whose argmax equals the reference
 };
 
-// Runs the batch; if grad is not null (params-sized), adds d(mean loss)/d(params) into it.
-LossStats forward_backward(const Model& model, const Batch& batch, float* grad);
+// Regularisation during training; the defaults are the plain model (inference semantics).
+//  - dropout p: inverted dropout (kept values scaled by 1 / (1 - p)) on the source embeddings, the
+//    target embeddings, the inputs of every stacked RNN layer above the first (encoder and decoder,
+//    as PyTorch's nn.GRU(dropout=p)), and the decoder's output features (h~, or the top state without
+//    attention) before the output layer; with input feeding the dropped h~ is what is fed, as in
+//    OpenNMT-py. Masks come from `seed`, so a seed gives the same masks.
+//  - label_smoothing e: the objective is (1 - e) (-log p_y) + e * mean over the vocabulary of -log p_v.
+struct ForwardOptions {
+  float dropout = 0.f;          // in [0, 1)
+  float label_smoothing = 0.f;  // in [0, 1)
+  std::uint64_t seed = 0;       // dropout masks
+};
+// Throws std::invalid_argument naming the field when a value is out of range.
+void check(const ForwardOptions& o);
+
+// Runs the batch; if grad is not null (params-sized), adds d(mean objective)/d(params) into it.
+LossStats forward_backward(const Model& model, const Batch& batch, float* grad, const ForwardOptions& options = {});
 
 }  // namespace attnseq::train

@@ -34,6 +34,7 @@ Trainer::Trainer(Model& model, Sampler sampler, TrainOptions options)
   if (opt_.warmup < 0) throw std::invalid_argument("warmup must be >= 0");
   if (!(opt_.clip >= 0.f)) throw std::invalid_argument("clip must be >= 0");
   check_threads(opt_.threads, "threads");
+  check(ForwardOptions{opt_.dropout, opt_.label_smoothing, 0});
 #if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
   if (opt_.threads != 1) throw std::invalid_argument("threads must be 1 in WebAssembly (the module is single-threaded)");
 #endif
@@ -59,8 +60,9 @@ StepReport Trainer::step() {
     tgt.push_back(std::move(p.second));
   }
   std::fill(grad_.begin(), grad_.end(), 0.f);
-  const LossStats st = shard_grad_.empty() ? forward_backward(model_, make_batch(src, tgt, model_.config()), grad_.data())
-                                           : sharded_forward_backward(src, tgt);
+  const LossStats st = shard_grad_.empty()
+                           ? forward_backward(model_, make_batch(src, tgt, model_.config()), grad_.data(), forward_options(0))
+                           : sharded_forward_backward(src, tgt);
   double norm2 = 0;
   for (float g : grad_) norm2 += double(g) * g;
   const double norm = std::sqrt(norm2);
@@ -102,7 +104,7 @@ LossStats Trainer::sharded_forward_backward(const std::vector<std::vector<std::i
   run_on_threads(S, [&](std::size_t k) {
     float* g = k == 0 ? grad_.data() : shard_grad_[k - 1].data();
     if (k > 0) std::fill(g, g + n, 0.f);
-    stats[k] = forward_backward(model_, shards[k], g);
+    stats[k] = forward_backward(model_, shards[k], g, forward_options(k));
   });
   LossStats total;
   for (const auto& st : stats) total.loss_sum += st.loss_sum, total.tokens += st.tokens, total.correct += st.correct;
@@ -114,6 +116,12 @@ LossStats Trainer::sharded_forward_backward(const std::vector<std::vector<std::i
     for (std::size_t i = 0; i < n; ++i) grad_[i] += w * g[i];
   }
   return total;
+}
+
+// Dropout masks of this step's shard k: a seed mixed from the run's seed, the step and the shard.
+ForwardOptions Trainer::forward_options(std::size_t shard) const {
+  Rng mix(opt_.seed ^ (0x9E3779B97F4A7C15ull * (std::uint64_t(step_) + 1)) ^ (0xD1B54A32D192ED03ull * (shard + 1)));
+  return {opt_.dropout, opt_.label_smoothing, mix.next()};
 }
 
 std::vector<std::uint8_t> Trainer::save_state() const {

@@ -28,6 +28,8 @@ struct TrainOptions {
   float beta2 = 0.999f;         // Adam second-moment decay
   float eps = 1e-8f;            // Adam epsilon
   std::uint64_t seed = 1;       // data order and initialisation
+  float dropout = 0.f;          // see ForwardOptions (train/backprop.hpp); masks differ per step and shard
+  float label_smoothing = 0.f;  // see ForwardOptions
   int threads = 1;              // threads sharing a step's batch (native only; wasm is single-threaded).
                                 // Results are deterministic for a seed and a thread count.
 };
@@ -62,6 +64,7 @@ class Trainer {
  private:
   LossStats sharded_forward_backward(const std::vector<std::vector<std::int32_t>>& src,
                                      const std::vector<std::vector<std::int32_t>>& tgt);
+  ForwardOptions forward_options(std::size_t shard) const;
   Model& model_;
   Sampler sampler_;
   TrainOptions opt_;

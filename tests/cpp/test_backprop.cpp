@@ -34,9 +34,34 @@ std::string describe(const ModelConfig& c) {
          std::to_string(c.layers);
 }
 
-}  // namespace
+// Worst relative error of forward_backward's gradient of the mean objective against central
+// differences, and the parameter it is in.
+std::pair<double, std::string> gradient_error(Model& m, const train::Batch& batch, const train::ForwardOptions& fo) {
+  std::vector<float> grad(m.params().data.size(), 0.f);
+  train::forward_backward(m, batch, grad.data(), fo);
+  auto loss = [&] { return train::forward_backward(m, batch, nullptr, fo).objective_sum / batch.tokens; };
+  auto& p = m.params().data;
+  double worst = 0;
+  std::size_t worst_i = 0;
+  const float eps = 1e-2f;
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    const float keep = p[i];
+    p[i] = keep + eps;
+    const double lp = loss();
+    p[i] = keep - eps;
+    const double lm = loss();
+    p[i] = keep;
+    const double num = (lp - lm) / (2.0 * eps);
+    const double err = std::abs(num - grad[i]) / std::max(1e-2, std::abs(num) + std::abs(double(grad[i])));
+    if (err > worst) worst = err, worst_i = i;
+  }
+  std::string where;
+  for (std::size_t k = 0; k < m.params().specs.size(); ++k)
+    if (m.params().offsets[k] <= worst_i) where = m.params().specs[k].name;
+  return {worst, where};
+}
 
-TEST_CASE("whole-model gradient check, every configuration, padded batch") {
+std::vector<ModelConfig> every_configuration() {
   std::vector<ModelConfig> cfgs;
   for (Cell cell : {Cell::GRU, Cell::LSTM}) {
     cfgs.push_back(tiny(cell, Style::Luong, Score::Dot));
@@ -46,38 +71,81 @@ TEST_CASE("whole-model gradient check, every configuration, padded batch") {
     cfgs.push_back(tiny(cell, Style::Bahdanau, Score::Dot, true));
     cfgs.push_back(tiny(cell, Style::None, Score::Dot, false, false, 2));
   }
-  const std::vector<std::vector<std::int32_t>> src = {{4, 5, 6, 7}, {8, 4}, {5}};
-  const std::vector<std::vector<std::int32_t>> tgt = {{4, 5}, {6, 7, 4}, {5}};
-  for (const auto& cfg : cfgs) {
+  return cfgs;
+}
+
+const std::vector<std::vector<std::int32_t>> kSrc = {{4, 5, 6, 7}, {8, 4}, {5}};
+const std::vector<std::vector<std::int32_t>> kTgt = {{4, 5}, {6, 7, 4}, {5}};
+
+}  // namespace
+
+TEST_CASE("whole-model gradient check, every configuration, padded batch") {
+  for (const auto& cfg : every_configuration()) {
     CAPTURE(describe(cfg));
     Model m(cfg);
     test::randomize(m, 3, 0.8f);
-    const auto batch = train::make_batch(src, tgt, cfg);
-    std::vector<float> grad(m.params().data.size(), 0.f);
-    const auto st = train::forward_backward(m, batch, grad.data());
+    const auto batch = train::make_batch(kSrc, kTgt, cfg);
+    const auto st = train::forward_backward(m, batch, nullptr);
     CHECK(st.tokens == 3 + 4 + 2);
-    auto loss = [&] { return train::forward_backward(m, batch, nullptr).loss_sum / batch.tokens; };
-    auto& p = m.params().data;
-    double worst = 0;
-    std::size_t worst_i = 0;
-    const float eps = 1e-2f;
-    for (std::size_t i = 0; i < p.size(); ++i) {
-      const float keep = p[i];
-      p[i] = keep + eps;
-      const double lp = loss();
-      p[i] = keep - eps;
-      const double lm = loss();
-      p[i] = keep;
-      const double num = (lp - lm) / (2.0 * eps);
-      const double err = std::abs(num - grad[i]) / std::max(1e-2, std::abs(num) + std::abs(double(grad[i])));
-      if (err > worst) worst = err, worst_i = i;
-    }
-    std::string where;
-    for (std::size_t k = 0; k < m.params().specs.size(); ++k)
-      if (m.params().offsets[k] <= worst_i) where = m.params().specs[k].name;
+    CHECK(st.objective_sum == st.loss_sum);  // no label smoothing: the objective is the loss
+    const auto [worst, where] = gradient_error(m, batch, {});
     INFO("worst relative error ", worst, " in ", where);
     CHECK(worst < 5e-3);
   }
+}
+
+TEST_CASE("gradient check with dropout and label smoothing, every configuration") {
+  // Masks depend only on the seed, so the finite differences see the same masks as the gradient.
+  const train::ForwardOptions fo{0.3f, 0.1f, 77};
+  for (const auto& cfg : every_configuration()) {
+    CAPTURE(describe(cfg));
+    Model m(cfg);
+    test::randomize(m, 3, 0.8f);
+    const auto batch = train::make_batch(kSrc, kTgt, cfg);
+    const auto plain = train::forward_backward(m, batch, nullptr);
+    const auto dropped = train::forward_backward(m, batch, nullptr, fo);
+    CHECK(dropped.loss_sum != plain.loss_sum);            // dropout changed the forward pass
+    CHECK(dropped.objective_sum != dropped.loss_sum);     // smoothing changed the objective
+    const auto [worst, where] = gradient_error(m, batch, fo);
+    INFO("worst relative error ", worst, " in ", where);
+    CHECK(worst < 5e-3);
+  }
+}
+
+TEST_CASE("dropout: zero is the plain model, a seed fixes the masks, the scale keeps the mean") {
+  const auto cfg = tiny(Cell::GRU, Style::Luong, Score::General, true, true, 2, true);
+  Model m(cfg);
+  test::randomize(m, 3, 0.8f);
+  const auto batch = train::make_batch(kSrc, kTgt, cfg);
+  std::vector<float> g0(m.params().data.size(), 0.f), g1(g0), g2(g0), g3(g0);
+  const auto a = train::forward_backward(m, batch, g0.data());
+  const auto b = train::forward_backward(m, batch, g1.data(), {0.f, 0.f, 123});
+  CHECK(a.loss_sum == b.loss_sum);
+  CHECK(g0 == g1);
+  const auto c1 = train::forward_backward(m, batch, g2.data(), {0.5f, 0.f, 9});
+  const auto c2 = train::forward_backward(m, batch, g3.data(), {0.5f, 0.f, 9});
+  CHECK(c1.loss_sum == c2.loss_sum);
+  CHECK(g2 == g3);
+  CHECK(train::forward_backward(m, batch, nullptr, {0.5f, 0.f, 10}).loss_sum != c1.loss_sum);
+  // Label smoothing alone leaves the forward pass (and so the loss) as it was.
+  const auto s = train::forward_backward(m, batch, nullptr, {0.f, 0.2f, 0});
+  CHECK(s.loss_sum == a.loss_sum);
+  CHECK(s.objective_sum > s.loss_sum * 0.8);
+  // Inverted dropout keeps the mean: averaged over seeds, a dropped loss is near the plain one.
+  double mean = 0;
+  for (int seed = 1; seed <= 200; ++seed) mean += train::forward_backward(m, batch, nullptr, {0.1f, 0.f, std::uint64_t(seed)}).loss_sum;
+  mean /= 200;
+  CHECK(mean == doctest::Approx(a.loss_sum).epsilon(0.05));
+}
+
+TEST_CASE("dropout and label smoothing out of range are refused, naming the option") {
+  const auto cfg = tiny(Cell::GRU, Style::Luong, Score::Dot);
+  Model m(cfg);
+  const auto batch = train::make_batch(kSrc, kTgt, cfg);
+  CHECK_THROWS_WITH(train::forward_backward(m, batch, nullptr, {1.f, 0.f, 0}), doctest::Contains("dropout"));
+  CHECK_THROWS_WITH(train::forward_backward(m, batch, nullptr, {-0.1f, 0.f, 0}), doctest::Contains("dropout"));
+  CHECK_THROWS_WITH(train::forward_backward(m, batch, nullptr, {0.f, 1.5f, 0}), doctest::Contains("label_smoothing"));
+  CHECK_THROWS_WITH(train::forward_backward(m, batch, nullptr, {0.f, NAN, 0}), doctest::Contains("label_smoothing"));
 }
 
 TEST_CASE("training loss equals the inference path's teacher-forced log-likelihood") {
