@@ -22,9 +22,12 @@
   X(void, gemm_nt, (const float* X, std::size_t ldx, const float* W, float* C, std::size_t ldc,    \
                     std::size_t B, std::size_t M, std::size_t N, bool accumulate),                 \
     (X, ldx, W, C, ldc, B, M, N, accumulate))                                                      \
-  /* C += A^T G. A (B, M) , G (B, N), C (M, N): weight gradients of a linear layer */              \
-  X(void, gemm_tn_acc, (const float* A, const float* G, float* C, std::size_t B, std::size_t M,    \
-                        std::size_t N), (A, G, C, B, M, N))                                        \
+  /* C (M, N) += A (M, K) Bm (K, N). A(i, k) = A[i rsa + k csa], so A may be read transposed;    \
+     Bm and C row-major with strides ldb, ldc. The backward products of a linear layer:           \
+     dX += dY W (A = dY) and dW += dY^T X (A = dY read transposed, Bm = X). */                     \
+  X(void, gemm_acc, (const float* A, std::size_t rsa, std::size_t csa, const float* Bm,            \
+                     std::size_t ldb, float* C, std::size_t ldc, std::size_t M, std::size_t N,     \
+                     std::size_t K), (A, rsa, csa, Bm, ldb, C, ldc, M, N, K))                      \
   /* y += x */                                                                                     \
   X(void, add, (const float* x, float* y, std::size_t n), (x, y, n))                               \
   /* y = a * b (elementwise) */                                                                    \

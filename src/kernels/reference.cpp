@@ -35,10 +35,10 @@ void gemm_nt(const float* X, std::size_t ldx, const float* W, float* C, std::siz
   for (std::size_t b = 0; b < B; ++b) gemv(W, X + b * ldx, C + b * ldc, M, N, accumulate);
 }
 
-void gemm_tn_acc(const float* A, const float* G, float* C, std::size_t B, std::size_t M,
-                 std::size_t N) {
-  for (std::size_t b = 0; b < B; ++b)
-    for (std::size_t m = 0; m < M; ++m) axpy(A[b * M + m], G + b * N, C + m * N, N);
+void gemm_acc(const float* A, std::size_t rsa, std::size_t csa, const float* Bm, std::size_t ldb, float* C,
+              std::size_t ldc, std::size_t M, std::size_t N, std::size_t K) {
+  for (std::size_t i = 0; i < M; ++i)
+    for (std::size_t k = 0; k < K; ++k) axpy(A[i * rsa + k * csa], Bm + k * ldb, C + i * ldc, N);
 }
 
 void add(const float* x, float* y, std::size_t n) {

@@ -11,13 +11,10 @@ namespace attnseq::nn {
 
 void linear_backward(const float* X, std::size_t ldx, const float* W, const float* dY, std::size_t ldy,
                      float* dX, float* dW, float* db, std::size_t B, std::size_t M, std::size_t N) {
-  for (std::size_t r = 0; r < B; ++r) {
-    const float* g = dY + r * ldy;
-    if (dX) kernels::gemv_t(W, g, dX + r * ldx, M, N);            // dX_r += W^T dY_r
-    if (db) kernels::add(g, db, M);
-    if (dW)
-      for (std::size_t m = 0; m < M; ++m) kernels::axpy(g[m], X + r * ldx, dW + m * N, N);  // dW += dY_r^T X_r
-  }
+  if (dX) kernels::gemm_acc(dY, ldy, 1, W, N, dX, ldx, B, N, M);  // dX (B, N) += dY (B, M) W (M, N)
+  if (dW) kernels::gemm_acc(dY, 1, ldy, X, ldx, dW, N, M, N, B);  // dW (M, N) += dY^T (M, B) X (B, N)
+  if (db)
+    for (std::size_t r = 0; r < B; ++r) kernels::add(dY + r * ldy, db, M);
 }
 
 void gru_cell_backward(const RnnWeights& w, const float* gates, const float* gh, const float* h_prev, float* dh,

@@ -66,13 +66,25 @@ struct Net {
   const Model& m;
   const ModelConfig& c;
   float* grad;
+  // Packed copies (kernels::pack) of the matrices the forward pass multiplies by, made once per call:
+  // the weights are fixed for a batch, and the packed product streams each one once per few rows.
+  std::vector<std::pair<const float*, Vec>> packed_;
   Net(const Model& model, float* g) : m(model), c(model.config()), grad(g) {}
+  const float* packed(const float* w, std::size_t M, std::size_t N) {
+    if (!w) return nullptr;
+    for (const auto& p : packed_)
+      if (p.first == w) return p.second.data();
+    Vec P(kernels::packed_size(M, N));
+    kernels::pack(w, M, N, P.data());
+    packed_.emplace_back(w, std::move(P));
+    return packed_.back().second.data();
+  }
   PG get(const std::string& name) const {
     const float* w = m.params().find(name);
     if (!w) return {};
     return {w, grad ? grad + (w - m.params().data.data()) : nullptr};
   }
-  nn::RnnWeights rnn(const std::string& prefix, const std::string& k, int in, int hidden) const {
+  nn::RnnWeights rnn(const std::string& prefix, const std::string& k, int in, int hidden) {
     nn::RnnWeights w;
     w.w_ih = get(prefix + "weight_ih" + k).w;
     w.w_hh = get(prefix + "weight_hh" + k).w;
@@ -81,6 +93,9 @@ struct Net {
     w.in = in;
     w.hidden = hidden;
     w.cell = c.cell;
+    const std::size_t GH = std::size_t(w.gates()) * hidden;
+    w.w_ih_packed = packed(w.w_ih, GH, in);
+    w.w_hh_packed = packed(w.w_hh, GH, hidden);
     return w;
   }
 };
@@ -142,7 +157,7 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad, con
     for (std::size_t d = 0; d < dirs; ++d) {
       const auto w = net.rnn("encoder.rnn.", "_l" + std::to_string(l) + (d ? "_reverse" : ""), int(in), int(He));
       Vec gi(Ts * B * G * He);
-      nn::linear_forward(layer_in[l].data(), in, w.w_ih, w.b_ih, gi.data(), G * He, Ts * B, G * He, in);
+      nn::linear_any(layer_in[l].data(), in, w.w_ih, w.w_ih_packed, w.b_ih, gi.data(), G * He, Ts * B, G * He, in);
       Vec h(B * He, 0.f), cs(B * He, 0.f);
       auto& cache = enc_cache[l][d];
       cache.resize(Ts);
@@ -181,11 +196,11 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad, con
   Vec keys;  // (B, Ts, Kd)
   if (c.has_attention() && c.score == Score::General) {
     keys.resize(B * Ts * Hd);
-    nn::linear_forward(memory.data(), Ho, att_w.w, nullptr, keys.data(), Hd, B * Ts, Hd, Ho);
+    nn::linear_any(memory.data(), Ho, att_w.w, net.packed(att_w.w, Hd, Ho), nullptr, keys.data(), Hd, B * Ts, Hd, Ho);
   } else if (c.has_attention() && c.score == Score::Additive) {
     Kd = A;
     keys.resize(B * Ts * A);
-    nn::linear_forward(memory.data(), Ho, att_k.w, nullptr, keys.data(), A, B * Ts, A, Ho);
+    nn::linear_any(memory.data(), Ho, att_k.w, net.packed(att_k.w, A, Ho), nullptr, keys.data(), A, B * Ts, A, Ho);
   }
   const float* key_ptr = c.score == Score::Dot ? memory.data() : keys.data();
 
@@ -194,10 +209,10 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad, con
   std::vector<Vec> s0_h(L, Vec(B * Hd)), s0_c(L, Vec(B * Hd, 0.f));
   for (std::size_t l = 0; l < L; ++l) {
     if (bridge_w.w) {
-      nn::linear_forward(final_h[l].data(), Ho, bridge_w.w, bridge_b.w, s0_h[l].data(), Hd, B, Hd, Ho);
+      nn::linear_any(final_h[l].data(), Ho, bridge_w.w, net.packed(bridge_w.w, Hd, Ho), bridge_b.w, s0_h[l].data(), Hd, B, Hd, Ho);
       kernels::tanh(s0_h[l].data(), B * Hd);
       if (lstm) {
-        nn::linear_forward(final_c[l].data(), Ho, bridge_w.w, bridge_b.w, s0_c[l].data(), Hd, B, Hd, Ho);
+        nn::linear_any(final_c[l].data(), Ho, bridge_w.w, net.packed(bridge_w.w, Hd, Ho), bridge_b.w, s0_c[l].data(), Hd, B, Hd, Ho);
         kernels::tanh(s0_c[l].data(), B * Hd);
       }
     } else {
@@ -212,6 +227,8 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad, con
     drnn.push_back(net.rnn("decoder.rnn.", "_l" + std::to_string(l), int(l == 0 ? D : Hd), int(Hd)));
   const PG dec_emb = net.get("decoder.embedding.weight"), comb_w = net.get("decoder.combine.weight"),
            comb_b = net.get("decoder.combine.bias"), out_w = net.get("decoder.out.weight"), out_b = net.get("decoder.out.bias");
+  const float* comb_p = net.packed(comb_w.w, Hd, Ho + Hd);
+  const float* out_p = net.packed(out_w.w, V, Hd);
   nn::AttentionWeights aw;
   aw.score = c.score;
   aw.w_q = att_q.w;
@@ -273,7 +290,7 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad, con
       const std::size_t in = l == 0 ? D : Hd;
       cc.gates.resize(B * G * Hd);
       cc.gh.resize(B * G * Hd);
-      nn::linear_forward(xin, in, drnn[l].w_ih, drnn[l].b_ih, cc.gates.data(), G * Hd, B, G * Hd, in);
+      nn::linear_any(xin, in, drnn[l].w_ih, drnn[l].w_ih_packed, drnn[l].b_ih, cc.gates.data(), G * Hd, B, G * Hd, in);
       cc.h_prev = h[l];
       cc.c_prev = cst[l];
       nn::cell_forward(drnn[l], cc.gates.data(), cc.gh.data(), h[l].data(), cst[l].data(), B);
@@ -288,7 +305,7 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad, con
       std::memcpy(&s.cat[b * (Ho + Hd) + Ho], &h[L - 1][b * Hd], Hd * sizeof(float));
     }
     s.htilde.resize(B * Hd);
-    nn::linear_forward(s.cat.data(), Ho + Hd, comb_w.w, comb_b.w, s.htilde.data(), Hd, B, Hd, Ho + Hd);
+    nn::linear_any(s.cat.data(), Ho + Hd, comb_w.w, comb_p, comb_b.w, s.htilde.data(), Hd, B, Hd, Ho + Hd);
     kernels::tanh(s.htilde.data(), B * Hd);
   };
   // The features the output layer reads: h~ (or the top state without attention), dropped in training.
@@ -317,7 +334,7 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad, con
     const float* feat = features(s);
     if (c.style == Style::Luong) htilde_prev.assign(feat, feat + B * Hd);  // input feeding
     s.probs.resize(B * V);
-    nn::linear_forward(feat, Hd, out_w.w, out_b.w, s.probs.data(), V, B, V, Hd);
+    nn::linear_any(feat, Hd, out_w.w, out_p, out_b.w, s.probs.data(), V, B, V, Hd);
     for (std::size_t b = 0; b < B; ++b) {
       float* p = &s.probs[b * V];
       const std::int32_t y = bt.tgt_out[k * B + b];

@@ -85,7 +85,7 @@ TEST_CASE("kernels: dot, axpy, add, mul match reference, on every arch") {
   }
 }
 
-TEST_CASE("kernels: gemv, gemv_t, gemm_nt, gemm_tn_acc match reference") {
+TEST_CASE("kernels: gemv, gemv_t, gemm_nt, gemm_acc match reference") {
   for (const simd::KernelTable* tp : simd::runnable_tables()) {  // every arch this CPU runs
     const simd::KernelTable& t = *tp;
     CAPTURE(t.name);
@@ -110,10 +110,16 @@ TEST_CASE("kernels: gemv, gemv_t, gemm_nt, gemm_tn_acc match reference") {
           t.gemm_nt(X.data(), ldx, W.data(), C1.data(), ldc, B, M, N, true);
           ref::gemm_nt(X.data(), ldx, W.data(), C2.data(), ldc, B, M, N, true);
           check_close(C1, C2, 1e-5f);
-          auto A = rnd(B * M, 10), G = rnd(B * N, 11), D1 = rnd(M * N, 12), D2 = D1;
-          t.gemm_tn_acc(A.data(), G.data(), D1.data(), B, M, N);
-          ref::gemm_tn_acc(A.data(), G.data(), D2.data(), B, M, N);
+          // dW += dY^T X: A = dY (B, M) read transposed, Bm = X (B, N) with a stride; C (M, N)
+          auto A = rnd(B * M, 10), G = rnd(B * ldx, 11), D1 = rnd(M * N, 12), D2 = D1;
+          t.gemm_acc(A.data(), 1, M, G.data(), ldx, D1.data(), N, M, N, B);
+          ref::gemm_acc(A.data(), 1, M, G.data(), ldx, D2.data(), N, M, N, B);
           check_close(D1, D2, 1e-5f);
+          // dX += dY W: A = dY (B, M) with a row stride, Bm = W (M, N); C (B, N) strided
+          auto Y = rnd(B * ldc, 13), E1 = rnd(B * ldx, 14), E2 = E1;
+          t.gemm_acc(Y.data(), ldc, 1, W.data(), N, E1.data(), ldx, B, N, M);
+          ref::gemm_acc(Y.data(), ldc, 1, W.data(), N, E2.data(), ldx, B, N, M);
+          check_close(E1, E2, 1e-5f);
         }
       }
   }
@@ -172,6 +178,47 @@ TEST_CASE("kernels: argmax and topk agree with reference, ties to the lower inde
   }
 }
 
+TEST_CASE("kernels: gemm_acc covers every tile shape (rows 1-9, columns around the vector widths)") {
+  for (const simd::KernelTable* tp : simd::runnable_tables()) {
+    const simd::KernelTable& t = *tp;
+    CAPTURE(t.name);
+    for (std::size_t M = 1; M <= 9; ++M)
+      for (std::size_t N : {1, 3, 4, 7, 8, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100})
+        for (std::size_t K : {1, 2, 13}) {
+          CAPTURE(M);
+          CAPTURE(N);
+          CAPTURE(K);
+          auto A = rnd(M * K, 31), Bm = rnd(K * N, 32), C1 = rnd(M * N, 33), C2 = C1;
+          t.gemm_acc(A.data(), K, 1, Bm.data(), N, C1.data(), N, M, N, K);
+          ref::gemm_acc(A.data(), K, 1, Bm.data(), N, C2.data(), N, M, N, K);
+          check_close(C1, C2, 1e-5f);
+        }
+  }
+}
+
+TEST_CASE("kernels: packed gemm gives a row the same bits whatever the rows multiplied with it") {
+  // Beam search and batches multiply several rows at once; a hypothesis must score the same as alone.
+  for (const simd::KernelTable* tp : simd::runnable_tables()) {
+    const simd::KernelTable& t = *tp;
+    CAPTURE(t.name);
+    for (std::size_t M : {std::size_t(5), std::size_t(64), std::size_t(70)})
+      for (std::size_t N : {std::size_t(3), std::size_t(40)}) {
+        auto W = rnd(M * N, 41), bias = rnd(M, 42);
+        std::vector<float> P(t.packed_size(M, N));
+        t.pack(W.data(), M, N, P.data());
+        const std::size_t B = 7, ldx = N + 3, ldc = M + 1;
+        auto X = rnd(B * ldx, 43);
+        std::vector<float> all(B * ldc, 0.f), one(ldc, 0.f);
+        t.gemm_packed(X.data(), ldx, P.data(), bias.data(), all.data(), ldc, B, M, N);
+        for (std::size_t b = 0; b < B; ++b) {
+          t.gemm_packed(X.data() + b * ldx, ldx, P.data(), bias.data(), one.data(), ldc, 1, M, N);
+          CAPTURE(b);
+          CHECK(std::equal(one.begin(), one.begin() + M, all.begin() + b * ldc));
+        }
+      }
+  }
+}
+
 TEST_CASE("kernels: packed gemm matches the plain product, with and without bias") {
   for (const simd::KernelTable* tp : simd::runnable_tables()) {  // every arch this CPU runs
     const simd::KernelTable& t = *tp;
@@ -185,7 +232,7 @@ TEST_CASE("kernels: packed gemm matches the plain product, with and without bias
         t.pack(W.data(), M, N, P1.data());
         ref::pack(W.data(), M, N, P2.data());
         if (t.pack_width == simd::pack_width()) CHECK(P1 == P2);  // the reference reads the active arch's layout
-        for (std::size_t B : {std::size_t(1), std::size_t(3)}) {
+        for (std::size_t B : {std::size_t(1), std::size_t(3), std::size_t(6)}) {
           const std::size_t ldx = N + 1, ldc = M + 2;
           auto X = rnd(B * ldx, 23);
           std::vector<float> want(B * ldc, 0.f), got(B * ldc, 0.f), got_ref(B * ldc, 0.f);
