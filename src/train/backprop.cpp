@@ -62,34 +62,138 @@ struct PG {
   float* g = nullptr;
 };
 
+// One recurrent step's cache for B rows.
+struct CellCache {
+  Vec gates, gh, h_prev, c_prev, c_new;
+};
+
+// One decoder step's activations.
+struct Step {
+  Vec x;                         // (B, D) layer-0 input
+  std::vector<CellCache> cell;   // per layer
+  std::vector<Vec> layer_out;    // per layer (B, Hd): h after this step
+  Vec query, weights, u, context, cat, htilde, probs;
+  // dropout: masks on the target embeddings (B, Et), on layer l's input (l >= 1, B Hd) with the
+  // dropped inputs themselves, and on the output features (B, Hd) with the dropped features.
+  Vec emb_mask, feat_mask, feat;
+  std::vector<Vec> in_mask, in_drop;
+};
+
+// The addresses of one recurrent layer's four tensors.
+struct RnnParams {
+  const float *w_ih = nullptr, *w_hh = nullptr, *b_ih = nullptr, *b_hh = nullptr;
+};
+
+// Grows v to at least n elements (never shrinks: the elements keep their buffers for the next call).
+template <class T>
+void at_least(std::vector<T>& v, std::size_t n) {
+  if (v.size() < n) v.resize(n);
+}
+
+}  // namespace
+
+struct Workspace::Impl {
+  // The parameters' addresses, looked up by name once per model (key: the buffer and the model id).
+  const float* key_data = nullptr;
+  std::uint64_t key_id = 0;
+  const float *enc_emb = nullptr, *dec_emb = nullptr, *att_w = nullptr, *att_k = nullptr, *att_q = nullptr,
+              *att_v = nullptr, *bridge_w = nullptr, *bridge_b = nullptr, *comb_w = nullptr, *comb_b = nullptr,
+              *out_w = nullptr, *out_b = nullptr;
+  std::vector<RnnParams> enc_rnn;  // layer * dirs + direction
+  std::vector<RnnParams> dec_rnn;  // per layer
+  // Packed copies (kernels::pack) of the matrices the forward pass multiplies by, refreshed each call
+  // (the weights change between steps); the packed product streams each one once per few rows.
+  struct Packed {
+    const float* w = nullptr;
+    std::size_t call = 0;
+    Vec p;
+  };
+  std::vector<Packed> packed;
+  std::size_t calls = 0;
+  // Activations and gradients.
+  std::vector<Vec> enc_mask, layer_in, final_h, final_c, s0_h, s0_c, h, cst, dh, dc, dfinal_h, dfinal_c;
+  std::vector<std::vector<std::vector<CellCache>>> enc_cache;
+  std::vector<nn::RnnWeights> drnn;
+  std::vector<Step> steps;
+  Vec gi, eh, ecs, memory, keys, htilde_prev, scratch;
+  Vec dhtilde_next, dmemory, dkeys, dlogits, dfeat, dtmp, dcat, dctx, dq, dx, dgi, dscratch, ascratch;
+  Vec dout, din, dcell, escratch, dhe, dce, keep_h, keep_c, dgi_all;
+
+  void bind(const Model& m) {
+    if (key_data == m.params().data.data() && key_id == m.id()) return;
+    const auto& c = m.config();
+    auto get = [&](const std::string& name) { return m.params().find(name); };
+    enc_emb = get("encoder.embedding.weight");
+    dec_emb = get("decoder.embedding.weight");
+    att_w = get("decoder.attention.weight");
+    att_k = get("decoder.attention.key.weight");
+    att_q = get("decoder.attention.query.weight");
+    att_v = get("decoder.attention.v.weight");
+    bridge_w = get("bridge.weight");
+    bridge_b = get("bridge.bias");
+    comb_w = get("decoder.combine.weight");
+    comb_b = get("decoder.combine.bias");
+    out_w = get("decoder.out.weight");
+    out_b = get("decoder.out.bias");
+    auto rnn = [&](const std::string& prefix, const std::string& k) {
+      return RnnParams{get(prefix + "weight_ih" + k), get(prefix + "weight_hh" + k), get(prefix + "bias_ih" + k),
+                       get(prefix + "bias_hh" + k)};
+    };
+    const int dirs = c.bidirectional ? 2 : 1;
+    enc_rnn.clear();
+    dec_rnn.clear();
+    for (int l = 0; l < c.layers; ++l) {
+      for (int d = 0; d < dirs; ++d) enc_rnn.push_back(rnn("encoder.rnn.", "_l" + std::to_string(l) + (d ? "_reverse" : "")));
+      dec_rnn.push_back(rnn("decoder.rnn.", "_l" + std::to_string(l)));
+    }
+    packed.clear();
+    key_data = m.params().data.data();
+    key_id = m.id();
+  }
+};
+
+Workspace::Workspace() : impl_(std::make_unique<Impl>()) {}
+Workspace::~Workspace() = default;
+Workspace::Workspace(Workspace&&) noexcept = default;
+Workspace& Workspace::operator=(Workspace&&) noexcept = default;
+
+namespace {
+
+// Per-call access to the workspace's parameters: gradients at the same offsets as the weights.
 struct Net {
+  Workspace::Impl& ws;
   const Model& m;
   const ModelConfig& c;
   float* grad;
-  // Packed copies (kernels::pack) of the matrices the forward pass multiplies by, made once per call:
-  // the weights are fixed for a batch, and the packed product streams each one once per few rows.
-  std::vector<std::pair<const float*, Vec>> packed_;
-  Net(const Model& model, float* g) : m(model), c(model.config()), grad(g) {}
-  const float* packed(const float* w, std::size_t M, std::size_t N) {
-    if (!w) return nullptr;
-    for (const auto& p : packed_)
-      if (p.first == w) return p.second.data();
-    Vec P(kernels::packed_size(M, N));
-    kernels::pack(w, M, N, P.data());
-    packed_.emplace_back(w, std::move(P));
-    return packed_.back().second.data();
+  Net(Workspace::Impl& w, const Model& model, float* g) : ws(w), m(model), c(model.config()), grad(g) {
+    ws.bind(model);
+    ++ws.calls;
   }
-  PG get(const std::string& name) const {
-    const float* w = m.params().find(name);
+  PG get(const float* w) const {
     if (!w) return {};
     return {w, grad ? grad + (w - m.params().data.data()) : nullptr};
   }
-  nn::RnnWeights rnn(const std::string& prefix, const std::string& k, int in, int hidden) {
+  const float* packed(const float* w, std::size_t M, std::size_t N) {
+    if (!w) return nullptr;
+    for (auto& p : ws.packed)
+      if (p.w == w) {
+        if (p.call != ws.calls) {
+          p.p.resize(kernels::packed_size(M, N));
+          kernels::pack(w, M, N, p.p.data());
+          p.call = ws.calls;
+        }
+        return p.p.data();
+      }
+    ws.packed.push_back({w, ws.calls, Vec(kernels::packed_size(M, N))});
+    kernels::pack(w, M, N, ws.packed.back().p.data());
+    return ws.packed.back().p.data();
+  }
+  nn::RnnWeights rnn(const RnnParams& r, int in, int hidden) {
     nn::RnnWeights w;
-    w.w_ih = get(prefix + "weight_ih" + k).w;
-    w.w_hh = get(prefix + "weight_hh" + k).w;
-    w.b_ih = get(prefix + "bias_ih" + k).w;
-    w.b_hh = get(prefix + "bias_hh" + k).w;
+    w.w_ih = r.w_ih;
+    w.w_hh = r.w_hh;
+    w.b_ih = r.b_ih;
+    w.b_hh = r.b_hh;
     w.in = in;
     w.hidden = hidden;
     w.cell = c.cell;
@@ -98,11 +202,6 @@ struct Net {
     w.w_hh_packed = packed(w.w_hh, GH, hidden);
     return w;
   }
-};
-
-// One recurrent step's cache for B rows.
-struct CellCache {
-  Vec gates, gh, h_prev, c_prev, c_new;
 };
 
 }  // namespace
@@ -114,9 +213,13 @@ void check(const ForwardOptions& o) {
     throw std::invalid_argument("label_smoothing is " + std::to_string(o.label_smoothing) + "; it must be in [0, 1)");
 }
 
-LossStats forward_backward(const Model& model, const Batch& bt, float* grad, const ForwardOptions& fo) {
+LossStats forward_backward(const Model& model, const Batch& bt, float* grad, const ForwardOptions& fo,
+                           Workspace* workspace) {
   check(fo);
-  Net net(model, grad);
+  std::unique_ptr<Workspace> local;
+  if (!workspace) local = std::make_unique<Workspace>();
+  Workspace::Impl& ws = (workspace ? workspace : local.get())->impl();
+  Net net(ws, model, grad);
   const auto& c = model.config();
   const std::size_t B = bt.B, Ts = bt.Ts, Tt = bt.Tt, L = c.layers, dirs = c.bidirectional ? 2 : 1;
   const std::size_t He = c.enc_hidden, Ho = c.enc_out(), Hd = c.dec_hidden, G = c.gates();
@@ -126,41 +229,53 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad, con
   // Dropout masks: 0 or 1 / (1 - p) per element, drawn in forward order from the seed.
   const bool drop = fo.dropout > 0.f;
   Rng drop_rng(fo.seed);
-  auto mask = [&](std::size_t n) {
-    Vec m(n);
+  auto mask = [&](Vec& m, std::size_t n) {
+    m.resize(n);
     const float keep = 1.f / (1.f - fo.dropout);
     for (auto& v : m) v = drop_rng.uniform() < fo.dropout ? 0.f : keep;
-    return m;
   };
-  std::vector<Vec> enc_mask(L);  // enc_mask[l]: on layer l's input (l = 0: the source embeddings)
+  auto& enc_mask = ws.enc_mask;  // enc_mask[l]: on layer l's input (l = 0: the source embeddings)
+  at_least(enc_mask, L);
 
   // ================= encoder forward =================
   // layer_in[l]: (Ts, B, in_l) inputs; enc_cache[l][d][t]: cell caches; outs: (Ts, B, Ho) per layer.
-  std::vector<Vec> layer_in(L + 1);
+  auto& layer_in = ws.layer_in;
+  at_least(layer_in, L + 1);
   layer_in[0].resize(Ts * B * Es);
-  const PG enc_emb = net.get("encoder.embedding.weight");
+  const PG enc_emb = net.get(ws.enc_emb);
   nn::embedding_forward(enc_emb.w, Es, bt.src.data(), Ts * B, layer_in[0].data(), Es);
   if (drop) {
-    enc_mask[0] = mask(Ts * B * Es);
+    mask(enc_mask[0], Ts * B * Es);
     kernels::mul(layer_in[0].data(), enc_mask[0].data(), layer_in[0].data(), Ts * B * Es);
   }
-  std::vector<std::vector<std::vector<CellCache>>> enc_cache(L, std::vector<std::vector<CellCache>>(dirs));
-  std::vector<Vec> final_h(L, Vec(B * Ho, 0.f)), final_c(L, Vec(B * Ho, 0.f));
+  auto& enc_cache = ws.enc_cache;
+  at_least(enc_cache, L);
+  auto &final_h = ws.final_h, &final_c = ws.final_c;
+  at_least(final_h, L);
+  at_least(final_c, L);
+  for (std::size_t l = 0; l < L; ++l) {
+    at_least(enc_cache[l], dirs);
+    final_h[l].assign(B * Ho, 0.f);
+    final_c[l].assign(B * Ho, 0.f);
+  }
   auto active = [&](std::size_t t, std::size_t b) { return int(t) < bt.src_len[b]; };
   for (std::size_t l = 0; l < L; ++l) {
     const std::size_t in = l == 0 ? Es : Ho;
     if (drop && l > 0) {  // between stacked layers; the layer below keeps its own states undropped
-      enc_mask[l] = mask(Ts * B * Ho);
+      mask(enc_mask[l], Ts * B * Ho);
       kernels::mul(layer_in[l].data(), enc_mask[l].data(), layer_in[l].data(), Ts * B * Ho);
     }
     layer_in[l + 1].assign(Ts * B * Ho, 0.f);
     for (std::size_t d = 0; d < dirs; ++d) {
-      const auto w = net.rnn("encoder.rnn.", "_l" + std::to_string(l) + (d ? "_reverse" : ""), int(in), int(He));
-      Vec gi(Ts * B * G * He);
+      const auto w = net.rnn(ws.enc_rnn[l * dirs + d], int(in), int(He));
+      auto& gi = ws.gi;
+      gi.resize(Ts * B * G * He);
       nn::linear_any(layer_in[l].data(), in, w.w_ih, w.w_ih_packed, w.b_ih, gi.data(), G * He, Ts * B, G * He, in);
-      Vec h(B * He, 0.f), cs(B * He, 0.f);
+      auto &h = ws.eh, &cs = ws.ecs;
+      h.assign(B * He, 0.f);
+      cs.assign(B * He, 0.f);
       auto& cache = enc_cache[l][d];
-      cache.resize(Ts);
+      at_least(cache, Ts);
       for (std::size_t k = 0; k < Ts; ++k) {
         const std::size_t t = d == 0 ? k : Ts - 1 - k;
         CellCache& cc = cache[t];
@@ -186,14 +301,15 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad, con
     }
   }
   // memory (B, Ts, Ho), batch-major for attention
-  Vec memory(B * Ts * Ho, 0.f);
+  auto& memory = ws.memory;
+  memory.assign(B * Ts * Ho, 0.f);
   for (std::size_t t = 0; t < Ts; ++t)
     for (std::size_t b = 0; b < B; ++b)
       std::memcpy(&memory[(b * Ts + t) * Ho], &layer_in[L][(t * B + b) * Ho], Ho * sizeof(float));
-  const PG att_w = net.get("decoder.attention.weight"), att_k = net.get("decoder.attention.key.weight");
-  const PG att_q = net.get("decoder.attention.query.weight"), att_v = net.get("decoder.attention.v.weight");
+  const PG att_w = net.get(ws.att_w), att_k = net.get(ws.att_k);
+  const PG att_q = net.get(ws.att_q), att_v = net.get(ws.att_v);
   std::size_t Kd = Hd;
-  Vec keys;  // (B, Ts, Kd)
+  auto& keys = ws.keys;  // (B, Ts, Kd)
   if (c.has_attention() && c.score == Score::General) {
     keys.resize(B * Ts * Hd);
     nn::linear_any(memory.data(), Ho, att_w.w, net.packed(att_w.w, Hd, Ho), nullptr, keys.data(), Hd, B * Ts, Hd, Ho);
@@ -205,9 +321,13 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad, con
   const float* key_ptr = c.score == Score::Dot ? memory.data() : keys.data();
 
   // initial decoder state
-  const PG bridge_w = net.get("bridge.weight"), bridge_b = net.get("bridge.bias");
-  std::vector<Vec> s0_h(L, Vec(B * Hd)), s0_c(L, Vec(B * Hd, 0.f));
+  const PG bridge_w = net.get(ws.bridge_w), bridge_b = net.get(ws.bridge_b);
+  auto &s0_h = ws.s0_h, &s0_c = ws.s0_c;
+  at_least(s0_h, L);
+  at_least(s0_c, L);
   for (std::size_t l = 0; l < L; ++l) {
+    s0_h[l].resize(B * Hd);
+    s0_c[l].assign(B * Hd, 0.f);
     if (bridge_w.w) {
       nn::linear_any(final_h[l].data(), Ho, bridge_w.w, net.packed(bridge_w.w, Hd, Ho), bridge_b.w, s0_h[l].data(), Hd, B, Hd, Ho);
       kernels::tanh(s0_h[l].data(), B * Hd);
@@ -222,11 +342,11 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad, con
   }
 
   // ================= decoder forward =================
-  std::vector<nn::RnnWeights> drnn;
-  for (std::size_t l = 0; l < L; ++l)
-    drnn.push_back(net.rnn("decoder.rnn.", "_l" + std::to_string(l), int(l == 0 ? D : Hd), int(Hd)));
-  const PG dec_emb = net.get("decoder.embedding.weight"), comb_w = net.get("decoder.combine.weight"),
-           comb_b = net.get("decoder.combine.bias"), out_w = net.get("decoder.out.weight"), out_b = net.get("decoder.out.bias");
+  auto& drnn = ws.drnn;
+  drnn.clear();
+  for (std::size_t l = 0; l < L; ++l) drnn.push_back(net.rnn(ws.dec_rnn[l], int(l == 0 ? D : Hd), int(Hd)));
+  const PG dec_emb = net.get(ws.dec_emb), comb_w = net.get(ws.comb_w), comb_b = net.get(ws.comb_b),
+           out_w = net.get(ws.out_w), out_b = net.get(ws.out_b);
   const float* comb_p = net.packed(comb_w.w, Hd, Ho + Hd);
   const float* out_p = net.packed(out_w.w, V, Hd);
   nn::AttentionWeights aw;
@@ -235,22 +355,18 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad, con
   aw.v = att_v.w;
   aw.attn_dim = int(A);
 
-  struct Step {
-    Vec x;                         // (B, D) layer-0 input
-    std::vector<CellCache> cell;   // per layer
-    std::vector<Vec> layer_out;    // per layer (B, Hd): h after this step
-    Vec query, weights, u, context, cat, htilde, probs;
-    // dropout: masks on the target embeddings (B, Et), on layer l's input (l >= 1, B Hd) with the
-    // dropped inputs themselves, and on the output features (B, Hd) with the dropped features.
-    Vec emb_mask, feat_mask, feat;
-    std::vector<Vec> in_mask, in_drop;
-  };
-  std::vector<Step> steps(Tt);
-  std::vector<Vec> h(s0_h), cst(s0_c);
-  Vec htilde_prev(B * Hd, 0.f);
+  auto& steps = ws.steps;
+  at_least(steps, Tt);
+  auto &h = ws.h, &cst = ws.cst;
+  at_least(h, L);
+  at_least(cst, L);
+  for (std::size_t l = 0; l < L; ++l) h[l] = s0_h[l], cst[l] = s0_c[l];
+  auto& htilde_prev = ws.htilde_prev;
+  htilde_prev.assign(B * Hd, 0.f);
   LossStats stats;
   stats.tokens = bt.tokens;
-  Vec scratch(A + Ts * A);
+  auto& scratch = ws.scratch;
+  scratch.resize(A + Ts * A);
 
   auto attend = [&](Step& s, const float* Q) {
     s.query.assign(Q, Q + B * Hd);
@@ -272,17 +388,17 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad, con
       if (R) std::memcpy(&s.x[b * D + Et], rest + b * R, R * sizeof(float));
     }
     if (drop) {
-      s.emb_mask = mask(B * Et);
+      mask(s.emb_mask, B * Et);
       for (std::size_t b = 0; b < B; ++b) kernels::mul(&s.x[b * D], &s.emb_mask[b * Et], &s.x[b * D], Et);
-      s.in_mask.resize(L);
-      s.in_drop.resize(L);
+      at_least(s.in_mask, L);
+      at_least(s.in_drop, L);
     }
-    s.cell.resize(L);
-    s.layer_out.resize(L);
+    at_least(s.cell, L);
+    at_least(s.layer_out, L);
     for (std::size_t l = 0; l < L; ++l) {
       CellCache& cc = s.cell[l];
       if (drop && l > 0) {
-        s.in_mask[l] = mask(B * Hd);
+        mask(s.in_mask[l], B * Hd);
         s.in_drop[l].resize(B * Hd);
         kernels::mul(s.layer_out[l - 1].data(), s.in_mask[l].data(), s.in_drop[l].data(), B * Hd);
       }
@@ -312,7 +428,7 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad, con
   auto features = [&](Step& s) -> const float* {
     const float* f = c.style == Style::None ? h[L - 1].data() : s.htilde.data();
     if (!drop) return f;
-    s.feat_mask = mask(B * Hd);
+    mask(s.feat_mask, B * Hd);
     s.feat.resize(B * Hd);
     kernels::mul(f, s.feat_mask.data(), s.feat.data(), B * Hd);
     return s.feat.data();
@@ -358,20 +474,25 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad, con
 
   // ================= decoder backward =================
   const float inv_n = 1.f / float(bt.tokens);
-  std::vector<Vec> dh(L, Vec(B * Hd, 0.f)), dc(L, Vec(B * Hd, 0.f));  // carried to step k-1
-  Vec dhtilde_next(B * Hd, 0.f);                                       // input feeding carry
-  Vec dmemory(B * Ts * Ho, 0.f), dkeys(B * Ts * Kd, 0.f);
+  auto &dh = ws.dh, &dc = ws.dc;  // carried to step k-1
+  at_least(dh, L);
+  at_least(dc, L);
+  for (std::size_t l = 0; l < L; ++l) dh[l].assign(B * Hd, 0.f), dc[l].assign(B * Hd, 0.f);
+  auto& dhtilde_next = ws.dhtilde_next;  // input feeding carry
+  dhtilde_next.assign(B * Hd, 0.f);
+  auto &dmemory = ws.dmemory, &dkeys = ws.dkeys;
+  dmemory.assign(B * Ts * Ho, 0.f);
+  dkeys.assign(B * Ts * Kd, 0.f);
   const PG dec_emb_g = dec_emb;
-  Vec dlogits(B * V), dfeat(B * Hd), dtmp(B * Hd), dcat(B * (Ho + Hd)), dctx(B * Ho), dq(B * Hd), dx(B * D), dgi(B * G * Hd),
-      dscratch(B * G * Hd), ascratch(2 * Ts + A);
-  std::vector<PG> dW_ih(L), dW_hh(L), db_ih(L), db_hh(L);
-  for (std::size_t l = 0; l < L; ++l) {
-    const std::string k = "_l" + std::to_string(l);
-    dW_ih[l] = net.get("decoder.rnn.weight_ih" + k);
-    dW_hh[l] = net.get("decoder.rnn.weight_hh" + k);
-    db_ih[l] = net.get("decoder.rnn.bias_ih" + k);
-    db_hh[l] = net.get("decoder.rnn.bias_hh" + k);
-  }
+  auto &dlogits = ws.dlogits, &dfeat = ws.dfeat, &dtmp = ws.dtmp, &dcat = ws.dcat, &dctx = ws.dctx, &dq = ws.dq,
+       &dx = ws.dx, &dgi = ws.dgi, &dscratch = ws.dscratch, &ascratch = ws.ascratch;
+  dlogits.resize(B * V), dfeat.resize(B * Hd), dtmp.resize(B * Hd), dcat.resize(B * (Ho + Hd)), dctx.resize(B * Ho);
+  dq.resize(B * Hd), dx.resize(B * D), dgi.resize(B * G * Hd), dscratch.resize(B * G * Hd), ascratch.resize(2 * Ts + A);
+  // The decoder layers' gradients (at the weights' offsets).
+  auto dW_ih = [&](std::size_t l) { return net.get(ws.dec_rnn[l].w_ih); };
+  auto dW_hh = [&](std::size_t l) { return net.get(ws.dec_rnn[l].w_hh); };
+  auto db_ih = [&](std::size_t l) { return net.get(ws.dec_rnn[l].b_ih); };
+  auto db_hh = [&](std::size_t l) { return net.get(ws.dec_rnn[l].b_hh); };
   auto attend_back = [&](const Step& s, const float* dcontext, float* dquery) {
     for (std::size_t b = 0; b < B; ++b)
       nn::attention_backward(aw, &s.query[b * Hd], Hd, key_ptr + b * Ts * Kd, Kd, &memory[b * Ts * Ho], Ho,
@@ -388,23 +509,23 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad, con
       std::fill(dgi.begin(), dgi.end(), 0.f);
       if (lstm)
         nn::lstm_cell_backward(drnn[l], cc.gates.data(), cc.h_prev.data(), cc.c_prev.data(), cc.c_new.data(),
-                               dh[l].data(), dc[l].data(), dgi.data(), dW_hh[l].g, db_hh[l].g, B);
+                               dh[l].data(), dc[l].data(), dgi.data(), dW_hh(l).g, db_hh(l).g, B);
       else
         nn::gru_cell_backward(drnn[l], cc.gates.data(), cc.gh.data(), cc.h_prev.data(), dh[l].data(), dgi.data(),
-                              dW_hh[l].g, db_hh[l].g, dscratch.data(), B);
+                              dW_hh(l).g, db_hh(l).g, dscratch.data(), B);
       const float* xin = l == 0 ? s.x.data() : drop ? s.in_drop[l].data() : s.layer_out[l - 1].data();
       const std::size_t in = l == 0 ? D : Hd;
       if (l == 0) {
         std::fill(dx.begin(), dx.end(), 0.f);
-        nn::linear_backward(xin, in, drnn[l].w_ih, dgi.data(), G * Hd, dx.data(), dW_ih[l].g, db_ih[l].g, B, G * Hd, in);
+        nn::linear_backward(xin, in, drnn[l].w_ih, dgi.data(), G * Hd, dx.data(), dW_ih(l).g, db_ih(l).g, B, G * Hd, in);
       } else if (drop) {  // through the dropout mask between the layers
         std::fill(dtmp.begin(), dtmp.end(), 0.f);
-        nn::linear_backward(xin, in, drnn[l].w_ih, dgi.data(), G * Hd, dtmp.data(), dW_ih[l].g, db_ih[l].g, B, G * Hd, in);
+        nn::linear_backward(xin, in, drnn[l].w_ih, dgi.data(), G * Hd, dtmp.data(), dW_ih(l).g, db_ih(l).g, B, G * Hd, in);
         kernels::mul(dtmp.data(), s.in_mask[l].data(), dtmp.data(), B * Hd);
         kernels::add(dtmp.data(), dh[l - 1].data(), B * Hd);
       } else {
         // the layer below's output at this step feeds this layer: its gradient joins dh[l-1]
-        nn::linear_backward(xin, in, drnn[l].w_ih, dgi.data(), G * Hd, dh[l - 1].data(), dW_ih[l].g, db_ih[l].g, B, G * Hd, in);
+        nn::linear_backward(xin, in, drnn[l].w_ih, dgi.data(), G * Hd, dh[l - 1].data(), dW_ih(l).g, db_ih(l).g, B, G * Hd, in);
       }
     }
   };
@@ -471,8 +592,12 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad, con
     nn::linear_backward(memory.data(), Ho, att_k.w, dkeys.data(), A, dmemory.data(), att_k.g, nullptr, B * Ts, A, Ho);
 
   // initial state back to the encoder's final states
-  std::vector<Vec> dfinal_h(L, Vec(B * Ho, 0.f)), dfinal_c(L, Vec(B * Ho, 0.f));
+  auto &dfinal_h = ws.dfinal_h, &dfinal_c = ws.dfinal_c;
+  at_least(dfinal_h, L);
+  at_least(dfinal_c, L);
   for (std::size_t l = 0; l < L; ++l) {
+    dfinal_h[l].assign(B * Ho, 0.f);
+    dfinal_c[l].assign(B * Ho, 0.f);
     if (bridge_w.w) {
       for (std::size_t i = 0; i < B * Hd; ++i) dh[l][i] *= 1.f - s0_h[l][i] * s0_h[l][i];
       nn::linear_backward(final_h[l].data(), Ho, bridge_w.w, dh[l].data(), Hd, dfinal_h[l].data(), bridge_w.g, bridge_b.g, B, Hd, Ho);
@@ -487,20 +612,24 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad, con
   }
 
   // ================= encoder backward =================
-  Vec dout(Ts * B * Ho, 0.f);  // gradient w.r.t. the current layer's outputs, time-major
+  auto& dout = ws.dout;  // gradient w.r.t. the current layer's outputs, time-major
+  dout.assign(Ts * B * Ho, 0.f);
   for (std::size_t t = 0; t < Ts; ++t)
     for (std::size_t b = 0; b < B; ++b)
       std::memcpy(&dout[(t * B + b) * Ho], &dmemory[(b * Ts + t) * Ho], Ho * sizeof(float));
-  Vec dcell(B * G * He), escratch(B * G * He), dhe(B * He), dce(B * He), keep_h(B * He), keep_c(B * He);
+  auto &dcell = ws.dcell, &escratch = ws.escratch, &dhe = ws.dhe, &dce = ws.dce, &keep_h = ws.keep_h, &keep_c = ws.keep_c;
+  dcell.resize(B * G * He), escratch.resize(B * G * He), dhe.resize(B * He), dce.resize(B * He);
+  keep_h.resize(B * He), keep_c.resize(B * He);
   for (std::size_t l = L; l-- > 0;) {
     const std::size_t in = l == 0 ? Es : Ho;
-    Vec din(Ts * B * in, 0.f);
+    auto& din = ws.din;
+    din.assign(Ts * B * in, 0.f);
     for (std::size_t d = 0; d < dirs; ++d) {
-      const std::string k = "_l" + std::to_string(l) + (d ? "_reverse" : "");
-      const auto w = net.rnn("encoder.rnn.", k, int(in), int(He));
-      const PG gw_ih = net.get("encoder.rnn.weight_ih" + k), gw_hh = net.get("encoder.rnn.weight_hh" + k);
-      const PG gb_ih = net.get("encoder.rnn.bias_ih" + k), gb_hh = net.get("encoder.rnn.bias_hh" + k);
-      Vec dgi_all(Ts * B * G * He, 0.f);
+      const RnnParams& rp = ws.enc_rnn[l * dirs + d];
+      const auto w = net.rnn(rp, int(in), int(He));
+      const PG gw_ih = net.get(rp.w_ih), gw_hh = net.get(rp.w_hh), gb_ih = net.get(rp.b_ih), gb_hh = net.get(rp.b_hh);
+      auto& dgi_all = ws.dgi_all;
+      dgi_all.assign(Ts * B * G * He, 0.f);
       for (std::size_t b = 0; b < B; ++b) {
         std::memcpy(&dhe[b * He], &dfinal_h[l][b * Ho + d * He], He * sizeof(float));
         std::memcpy(&dce[b * He], &dfinal_c[l][b * Ho + d * He], He * sizeof(float));
@@ -540,7 +669,7 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad, con
                           Ts * B, G * He, in);
     }
     if (drop) kernels::mul(din.data(), enc_mask[l].data(), din.data(), din.size());
-    dout.swap(din);
+    dout.assign(din.begin(), din.end());  // a copy, not a swap: each buffer keeps its own capacity
   }
   const PG enc_emb_g = enc_emb;
   if (enc_emb_g.g)

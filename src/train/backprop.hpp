@@ -5,6 +5,7 @@
 // Legend: B batch, Ts source steps, Tt target steps, E, He, Ho, Hd, G, A, V as in nn/layers.hpp.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "model/model.hpp"
@@ -46,7 +47,25 @@ struct ForwardOptions {
 // Throws std::invalid_argument naming the field when a value is out of range.
 void check(const ForwardOptions& o);
 
+// Every buffer forward_backward uses (activations kept for backward, gradients in flight, packed
+// copies of the weights, the parameters' addresses), kept from call to call: once a workspace has
+// seen the largest batch shape, a call with it allocates nothing. One workspace per concurrent call.
+class Workspace {
+ public:
+  Workspace();
+  ~Workspace();
+  Workspace(Workspace&&) noexcept;
+  Workspace& operator=(Workspace&&) noexcept;
+  struct Impl;
+  Impl& impl() { return *impl_; }
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
 // Runs the batch; if grad is not null (params-sized), adds d(mean objective)/d(params) into it.
-LossStats forward_backward(const Model& model, const Batch& batch, float* grad, const ForwardOptions& options = {});
+// Without a workspace the call makes (and frees) its own.
+LossStats forward_backward(const Model& model, const Batch& batch, float* grad, const ForwardOptions& options = {},
+                           Workspace* workspace = nullptr);
 
 }  // namespace attnseq::train

@@ -43,6 +43,7 @@ Trainer::Trainer(Model& model, Sampler sampler, TrainOptions options)
   shard_grad_.assign(std::size_t(std::min(opt_.threads, opt_.batch_size) - 1), std::vector<float>(n, 0.f));
   m_.assign(n, 0.f);
   v_.assign(n, 0.f);
+  workspace_.resize(shard_grad_.size() + 1);
 }
 
 double Trainer::learning_rate(int s) const {
@@ -61,7 +62,7 @@ StepReport Trainer::step() {
   }
   std::fill(grad_.begin(), grad_.end(), 0.f);
   const LossStats st = shard_grad_.empty()
-                           ? forward_backward(model_, make_batch(src, tgt, model_.config()), grad_.data(), forward_options(0))
+                           ? forward_backward(model_, make_batch(src, tgt, model_.config()), grad_.data(), forward_options(0), &workspace_[0])
                            : sharded_forward_backward(src, tgt);
   double norm2 = 0;
   for (float g : grad_) norm2 += double(g) * g;
@@ -104,7 +105,7 @@ LossStats Trainer::sharded_forward_backward(const std::vector<std::vector<std::i
   run_on_threads(S, [&](std::size_t k) {
     float* g = k == 0 ? grad_.data() : shard_grad_[k - 1].data();
     if (k > 0) std::fill(g, g + n, 0.f);
-    stats[k] = forward_backward(model_, shards[k], g, forward_options(k));
+    stats[k] = forward_backward(model_, shards[k], g, forward_options(k), &workspace_[k]);
   });
   LossStats total;
   for (const auto& st : stats) total.loss_sum += st.loss_sum, total.tokens += st.tokens, total.correct += st.correct;
@@ -153,13 +154,14 @@ void Trainer::load_state(const std::uint8_t* bytes, std::size_t size) {
 
 LossStats evaluate_loss(const Model& model, const std::vector<Pair>& pairs, int batch_size) {
   LossStats total;
+  Workspace ws;
   for (std::size_t i = 0; i < pairs.size(); i += batch_size) {
     std::vector<std::vector<std::int32_t>> src, tgt;
     for (std::size_t j = i; j < std::min(pairs.size(), i + batch_size); ++j) {
       src.push_back(pairs[j].first);
       tgt.push_back(pairs[j].second);
     }
-    const auto st = forward_backward(model, make_batch(src, tgt, model.config()), nullptr);
+    const auto st = forward_backward(model, make_batch(src, tgt, model.config()), nullptr, {}, &ws);
     total.loss_sum += st.loss_sum;
     total.tokens += st.tokens;
     total.correct += st.correct;

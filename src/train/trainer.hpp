@@ -72,6 +72,7 @@ class Trainer {
   int step_ = 0;
   std::vector<float> grad_, m_, v_;
   std::vector<std::vector<float>> shard_grad_;  // per extra thread: its shard's gradient
+  std::vector<Workspace> workspace_;             // per shard: forward_backward's buffers, kept between steps
 };
 
 // Teacher-forced loss and token accuracy over pairs (no gradient).

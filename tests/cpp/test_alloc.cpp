@@ -1,6 +1,6 @@
 // "step allocates nothing", checked by counting every operator new in this test program: after
 // start(), any number of steps (greedy rows, beam-sized batches, reorders, attention overrides)
-// must not allocate.
+// must not allocate; nor must a training forward/backward once its workspace has seen the shape.
 #include <doctest/doctest.h>
 
 #include <atomic>
@@ -9,6 +9,7 @@
 
 #include "model/model.hpp"
 #include "test_util.hpp"
+#include "train/backprop.hpp"
 
 namespace {
 std::atomic<long> g_allocations{0};
@@ -63,4 +64,37 @@ TEST_CASE("step allocates nothing, for every style and both weight paths") {
       }
       CHECK(g_allocations.load() == before);
     }
+}
+
+TEST_CASE("a training step's forward and backward allocate nothing once the workspace has seen the shape") {
+  const ModelConfig cfgs[] = {
+      test::small_config(Cell::GRU, Style::Luong, Score::General, true, true, 1, true),
+      test::small_config(Cell::LSTM, Style::Bahdanau, Score::Additive, false, false, 2),
+      test::small_config(Cell::GRU, Style::None, Score::Dot, false, false, 2),
+  };
+  const std::vector<std::vector<std::int32_t>> src = {{4, 5, 6, 7}, {8, 4}, {5, 6, 7}}, tgt = {{4, 5}, {6, 7, 4}, {5}};
+  const std::vector<std::vector<std::int32_t>> src2 = {{4, 5}, {8}}, tgt2 = {{4}, {6, 7}};
+  for (const auto& cfg : cfgs) {
+    CAPTURE(std::string(to_string(cfg.style)));
+    Model m(cfg);
+    test::randomize(m, 9, 1.0f);
+    const auto big = train::make_batch(src, tgt, cfg), small = train::make_batch(src2, tgt2, cfg);
+    std::vector<float> grad(m.params().data.size(), 0.f);
+    train::Workspace ws;
+    const train::ForwardOptions drop{0.2f, 0.1f, 5};
+    train::forward_backward(m, big, grad.data(), drop, &ws);  // sizes the workspace
+    const long before = g_allocations.load();
+    long a = before, b = 0, c = 0, d = 0;
+    for (int k = 0; k < 5; ++k) {
+      train::forward_backward(m, big, grad.data(), drop, &ws);
+      b += g_allocations.load() - a, a = g_allocations.load();
+      train::forward_backward(m, small, grad.data(), {}, &ws);  // a smaller shape fits in the same buffers
+      c += g_allocations.load() - a, a = g_allocations.load();
+      train::forward_backward(m, big, nullptr, {}, &ws);        // loss only
+      d += g_allocations.load() - a, a = g_allocations.load();
+    }
+    CHECK(b == 0);  // the same shape with dropout and label smoothing
+    CHECK(c == 0);  // a smaller shape
+    CHECK(d == 0);  // the loss alone
+  }
 }
