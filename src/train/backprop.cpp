@@ -206,6 +206,29 @@ struct Net {
 
 }  // namespace
 
+double matmul_flops(const ModelConfig& c, std::size_t B, std::size_t Ts, std::size_t Tt, bool backward) {
+  const double He = c.enc_hidden, Ho = c.enc_out(), Hd = c.dec_hidden, G = c.gates(), A = c.attn_dim;
+  const double dirs = c.bidirectional ? 2 : 1, b = double(B), ts = double(Ts), tt = double(Tt);
+  double f = 0;
+  for (int l = 0; l < c.layers; ++l) {  // encoder: input projection of all steps, recurrent products
+    const double in = l == 0 ? c.src_emb : Ho;
+    f += dirs * 2 * ts * b * G * He * (in + He);
+  }
+  const double Kd = c.score == Score::Additive ? A : Hd;
+  if (c.has_attention() && c.score != Score::Dot) f += 2 * b * ts * Kd * Ho;  // keys
+  if (c.bridge) f += c.layers * 2 * b * Hd * Ho * (c.cell == Cell::LSTM ? 2 : 1);
+  double step = 0;  // one decoder step
+  for (int l = 0; l < c.layers; ++l) step += 2 * b * G * Hd * ((l == 0 ? c.dec_input() : Hd) + Hd);
+  if (c.has_attention()) {
+    step += 2 * b * ts * (Kd + Ho);                                   // scores, context
+    if (c.score == Score::Additive) step += 2 * b * A * Hd + 2 * b * ts * A;  // query projection, v
+    step += 2 * b * Hd * (Ho + Hd);                                    // combine
+  }
+  step += 2 * b * c.tgt_vocab * Hd;  // output layer
+  f += tt * step;
+  return backward ? 3 * f : f;
+}
+
 void check(const ForwardOptions& o) {
   if (!(o.dropout >= 0.f && o.dropout < 1.f))
     throw std::invalid_argument("dropout is " + std::to_string(o.dropout) + "; it must be in [0, 1)");

@@ -47,6 +47,12 @@ struct ForwardOptions {
 // Throws std::invalid_argument naming the field when a value is out of range.
 void check(const ForwardOptions& o);
 
+// Floating-point operations of the matrix products forward_backward runs on a padded batch of shape
+// (B, Ts, Tt): forward, and with `backward` also the two backward products of each (about twice the
+// forward). Counted as executed (padding included), 2 per multiply-add; elementwise work is not
+// counted. The benchmark divides it by the time to report the achieved GFLOP/s.
+double matmul_flops(const ModelConfig& c, std::size_t B, std::size_t Ts, std::size_t Tt, bool backward = true);
+
 // Every buffer forward_backward uses (activations kept for backward, gradients in flight, packed
 // copies of the weights, the parameters' addresses), kept from call to call: once a workspace has
 // seen the largest batch shape, a call with it allocates nothing. One workspace per concurrent call.

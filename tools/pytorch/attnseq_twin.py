@@ -293,6 +293,9 @@ def save_attnseq(model: Seq2Seq, path: str, metadata: Optional[dict]) -> None:
         "input_feeding": "true" if cfg.input_feeding else "false",
         "cell": cfg.cell,
         "tokenizer": metadata.get("tokenizer", "word"),
+        # per-side kinds (docs/checkpoint-format.md); "tokenizer" then says "mixed" when they differ
+        **({"src_tokenizer": metadata["src_tokenizer"], "tgt_tokenizer": metadata["tgt_tokenizer"]}
+           if "src_tokenizer" in metadata else {}),
         "src_vocab": json.dumps(list(metadata.get("src_vocab", default_vocab(cfg.src_vocab_size)))),
         "tgt_vocab": json.dumps(list(metadata.get("tgt_vocab", default_vocab(cfg.tgt_vocab_size)))),
         "bos": str(cfg.bos), "eos": str(cfg.eos), "pad": str(cfg.pad), "unk": str(cfg.unk),

@@ -55,8 +55,10 @@ def make_vocab(tokens) -> list:
     return SPECIALS + sorted(set(tokens) - set(SPECIALS))
 
 
-def read_tsv(path: str, kind: str):
-    """[(src_tokens, tgt_tokens)]; refuses what attnseq's TSV task refuses, naming the line."""
+def read_tsv(path: str, kind: str, tgt_kind: str = None):
+    """[(src_tokens, tgt_tokens)]; refuses what attnseq's TSV task refuses, naming the line.
+    `kind` tokenizes the source, `tgt_kind` (default: `kind`) the target."""
+    kinds = {"source": kind, "target": tgt_kind or kind}
     with open(path, "rb") as f:
         raw = f.read()
     lines = raw.split(b"\n")
@@ -80,7 +82,7 @@ def read_tsv(path: str, kind: str):
                 text = col.decode("utf-8")
             except UnicodeDecodeError as e:
                 raise ValueError(f"tsv line {no}: {which}: invalid UTF-8 at byte {e.start}") from None
-            toks = tokenize(text, kind)
+            toks = tokenize(text, kinds[which])
             if not toks:
                 raise ValueError(f"tsv line {no}: empty {which}")
             if len(toks) > limit:
@@ -236,6 +238,10 @@ def parse_args(argv=None):
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("--data", required=True, help="TSV file, one source<TAB>target pair per line")
     p.add_argument("--tokenizer", choices=("char", "word"), default="word")
+    p.add_argument("--src-tokenizer", choices=("char", "word"), default=None,
+                   help="the source side's tokenizer (default: --tokenizer)")
+    p.add_argument("--tgt-tokenizer", choices=("char", "word"), default=None,
+                   help="the target side's tokenizer (default: --tokenizer)")
     p.add_argument("--out", required=True, help="checkpoint to write (.safetensors)")
     p.add_argument("--style", choices=("luong", "bahdanau", "none"), default="luong")
     p.add_argument("--score", choices=("dot", "general", "additive"), default="dot")
@@ -324,7 +330,10 @@ def batches(n_examples, per_rank, rank, world, seed):
 def save(model: Seq2Seq, a, src_vocab, tgt_vocab) -> None:
     name = a.name or ("tsv-" + a.style + ("" if a.style == "none" else "-" + a.score))
     tmp = a.out + ".tmp"
-    save_attnseq(model, tmp, {"tokenizer": a.tokenizer, "src_vocab": src_vocab, "tgt_vocab": tgt_vocab,
+    src_kind, tgt_kind = a.src_tokenizer or a.tokenizer, a.tgt_tokenizer or a.tokenizer
+    kinds = {} if src_kind == tgt_kind else {"src_tokenizer": src_kind, "tgt_tokenizer": tgt_kind}
+    save_attnseq(model, tmp, {"tokenizer": src_kind if src_kind == tgt_kind else "mixed", **kinds,
+                              "src_vocab": src_vocab, "tgt_vocab": tgt_vocab,
                               "name": name, "task": "tsv", "description": a.description})
     os.replace(tmp, a.out)  # a reader never sees a half-written file
 
@@ -339,7 +348,7 @@ def main(argv=None):
         raise SystemExit(f"--batch {a.batch} must be a multiple of the {world} processes")
     per_rank = a.batch // world
 
-    pairs = read_tsv(a.data, a.tokenizer)
+    pairs = read_tsv(a.data, a.src_tokenizer or a.tokenizer, a.tgt_tokenizer or a.tokenizer)
     src_vocab = make_vocab(t for s, _ in pairs for t in s)
     tgt_vocab = make_vocab(t for _, tg in pairs for t in tg)
     s_index = {t: i for i, t in enumerate(src_vocab)}
