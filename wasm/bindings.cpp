@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "decode/decode.hpp"
+#include "decode/step_record.hpp"
 #include "kernels/kernels.hpp"
 #include "model/checkpoint.hpp"
 #include "model/errors.hpp"
@@ -309,18 +310,34 @@ class DecoderHandle {
       box_ = m.box();
       enc_ = s.enc();
       sess_ = std::move(sess);
-      const auto& c = box_->model.config();
-      // record: 8 scalars, query (Hd), context (Ho), scores (T), weights (T), logits (V), topk ids + probs (2 x 64)
-      rec_.assign(8 + c.dec_hidden + c.enc_out() + 2 * enc_->T + c.tgt_vocab + 128, 0.f);
-      topk_idx_.assign(64, 0);
+      layout_ = step_record_layout(box_->model.config(), enc_->T);
+      rec_.assign(layout_.size, 0.f);
+      topk_idx_.assign(kMaxTopk, 0);
       val r = ok();
       r.set("maxLength", sess_->max_length());
       return r;
     });
   }
+  // The step record's layout for this decoder (src/decode/step_record.hpp): its size in floats and its
+  // fields in order, {name, offset, length}. The JS wrapper fetches it once per decoder.
+  val recordLayout() const {
+    val fields = val::array();
+    for (int f = 0; f < StepRecordLayout::kFieldCount; ++f) {
+      const auto field = StepRecordLayout::Field(f);
+      val x = val::object();
+      x.set("name", std::string(StepRecordLayout::name(field)));
+      x.set("offset", double(layout_[field].offset));
+      x.set("length", double(layout_[field].length));
+      fields.call<void>("push", x);
+    }
+    val r = val::object();
+    r.set("size", double(layout_.size));
+    r.set("fields", fields);
+    return r;
+  }
   // One step. forced < 0: the decoder chooses. override: null or a weight row of source length.
-  // The step's numbers go into one float record in wasm memory (layout in record_layout below), read
-  // and copied by the JS wrapper without a round trip per field; the return value is 0, or 1 with
+  // The step's numbers go into one float record in wasm memory (recordLayout() above), read and
+  // copied by the JS wrapper without a round trip per field; the return value is 0, or 1 with
   // the error in lastErrorCode()/lastErrorMessage(). (Building a JS object field by field through
   // Embind cost more than the engine's whole step at H = 256.)
   int stepInto(int forced, int topk) { return step_impl(forced, nullptr, topk); }
@@ -337,24 +354,11 @@ class DecoderHandle {
           throw std::invalid_argument("attention override has " + std::to_string(ov.size()) +
                                       " weights; the source has " + std::to_string(enc_->T));
       }
-      if (topk < 0 || topk > 64) throw std::invalid_argument("topk is " + std::to_string(topk) + "; it must be in [0, 64]");
-      const auto& r = sess_->step(forced, ov.empty() ? nullptr : ov.data());
-      const auto& ds = sess_->state();
-      const auto& c = box_->model.config();
-      const std::size_t T = enc_->T, Hd = c.dec_hidden, Ho = c.enc_out(), V = c.tgt_vocab;
-      const std::size_t k = std::min<std::size_t>(std::size_t(topk), V);
-      float* o = rec_.data();
-      o[0] = float(r.token), o[1] = float(r.prev), o[2] = r.log_prob, o[3] = r.done, o[4] = r.forced;
-      o[5] = float(sess_->length() - 1), o[6] = float(k), o[7] = 0.f;
-      o += 8;
-      o = std::copy_n(ds.query.data(), Hd, o);
-      o = std::copy_n(ds.context.data(), Ho, o);
-      o = std::copy_n(ds.scores.data(), T, o);
-      o = std::copy_n(ds.weights.data(), T, o);
-      o = std::copy_n(ds.logits.data(), V, o);
-      kernels::topk(ds.logits.data(), V, k, topk_idx_.data(), o + k);  // values land where probs go
-      const float lse = ds.logits[r.token] - r.log_prob;  // Session::step already computed it
-      for (std::size_t i = 0; i < k; ++i) o[i] = float(topk_idx_[i]), o[k + i] = std::exp(o[k + i] - lse);
+      if (topk < 0 || topk > kMaxTopk)
+        throw std::invalid_argument("topk is " + std::to_string(topk) + "; it must be in [0, " +
+                                    std::to_string(kMaxTopk) + "]");
+      sess_->step(forced, ov.empty() ? nullptr : ov.data());
+      write_step_record(layout_, *sess_, topk, topk_idx_.data(), rec_.data());
       return 0;
     } catch (...) {
       Failure x = current_failure();
@@ -390,6 +394,7 @@ class DecoderHandle {
   std::shared_ptr<ModelBox> box_;
   std::shared_ptr<Encoded> enc_;
   std::unique_ptr<Session> sess_;
+  StepRecordLayout layout_;
   std::vector<float> rec_;
   std::vector<std::int32_t> topk_idx_;
   std::string err_code_, err_msg_;
@@ -588,6 +593,7 @@ EMSCRIPTEN_BINDINGS(attnseq) {
   class_<DecoderHandle>("Decoder")
       .constructor<>()
       .function("start", &DecoderHandle::start)
+      .function("recordLayout", &DecoderHandle::recordLayout)
       .function("stepInto", &DecoderHandle::stepInto)
       .function("stepIntoWith", &DecoderHandle::stepIntoWith)
       .function("record", &DecoderHandle::record)
@@ -606,4 +612,5 @@ EMSCRIPTEN_BINDINGS(attnseq) {
   function("translate", &translate);
   function("buildInfo", &build_info);
   function("memoryStats", &memory_stats);
+  constant("maxTopk", kMaxTopk);  // the top-k limit decoder() checks in JavaScript
 }
