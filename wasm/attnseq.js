@@ -409,6 +409,7 @@ export class Encoded extends Disposable {
 }
 
 export class Decoder extends Disposable {
+  #record;
   constructor(model, enc, handle, maxLength, topk) {
     super(handle, [model, enc]);
     this.model = model;
@@ -418,8 +419,8 @@ export class Decoder extends Disposable {
     // The step record's layout, from the engine (src/decode/step_record.hpp): { size, token: { offset,
     // length }, ... } for every field, so that no offset is written here.
     const layout = handle.recordLayout();
-    this._record = { size: layout.size };
-    for (const f of layout.fields) this._record[f.name] = { offset: f.offset, length: f.length };
+    this.#record = { size: layout.size };
+    for (const f of layout.fields) this.#record[f.name] = { offset: f.offset, length: f.length };
   }
   get done() { return this._h.done(); }
   get length() { return this._h.length(); }
@@ -444,7 +445,7 @@ export class Decoder extends Disposable {
     if (status !== 0) throw new AttnseqError(h.lastErrorCode(), h.lastErrorMessage());
     // Copy the step's record out of wasm memory in one slice (re-fetch the view: memory may have
     // grown), then hand out views of that copy: one buffer per step, independent of the engine.
-    const R = this._record;
+    const R = this.#record;
     const base = h.record() / 4;
     const rec = m._M.HEAPF32.slice(base, base + R.size);
     const field = (f, n = f.length) => rec.subarray(f.offset, f.offset + n);
