@@ -298,8 +298,9 @@ export class Model extends Disposable {
     if (!(enc instanceof Encoded)) throw new AttnseqError('BAD_INPUT', 'decoder() takes the result of model.encode()');
     const opts = this.#options(options, 'decoder');
     const topk = options.topk ?? 5;
-    if (!Number.isInteger(topk) || topk < 0 || topk > MAX_TOPK)
-      throw new AttnseqError('BAD_INPUT', `option 'topk' is ${describe(topk)}; it must be an integer in [0, ${MAX_TOPK}]`);
+    const maxTopk = this._M.maxTopk;  // the engine's limit (src/decode/step_record.hpp)
+    if (!Number.isInteger(topk) || topk < 0 || topk > maxTopk)
+      throw new AttnseqError('BAD_INPUT', `option 'topk' is ${describe(topk)}; it must be an integer in [0, ${maxTopk}]`);
     const h = new this._M.Decoder();
     const st = h.start(this._h, enc._h, opts);
     if (!st.ok) {
@@ -408,12 +409,18 @@ export class Encoded extends Disposable {
 }
 
 export class Decoder extends Disposable {
+  #record;
   constructor(model, enc, handle, maxLength, topk) {
     super(handle, [model, enc]);
     this.model = model;
     this.encoded = enc;
     this.maxLength = maxLength;
     this.topk = topk;
+    // The step record's layout, from the engine (src/decode/step_record.hpp): { size, token: { offset,
+    // length }, ... } for every field, so that no offset is written here.
+    const layout = handle.recordLayout();
+    this.#record = { size: layout.size };
+    for (const f of layout.fields) this.#record[f.name] = { offset: f.offset, length: f.length };
   }
   get done() { return this._h.done(); }
   get length() { return this._h.length(); }
@@ -438,22 +445,21 @@ export class Decoder extends Disposable {
     if (status !== 0) throw new AttnseqError(h.lastErrorCode(), h.lastErrorMessage());
     // Copy the step's record out of wasm memory in one slice (re-fetch the view: memory may have
     // grown), then hand out views of that copy: one buffer per step, independent of the engine.
-    const c = m.config, T = this.encoded.length;
+    const R = this.#record;
     const base = h.record() / 4;
-    const total = 8 + c.hidden + c.encoderOutput + 2 * T + c.tgtVocabSize + 128;
-    const rec = m._M.HEAPF32.slice(base, base + total);
-    let p = 0;
-    const take = (n) => rec.subarray(p, (p += n));
-    const head = take(8);
-    const k = head[6];
-    const query = take(c.hidden), context = take(c.encoderOutput), scores = take(T), attention = take(T);
-    const logits = take(c.tgtVocabSize), ids = take(k), probs = take(k);
+    const rec = m._M.HEAPF32.slice(base, base + R.size);
+    const field = (f, n = f.length) => rec.subarray(f.offset, f.offset + n);
+    const k = rec[R.topkCount.offset];
+    const ids = field(R.topkIds, k), probs = field(R.topkProbs, k);
+    const token = rec[R.token.offset];
     const tok = (id) => (m.tgtVocab ? m.tgtVocab[id] : `#${id}`);
     const topk = [];
     for (let i = 0; i < k; i++) topk.push({ token: ids[i], text: tok(ids[i]), p: probs[i] });
     return {
-      index: head[5], token: head[0], text: tok(head[0]), done: head[3] !== 0, forced: head[4] !== 0, logProb: head[2],
-      attention, scores, query, context, logits, topk,
+      index: rec[R.index.offset], token, text: tok(token), done: rec[R.done.offset] !== 0,
+      forced: rec[R.forced.offset] !== 0, logProb: rec[R.logProb.offset],
+      attention: field(R.attention), scores: field(R.scores), query: field(R.query), context: field(R.context),
+      logits: field(R.logits), topk,
     };
   }
 }
@@ -470,7 +476,6 @@ const OPTION_NAMES = {
     'bridge', 'attentionSize', 'name'],
   'createTrainer task': ['tsv', 'tokenizer', 'srcTokenizer', 'tgtTokenizer'],
 };
-const MAX_TOPK = 64;
 
 function checkOptions(o, where) {
   if (o === null || typeof o !== 'object' || Array.isArray(o))

@@ -1,8 +1,9 @@
 // The only Embind file: exposes the engine's model, encode and step to JavaScript.
 // Every bound call catches every exception and returns a plain status object
-// ({ok: true, ...} or {ok: false, code, message}); no C++ exception ever reaches JS (escaped
-// exceptions leak wasm stack, see docs/toolchain.md). Arrays go out as copies. Handles share ownership
-// (shared_ptr), so JS may delete them in any order.
+// ({ok: true, ...} or {ok: false, code, message}), the code from the error's kind (src/model/errors.hpp,
+// status_code below); no C++ exception ever reaches JS (escaped exceptions leak wasm stack, see
+// docs/toolchain.md). Arrays go out as copies. Handles share ownership (shared_ptr), so JS may delete
+// them in any order.
 #include <emscripten/bind.h>
 #include <emscripten/emscripten.h>
 #include <emscripten/heap.h>
@@ -18,8 +19,10 @@
 #include <vector>
 
 #include "decode/decode.hpp"
+#include "decode/step_record.hpp"
 #include "kernels/kernels.hpp"
 #include "model/checkpoint.hpp"
+#include "model/errors.hpp"
 #include "model/vocab.hpp"
 #include "train/evaluate.hpp"
 #include "train/tasks.hpp"
@@ -44,21 +47,47 @@ val error(const char* code, const std::string& message) {
   return r;
 }
 
-// Runs f, turning every exception into a status. `code` names the kind of input that was bad.
+// The one conversion from an error's kind to the code JavaScript sees (AttnseqError.code).
+const char* status_code(ErrorKind kind) {
+  switch (kind) {
+    case ErrorKind::BadInput: return "BAD_INPUT";
+    case ErrorKind::TooLong: return "TOO_LONG";
+    case ErrorKind::BadCheckpoint: return "BAD_CHECKPOINT";
+    case ErrorKind::NotLoaded: return "NOT_LOADED";
+    case ErrorKind::NotEncoded: return "NOT_ENCODED";
+  }
+  return "INTERNAL";
+}
+
+struct Failure {
+  const char* code;
+  std::string message;
+};
+
+// The exception being handled as a code and a message. Call it only inside a catch block; every
+// catch site in this file goes through it.
+Failure current_failure() {
+  try {
+    throw;
+  } catch (const std::invalid_argument& e) {
+    return {status_code(kind_of(e)), e.what()};
+  } catch (const std::bad_alloc&) {
+    return {"OUT_OF_MEMORY", "out of memory"};
+  } catch (const std::exception& e) {
+    return {"INTERNAL", e.what()};
+  } catch (...) {
+    return {"INTERNAL", "unknown error"};
+  }
+}
+
+// Runs f, turning every exception into a status.
 template <class F>
-val guarded(const char* code, F&& f) {
+val guarded(F&& f) {
   try {
     return f();
-  } catch (const std::invalid_argument& e) {
-    const std::string m = e.what();
-    const char* c = m.find("maximum") != std::string::npos ? "TOO_LONG" : code;
-    return error(c, m);
-  } catch (const std::bad_alloc&) {
-    return error("OUT_OF_MEMORY", "out of memory");
-  } catch (const std::exception& e) {
-    return error("INTERNAL", e.what());
   } catch (...) {
-    return error("INTERNAL", "unknown error");
+    const Failure x = current_failure();
+    return error(x.code, x.message);
   }
 }
 
@@ -81,11 +110,14 @@ struct ModelBox {
 class ModelHandle {
  public:
   val load(const val& bytes) {
-    return guarded("BAD_CHECKPOINT", [&] {
-      const auto b = from_js_array<std::uint8_t>(bytes, "checkpoint bytes");
-      Model m = load_checkpoint(b.data(), b.size());
-      const Vocab s = Vocab::source(m.config()), t = Vocab::target(m.config());
-      box_ = std::make_shared<ModelBox>(ModelBox{std::move(m), s, t});
+    return guarded([&] {
+      // Whatever is wrong with the bytes, the vocabularies included (a token listed twice), is the file's.
+      box_ = reraise_input_errors_as(ErrorKind::BadCheckpoint, [&] {
+        const auto b = from_js_array<std::uint8_t>(bytes, "checkpoint bytes");
+        Model m = load_checkpoint(b.data(), b.size());
+        const Vocab s = Vocab::source(m.config()), t = Vocab::target(m.config());
+        return std::make_shared<ModelBox>(ModelBox{std::move(m), s, t});
+      });
       return ok();
     });
   }
@@ -93,7 +125,7 @@ class ModelHandle {
   const std::shared_ptr<ModelBox>& box() const { return box_; }
 
   val config() const {
-    return guarded("NOT_LOADED", [&] {
+    return guarded([&] {
       const auto& c = need().model.config();
       val r = ok();
       r.set("cell", std::string(to_string(c.cell)));
@@ -136,7 +168,7 @@ class ModelHandle {
 
   // Text -> {ids, pieces} with the source (side 0) or target (side 1) tokenizer.
   val tokenize(const std::string& text, int side) const {
-    return guarded("BAD_INPUT", [&] {
+    return guarded([&] {
       const Vocab& v = side ? need().tgt : need().src;
       const auto pieces = v.pieces(text);
       std::vector<std::int32_t> ids;
@@ -151,7 +183,7 @@ class ModelHandle {
 
   // ids -> strings (side 0 source, 1 target) and the joined text of a target sequence.
   val detokenize(const val& ids_js, int side) const {
-    return guarded("BAD_INPUT", [&] {
+    return guarded([&] {
       const Vocab& v = side ? need().tgt : need().src;
       const auto ids = from_js_array<std::int32_t>(ids_js, "ids");
       val toks = val::array();
@@ -164,7 +196,7 @@ class ModelHandle {
   }
 
   const ModelBox& need() const {
-    if (!box_) throw std::invalid_argument("no model is loaded");
+    if (!box_) throw NotLoaded("no model is loaded");
     return *box_;
   }
 
@@ -175,7 +207,7 @@ class ModelHandle {
 class SourceHandle {
  public:
   val encode(const ModelHandle& m, const val& ids_js) {
-    return guarded("BAD_INPUT", [&] {
+    return guarded([&] {
       const auto ids = from_js_array<std::int32_t>(ids_js, "source ids");
       auto enc = std::make_shared<Encoded>();
       m.need().model.encode(ids.data(), int(ids.size()), *enc);
@@ -187,7 +219,7 @@ class SourceHandle {
     });
   }
   val memory() const {  // (T, Ho) keys = values h_i
-    return guarded("NOT_ENCODED", [&] {
+    return guarded([&] {
       need();
       val r = ok();
       r.set("data", copy_array(enc_->memory.data(), enc_->memory.size()));
@@ -200,7 +232,7 @@ class SourceHandle {
   const std::shared_ptr<ModelBox>& box() const { return box_; }
   const std::shared_ptr<Encoded>& enc() const { return enc_; }
   void need() const {
-    if (!enc_) throw std::invalid_argument("the source has not been encoded");
+    if (!enc_) throw NotEncoded("the source has not been encoded");
   }
 
  private:
@@ -257,7 +289,7 @@ val hypothesis_val(const Hypothesis& h) {
 // The model decoding is the one given (not the one that encoded): Model::start refuses a source
 // encoded by another model, whose sizes need not fit.
 val translate(const ModelHandle& m, const SourceHandle& s, const val& options) {
-  return guarded("BAD_INPUT", [&] {
+  return guarded([&] {
     s.need();
     const DecodeResult r = decode(m.need().model, *s.enc(), parse_options(options));
     val hs = val::array();
@@ -272,24 +304,40 @@ val translate(const ModelHandle& m, const SourceHandle& s, const val& options) {
 class DecoderHandle {
  public:
   val start(const ModelHandle& m, const SourceHandle& s, const val& options) {
-    return guarded("BAD_INPUT", [&] {
+    return guarded([&] {
       s.need();
       auto sess = std::make_unique<Session>(m.need().model, *s.enc(), parse_options(options));
       box_ = m.box();
       enc_ = s.enc();
       sess_ = std::move(sess);
-      const auto& c = box_->model.config();
-      // record: 8 scalars, query (Hd), context (Ho), scores (T), weights (T), logits (V), topk ids + probs (2 x 64)
-      rec_.assign(8 + c.dec_hidden + c.enc_out() + 2 * enc_->T + c.tgt_vocab + 128, 0.f);
-      topk_idx_.assign(64, 0);
+      layout_ = step_record_layout(box_->model.config(), enc_->T);
+      rec_.assign(layout_.size, 0.f);
+      topk_idx_.assign(kMaxTopk, 0);
       val r = ok();
       r.set("maxLength", sess_->max_length());
       return r;
     });
   }
+  // The step record's layout for this decoder (src/decode/step_record.hpp): its size in floats and its
+  // fields in order, {name, offset, length}. The JS wrapper fetches it once per decoder.
+  val recordLayout() const {
+    val fields = val::array();
+    for (int f = 0; f < StepRecordLayout::kFieldCount; ++f) {
+      const auto field = StepRecordLayout::Field(f);
+      val x = val::object();
+      x.set("name", std::string(StepRecordLayout::name(field)));
+      x.set("offset", double(layout_[field].offset));
+      x.set("length", double(layout_[field].length));
+      fields.call<void>("push", x);
+    }
+    val r = val::object();
+    r.set("size", double(layout_.size));
+    r.set("fields", fields);
+    return r;
+  }
   // One step. forced < 0: the decoder chooses. override: null or a weight row of source length.
-  // The step's numbers go into one float record in wasm memory (layout in record_layout below), read
-  // and copied by the JS wrapper without a round trip per field; the return value is 0, or 1 with
+  // The step's numbers go into one float record in wasm memory (recordLayout() above), read and
+  // copied by the JS wrapper without a round trip per field; the return value is 0, or 1 with
   // the error in lastErrorCode()/lastErrorMessage(). (Building a JS object field by field through
   // Embind cost more than the engine's whole step at H = 256.)
   int stepInto(int forced, int topk) { return step_impl(forced, nullptr, topk); }
@@ -306,34 +354,15 @@ class DecoderHandle {
           throw std::invalid_argument("attention override has " + std::to_string(ov.size()) +
                                       " weights; the source has " + std::to_string(enc_->T));
       }
-      if (topk < 0 || topk > 64) throw std::invalid_argument("topk is " + std::to_string(topk) + "; it must be in [0, 64]");
-      const auto& r = sess_->step(forced, ov.empty() ? nullptr : ov.data());
-      const auto& ds = sess_->state();
-      const auto& c = box_->model.config();
-      const std::size_t T = enc_->T, Hd = c.dec_hidden, Ho = c.enc_out(), V = c.tgt_vocab;
-      const std::size_t k = std::min<std::size_t>(std::size_t(topk), V);
-      float* o = rec_.data();
-      o[0] = float(r.token), o[1] = float(r.prev), o[2] = r.log_prob, o[3] = r.done, o[4] = r.forced;
-      o[5] = float(sess_->length() - 1), o[6] = float(k), o[7] = 0.f;
-      o += 8;
-      o = std::copy_n(ds.query.data(), Hd, o);
-      o = std::copy_n(ds.context.data(), Ho, o);
-      o = std::copy_n(ds.scores.data(), T, o);
-      o = std::copy_n(ds.weights.data(), T, o);
-      o = std::copy_n(ds.logits.data(), V, o);
-      kernels::topk(ds.logits.data(), V, k, topk_idx_.data(), o + k);  // values land where probs go
-      const float lse = ds.logits[r.token] - r.log_prob;  // Session::step already computed it
-      for (std::size_t i = 0; i < k; ++i) o[i] = float(topk_idx_[i]), o[k + i] = std::exp(o[k + i] - lse);
+      if (topk < 0 || topk > kMaxTopk)
+        throw std::invalid_argument("topk is " + std::to_string(topk) + "; it must be in [0, " +
+                                    std::to_string(kMaxTopk) + "]");
+      sess_->step(forced, ov.empty() ? nullptr : ov.data());
+      write_step_record(layout_, *sess_, topk, topk_idx_.data(), rec_.data());
       return 0;
-    } catch (const std::invalid_argument& e) {
-      err_msg_ = e.what();
-      err_code_ = err_msg_.find("maximum") != std::string::npos ? "TOO_LONG" : "BAD_INPUT";
-    } catch (const std::bad_alloc&) {
-      err_code_ = "OUT_OF_MEMORY", err_msg_ = "out of memory";
-    } catch (const std::exception& e) {
-      err_code_ = "INTERNAL", err_msg_ = e.what();
     } catch (...) {
-      err_code_ = "INTERNAL", err_msg_ = "unknown error";
+      Failure x = current_failure();
+      err_code_ = x.code, err_msg_ = std::move(x.message);
     }
     return 1;
   }
@@ -365,6 +394,7 @@ class DecoderHandle {
   std::shared_ptr<ModelBox> box_;
   std::shared_ptr<Encoded> enc_;
   std::unique_ptr<Session> sess_;
+  StepRecordLayout layout_;
   std::vector<float> rec_;
   std::vector<std::int32_t> topk_idx_;
   std::string err_code_, err_msg_;
@@ -376,7 +406,7 @@ class DecoderHandle {
 class TrainerHandle {
  public:
   val create(const val& cfg, const val& task, const val& opts) {
-    return guarded("BAD_INPUT", [&] {
+    return guarded([&] {
       auto str = [](const val& o, const char* k, const char* def) {
         const val v = o[k];
         if (v.isUndefined() || v.isNull()) return std::string(def);
@@ -464,7 +494,7 @@ class TrainerHandle {
   }
   // Runs n steps; reports the last step and the mean loss over the n.
   val step(int n) {
-    return guarded("BAD_INPUT", [&] {
+    return guarded([&] {
       need();
       if (n < 1 || n > 100000) throw std::invalid_argument("steps per call must be in [1, 100000]");
       const double t0 = emscripten_get_now();
@@ -490,7 +520,7 @@ class TrainerHandle {
     });
   }
   val save() {
-    return guarded("BAD_INPUT", [&] {
+    return guarded([&] {
       need();
       model_->prepare();
       const auto bytes = save_checkpoint(*model_);
@@ -500,7 +530,7 @@ class TrainerHandle {
     });
   }
   val saveState() {
-    return guarded("BAD_INPUT", [&] {
+    return guarded([&] {
       need();
       const auto bytes = trainer_->save_state();
       val r = ok();
@@ -509,7 +539,7 @@ class TrainerHandle {
     });
   }
   val evaluate(int n, double seed) {
-    return guarded("BAD_INPUT", [&] {
+    return guarded([&] {
       need();
       if (n < 1 || n > 100000) throw std::invalid_argument("evaluation size must be in [1, 100000]");
       model_->prepare();
@@ -563,6 +593,7 @@ EMSCRIPTEN_BINDINGS(attnseq) {
   class_<DecoderHandle>("Decoder")
       .constructor<>()
       .function("start", &DecoderHandle::start)
+      .function("recordLayout", &DecoderHandle::recordLayout)
       .function("stepInto", &DecoderHandle::stepInto)
       .function("stepIntoWith", &DecoderHandle::stepIntoWith)
       .function("record", &DecoderHandle::record)
@@ -581,4 +612,5 @@ EMSCRIPTEN_BINDINGS(attnseq) {
   function("translate", &translate);
   function("buildInfo", &build_info);
   function("memoryStats", &memory_stats);
+  constant("maxTopk", kMaxTopk);  // the top-k limit decoder() checks in JavaScript
 }

@@ -5,6 +5,7 @@
 
 #include "decode/decode.hpp"
 #include "kernels/kernels.hpp"
+#include "model/errors.hpp"
 
 namespace attnseq {
 
@@ -84,7 +85,7 @@ const Session::Step& Session::step(std::int32_t forced, const float* attn_overri
                                 (last_.token == c.eos ? "EOS emitted" : "max_length reached") +
                                 "); force a token to continue");
   if (int(tokens_.size()) >= kMaxTargetLength)
-    throw std::invalid_argument("the target already has " + std::to_string(kMaxTargetLength) + " tokens, the maximum");
+    throw TooLong("the target already has " + std::to_string(kMaxTargetLength) + " tokens, the maximum");
   const std::int32_t prev = last_.token;
   model_.step(enc_, st_, &prev, 1, attn_override);  // validates attn_override before changing anything
   const float* logits = st_.logits.data();

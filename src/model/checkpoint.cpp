@@ -11,6 +11,7 @@
 #include <memory>
 #include <stdexcept>
 
+#include "model/errors.hpp"
 #include "model/json.hpp"
 #include "model/safetensors.hpp"
 
@@ -23,7 +24,7 @@ std::string shape_str(const std::vector<std::int64_t>& s) {
   return r + "]";
 }
 
-[[noreturn]] void fail(const std::string& msg) { throw std::invalid_argument("checkpoint: " + msg); }
+[[noreturn]] void fail(const std::string& msg) { throw BadCheckpoint("checkpoint: " + msg); }
 
 const safetensors::TensorInfo& need(const safetensors::File& f, const std::string& name, std::size_t rank) {
   const auto* t = f.find(name);
@@ -150,7 +151,7 @@ ModelConfig infer_config(const safetensors::File& f) {
   auto meta = [&](const char* k) { return f.meta(k); };
   if (const auto* s = meta("style")) {
     Style m = *s == "luong" ? Style::Luong : *s == "bahdanau" ? Style::Bahdanau : *s == "none" ? Style::None
-              : throw std::invalid_argument("checkpoint: metadata 'style' is \"" + *s + "\"; expected luong, bahdanau or none");
+              : throw BadCheckpoint("checkpoint: metadata 'style' is \"" + *s + "\"; expected luong, bahdanau or none");
     if (m != c.style)
       fail(std::string("metadata says style ") + to_string(m) + " but the tensors describe " + to_string(c.style) +
            " (decoder.rnn.weight_ih_l0 has " + std::to_string(din) + " columns, decoder.combine " +
@@ -236,9 +237,7 @@ ModelConfig infer_config(const safetensors::File& f) {
   return c;
 }
 
-}  // namespace
-
-Model load_checkpoint(const std::uint8_t* bytes, std::size_t size) {
+Model load(const std::uint8_t* bytes, std::size_t size) {
   const safetensors::File f = safetensors::parse(bytes, size);
   ModelConfig c = infer_config(f);
   // Every expected tensor must be present with its exact shape before anything is allocated, so
@@ -267,6 +266,14 @@ Model load_checkpoint(const std::uint8_t* bytes, std::size_t size) {
   return Model(std::move(c), std::move(p));
 }
 
+}  // namespace
+
+Model load_checkpoint(const std::uint8_t* bytes, std::size_t size) {
+  // The configuration's own checks (ModelConfig::validate, the parameter limit) report bad input; the
+  // input here is the file, so they are a bad checkpoint.
+  return reraise_input_errors_as(ErrorKind::BadCheckpoint, [&] { return load(bytes, size); });
+}
+
 std::vector<std::uint8_t> read_file_bytes(const std::string& path) {
   std::unique_ptr<FILE, int (*)(FILE*)> fp(std::fopen(path.c_str(), "rb"), &std::fclose);
   if (!fp) throw std::invalid_argument("cannot open '" + path + "'");
@@ -283,7 +290,7 @@ Model load_checkpoint_file(const std::string& path) {
   try {
     return load_checkpoint(bytes.data(), bytes.size());
   } catch (const std::invalid_argument& e) {
-    throw std::invalid_argument(path + ": " + e.what());
+    raise_with_context(path + ": ", e);
   }
 }
 

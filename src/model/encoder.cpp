@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "kernels/kernels.hpp"
+#include "model/errors.hpp"
 #include "model/model.hpp"
 
 namespace attnseq {
@@ -14,7 +15,7 @@ void Model::encode(const std::int32_t* src, int T, Encoded& e) const {
   const auto& c = config_;
   if (T <= 0) throw std::invalid_argument("encode: the source is empty (0 tokens)");
   if (T > kMaxSourceLength)
-    throw std::invalid_argument("encode: the source has " + std::to_string(T) + " tokens; the maximum is " +
+    throw TooLong("encode: the source has " + std::to_string(T) + " tokens; the maximum is " +
                                 std::to_string(kMaxSourceLength));
   for (int t = 0; t < T; ++t)
     if (src[t] < 0 || src[t] >= c.src_vocab)

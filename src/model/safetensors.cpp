@@ -10,6 +10,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "model/errors.hpp"
 #include "model/json.hpp"
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
@@ -51,7 +52,9 @@ namespace {
 
 constexpr std::int64_t kMaxDim = std::int64_t(1) << 40;  // larger dimensions are refused as corrupt
 
-[[noreturn]] void fail(const std::string& what) { throw std::invalid_argument("safetensors: " + what); }
+// A file that cannot be read is a bad checkpoint; what write() is given is the caller's input.
+[[noreturn]] void fail(const std::string& what) { throw BadCheckpoint("safetensors: " + what); }
+[[noreturn]] void fail_write(const std::string& what) { throw BadInput("safetensors: write: " + what); }
 
 // Text from the file for messages, cut (at a UTF-8 boundary) so a hostile 100 MB name stays readable.
 std::string cut(std::string_view s, std::size_t max) {
@@ -290,12 +293,12 @@ std::vector<std::uint8_t> write(const std::vector<TensorOut>& tensors,
                                 const std::vector<std::pair<std::string, std::string>>& metadata,
                                 bool with_metadata) {
   if (!with_metadata && !metadata.empty())
-    fail("write: " + std::to_string(metadata.size()) + " metadata entries given with with_metadata = false");
+    fail_write(std::to_string(metadata.size()) + " metadata entries given with with_metadata = false");
   // Duplicate keys would make a header that parse() (and every other reader) refuses.
   const auto check_unique = [](std::vector<std::string_view> names, const char* what) {
     std::sort(names.begin(), names.end());
     const auto dup = std::adjacent_find(names.begin(), names.end());
-    if (dup != names.end()) fail("write: duplicate " + std::string(what) + " " + show(*dup));
+    if (dup != names.end()) fail_write("duplicate " + std::string(what) + " " + show(*dup));
   };
   std::vector<std::string_view> names, keys;
   for (const auto& t : tensors) names.push_back(t.name);
@@ -313,18 +316,18 @@ std::vector<std::uint8_t> write(const std::vector<TensorOut>& tensors,
   std::uint64_t offset = 0;
   std::vector<std::uint64_t> lengths;
   for (const auto& t : tensors) {
-    if (t.name.empty()) fail("write: a tensor has an empty name");
-    if (t.name == "__metadata__") fail("write: '__metadata__' is not a valid tensor name");
+    if (t.name.empty()) fail_write("a tensor has an empty name");
+    if (t.name == "__metadata__") fail_write("'__metadata__' is not a valid tensor name");
     if (t.shape.size() > kMaxRank)
-      fail("write: tensor " + show(t.name) + " has rank " + std::to_string(t.shape.size()) + ", more than " +
+      fail_write("tensor " + show(t.name) + " has rank " + std::to_string(t.shape.size()) + ", more than " +
            std::to_string(kMaxRank));
     for (std::int64_t d : t.shape)
       if (d < 0 || d > kMaxDim)
-        fail("write: tensor " + show(t.name) + " shape " + shape_str(t.shape) + " has a dimension outside [0, 2^40]");
+        fail_write("tensor " + show(t.name) + " shape " + shape_str(t.shape) + " has a dimension outside [0, 2^40]");
     const std::uint64_t nbytes = byte_length(t.name, t.shape, DType::F32);
-    if (nbytes && !t.data) fail("write: tensor " + show(t.name) + " has no data");
+    if (nbytes && !t.data) fail_write("tensor " + show(t.name) + " has no data");
     if (nbytes > static_cast<std::uint64_t>(kMaxOffset) - offset)
-      fail("write: tensor " + show(t.name) + " takes the data section past 2^53 bytes");
+      fail_write("tensor " + show(t.name) + " takes the data section past 2^53 bytes");
     if (header.size() > 1) header += ",";
     header += json::quote(t.name) + ":{\"dtype\":\"F32\",\"shape\":[";
     for (std::size_t i = 0; i < t.shape.size(); ++i) header += (i ? "," : "") + std::to_string(t.shape[i]);
@@ -335,10 +338,10 @@ std::vector<std::uint8_t> write(const std::vector<TensorOut>& tensors,
   header += "}";
   header.append((8 - header.size() % 8) % 8, ' ');  // the data section starts 8-byte aligned
   if (header.size() > kMaxHeaderBytes)
-    fail("write: header of " + std::to_string(header.size()) + " bytes exceeds the limit of " +
+    fail_write("header of " + std::to_string(header.size()) + " bytes exceeds the limit of " +
          std::to_string(kMaxHeaderBytes));
   if (offset > std::numeric_limits<std::size_t>::max() - 8 - header.size())
-    fail("write: " + std::to_string(offset) + " bytes of data do not fit in memory");
+    fail_write(std::to_string(offset) + " bytes of data do not fit in memory");
 
   std::vector<std::uint8_t> out(8 + header.size() + static_cast<std::size_t>(offset));
   const std::uint64_t hlen = header.size();

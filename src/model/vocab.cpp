@@ -4,6 +4,8 @@
 
 #include <stdexcept>
 
+#include "model/errors.hpp"
+
 namespace attnseq {
 namespace {
 
@@ -30,8 +32,7 @@ std::size_t utf8_len(std::string_view s, std::size_t i) {
 
 void check_size(std::string_view text) {
   if (text.size() > kMaxTextBytes)
-    throw std::invalid_argument("text is " + std::to_string(text.size()) + " bytes; the maximum is " +
-                                std::to_string(kMaxTextBytes));
+    throw TooLong("text is " + std::to_string(text.size()) + " bytes; the maximum is " + std::to_string(kMaxTextBytes));
 }
 
 [[noreturn]] void bad_utf8(std::size_t i) {

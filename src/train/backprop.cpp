@@ -12,6 +12,7 @@
 
 #include "decode/decode.hpp"
 #include "kernels/kernels.hpp"
+#include "model/errors.hpp"
 #include "nn/layers.hpp"
 
 namespace attnseq::train {
@@ -26,7 +27,7 @@ Batch make_batch(const std::vector<std::vector<std::int32_t>>& src, const std::v
   for (std::size_t i = 0; i < src.size(); ++i) {
     if (src[i].empty()) throw std::invalid_argument("make_batch: source " + std::to_string(i) + " is empty");
     if (src[i].size() > std::size_t(kMaxSourceLength) || tgt[i].size() + 1 > std::size_t(kMaxTargetLength))
-      throw std::invalid_argument("make_batch: example " + std::to_string(i) + " is longer than the maximum");
+      throw TooLong("make_batch: example " + std::to_string(i) + " is longer than the maximum");
     for (auto id : src[i])
       if (id < 0 || id >= c.src_vocab) throw std::invalid_argument("make_batch: source id " + std::to_string(id) + " out of range");
     for (auto id : tgt[i])

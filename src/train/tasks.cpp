@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "model/errors.hpp"
 #include "model/vocab.hpp"
 #include "train/tasks.hpp"
 
@@ -55,8 +56,7 @@ class TsvTask final : public Task {
     const std::size_t lines = std::size_t(std::count(text.begin(), text.end(), '\n')) +
                               (!text.empty() && text.back() != '\n');
     if (lines > std::size_t(kMaxTsvLines))
-      throw std::invalid_argument("tsv task: " + std::to_string(lines) + " lines; the maximum is " +
-                                  std::to_string(kMaxTsvLines));
+      throw TooLong("tsv task: " + std::to_string(lines) + " lines; the maximum is " + std::to_string(kMaxTsvLines));
     std::vector<std::string> src_tokens, tgt_tokens;
     std::size_t pos = 0;
     long line_no = 0;
@@ -103,13 +103,13 @@ class TsvTask final : public Task {
     try {
       t = kind == TokenizerKind::Char ? split_chars(side) : split_words(side);
     } catch (const std::invalid_argument& e) {
-      throw std::invalid_argument("tsv line " + std::to_string(line_no) + ": " + which + ": " + e.what());
+      raise_with_context("tsv line " + std::to_string(line_no) + ": " + which + ": ", e);  // too long stays TooLong
     }
     if (t.empty())
       throw std::invalid_argument("tsv line " + std::to_string(line_no) + ": empty " + which);
     if (int(t.size()) > max_len)
-      throw std::invalid_argument("tsv line " + std::to_string(line_no) + ": " + which + " has " +
-                                  std::to_string(t.size()) + " tokens; the maximum is " + std::to_string(max_len));
+      throw TooLong("tsv line " + std::to_string(line_no) + ": " + which + " has " + std::to_string(t.size()) +
+                    " tokens; the maximum is " + std::to_string(max_len));
     return t;
   }
 

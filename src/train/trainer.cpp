@@ -6,6 +6,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "model/errors.hpp"
 #include "model/safetensors.hpp"
 
 namespace attnseq::train {
@@ -137,9 +138,9 @@ void Trainer::load_state(const std::uint8_t* bytes, std::size_t size) {
   const auto* v = f.find("adam.v");
   const auto* s = f.meta("step");
   const auto* r = f.meta("rng");
-  if (!m || !v || !s || !r) throw std::invalid_argument("trainer state: missing adam.m, adam.v, step or rng");
+  if (!m || !v || !s || !r) throw BadCheckpoint("trainer state: missing adam.m, adam.v, step or rng");
   if (m->numel() != m_.size() || v->numel() != v_.size())
-    throw std::invalid_argument("trainer state: moments hold " + std::to_string(m->numel()) + " values; the model has " +
+    throw BadCheckpoint("trainer state: moments hold " + std::to_string(m->numel()) + " values; the model has " +
                                 std::to_string(m_.size()) + " parameters");
   std::vector<float> mm(m_.size()), vv(v_.size());
   safetensors::read_f32(f, *m, mm.data());

@@ -1,0 +1,80 @@
+// Error kinds, carried as types from where an error is detected to where it is reported: the wasm
+// bindings turn a kind into a status code in one function (wasm/bindings.cpp, status_code). Every Error
+// is a std::invalid_argument, so code that catches that still catches them, and a std::invalid_argument
+// that is not an Error counts as BadInput (the kind of most errors, marked only where it helps).
+#pragma once
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+namespace attnseq {
+
+enum class ErrorKind {
+  BadInput,       // an argument, option, token or text the caller gave is wrong
+  TooLong,        // over a documented length limit (src/model/config.hpp: source, target, text, TSV)
+  BadCheckpoint,  // a checkpoint or trainer-state file is malformed
+  NotLoaded,      // a wasm handle used before it holds a model (wasm/bindings.cpp)
+  NotEncoded,     // a wasm handle used before it holds an encoded source (wasm/bindings.cpp)
+};
+
+class Error : public std::invalid_argument {
+ public:
+  Error(ErrorKind kind, const std::string& message) : std::invalid_argument(message), kind_(kind) {}
+  ErrorKind kind() const noexcept { return kind_; }
+
+ private:
+  ErrorKind kind_;
+};
+
+// One class per kind, so that a catch or a test can name the kind; raise() keeps class and kind equal.
+struct BadInput : Error {
+  explicit BadInput(const std::string& m) : Error(ErrorKind::BadInput, m) {}
+};
+struct TooLong : Error {
+  explicit TooLong(const std::string& m) : Error(ErrorKind::TooLong, m) {}
+};
+struct BadCheckpoint : Error {
+  explicit BadCheckpoint(const std::string& m) : Error(ErrorKind::BadCheckpoint, m) {}
+};
+struct NotLoaded : Error {
+  explicit NotLoaded(const std::string& m) : Error(ErrorKind::NotLoaded, m) {}
+};
+struct NotEncoded : Error {
+  explicit NotEncoded(const std::string& m) : Error(ErrorKind::NotEncoded, m) {}
+};
+
+[[noreturn]] inline void raise(ErrorKind kind, const std::string& message) {
+  switch (kind) {
+    case ErrorKind::TooLong: throw TooLong(message);
+    case ErrorKind::BadCheckpoint: throw BadCheckpoint(message);
+    case ErrorKind::NotLoaded: throw NotLoaded(message);
+    case ErrorKind::NotEncoded: throw NotEncoded(message);
+    case ErrorKind::BadInput: break;
+  }
+  throw BadInput(message);
+}
+
+// The kind of a caught std::invalid_argument: an Error's own, BadInput for any other.
+inline ErrorKind kind_of(const std::invalid_argument& e) {
+  const auto* x = dynamic_cast<const Error*>(&e);
+  return x ? x->kind() : ErrorKind::BadInput;
+}
+
+// The same error with context in front of its message ("tsv line 3: ", "FILE: "), of the same kind.
+[[noreturn]] inline void raise_with_context(const std::string& context, const std::invalid_argument& e) {
+  raise(kind_of(e), context + e.what());
+}
+
+// Runs f(); a BadInput it raises (any std::invalid_argument that is not another kind) is raised again
+// as `kind` with the same message. What is bad input to a parser is a bad file to whoever read it.
+template <class F>
+decltype(auto) reraise_input_errors_as(ErrorKind kind, F&& f) {
+  try {
+    return std::forward<F>(f)();
+  } catch (const std::invalid_argument& e) {
+    if (kind_of(e) != ErrorKind::BadInput) throw;
+    raise(kind, e.what());
+  }
+}
+
+}  // namespace attnseq
