@@ -1,7 +1,7 @@
 // The input and the player's controls: what the current model makes of the input (nothing to decode,
 // source words it does not know, a prefix it cannot output) with the notes under the fields, which
 // buttons can be pressed, the play button's name and the speed slider. Interface: readInput(),
-// auxSource(), inputKey(), checkInput(), updateButtons(), updatePlayButton(), speed().
+// auxSource(), inputKey(), checkInput(), updateButtons(), refreshNotes(), updatePlayButton(), speed().
 import { showToken } from '../views/alignment.js';
 import { state } from './state.js';
 import { $, refocus, setWatchState } from './page.js';
@@ -98,6 +98,12 @@ export function updateButtons() {
   for (const id of ['export-png', 'export-svg', 'export-csv', 'export-json']) $(id).disabled = rows === 0;
   // Step or Run reaching the end disables the button that has the focus: hand it on instead of to <body>.
   if (had?.disabled && had.closest('.player')) refocus([$('restart'), $('play'), $('source')]);
+}
+
+/** Redraws the notes (the prefix hint they quote has arrived). */
+export function refreshNotes() {
+  shownCheck = null;
+  updateButtons();
 }
 
 export function updatePlayButton() {

@@ -1,17 +1,18 @@
 // Choosing the model: the picker, the first shipped model at start-up, a user's checkpoint (file
 // input, drag and drop, or the training panel through loadUserBytes) with a plain-words message beside
 // the file input when it is refused, and the chosen model's example chips and prefix hint (the first
-// output token of an example). Interface: startModels(),
+// output token of an example, translated in the engine Worker). Interface: startModels(),
 // selectModel(id), loadUserBytes(source, label), loadUserFile(file), showFileError(label, e).
 import { loadModel, AttnseqError } from '../../wasm/attnseq.js';
 import { h } from '../views/dom.js';
 import { state } from './state.js';
 import { $, errText, clearError, showError } from './page.js';
 import { readManifest, ensureModel, fillSelect, describe, examplesFor } from './catalog.js';
-import { updateButtons } from './controls.js';
+import { updateButtons, refreshNotes } from './controls.js';
 import { stopLoop, disposeSession, resetWatch, inputChanged } from './playback.js';
 import { clearCompare } from './compare.js';
 import { clearBeam } from './beam.js';
+import { translateInWorker } from './engine.js';
 
 /** Reads the shipped list, fills the picker and selects en-ko (or the first), unless a user's file came first. */
 export async function startModels() {
@@ -31,12 +32,15 @@ function fillExamples(entry) {
     onclick: () => { $('source').value = text; state.sourceEdited = false; inputChanged(); },
   })));
   // A plausible prefix for the placeholder: the first output token of another example.
-  let hint = 'target tokens';
-  try {
-    const m = entry.model;
-    if (ex.length && m.config.tokenizer !== 'ids') hint = `e.g. ${m.translate(ex[1] ?? ex[0], { maxLength: 4 }).tgtTokens[0]}`;
-  } catch { /* keep the generic hint */ }
-  $('prefix').placeholder = hint;
+  $('prefix').placeholder = 'target tokens';
+  if (ex.length && entry.model.config.tokenizer !== 'ids') {
+    const seq = state.loadSeq;
+    translateInWorker(entry, ex[1] ?? ex[0], { maxLength: 4 }).then((r) => {
+      if (seq !== state.loadSeq || state.current !== entry || !r.tgtTokens.length) return;
+      $('prefix').placeholder = `e.g. ${r.tgtTokens[0]}`;
+      refreshNotes();   // (a prefix error quotes the hint)
+    }, () => {});       // (the generic hint stays)
+  }
   if (ex.length && (!state.sourceEdited || !$('source').value.trim())) {
     $('source').value = ex[0];
     state.sourceEdited = false;
@@ -78,6 +82,8 @@ export async function selectModel(id) {
   updateButtons();
 }
 
+let userLoads = 0;   // numbers each user model, so that the Worker never mistakes a replaced one for it
+
 /**
  * Loads a checkpoint from bytes (or a Blob) as one of "Your models" and selects it. A second model
  * with the same label replaces the first. Resolves to its picker id; rejects (after showing the
@@ -116,7 +122,8 @@ export async function loadUserBytes(source, label) {
   }
   const task = model.config.task;
   state.entries.set(id, {
-    id, title: label, file: null, task, examples: examplesFor(task), user: true, model, promise: null, error: null, source,
+    id, title: label, file: null, task, examples: examplesFor(task), user: true, model, promise: null, error: null,
+    source, key: `${id}#${++userLoads}`,
   });
   fillSelect();
   if (seq === state.loadSeq) await selectModel(id);
