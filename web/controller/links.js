@@ -18,13 +18,13 @@ export function renderLinksView(k) {
   const box = $('links'), sess = state.sess;
   if (!sess || isVanilla(sess)) return box.replaceChildren();  // (hidden for a vanilla model: no links to draw)
   const a = alignmentOf(sess);
-  const tgt = a.tgtTokens.map(showToken);
   if (shown?.sess === sess && shown.lay.pitch && k === shown.rows && k + 1 === a.rows && box.firstChild === shown.svg) {
-    appendLinksRow(shown.svg, linksRow({ ...a, tgtTokens: tgt }, k, shown.lay));
+    // (linksRow reads only row k's label: the others are not shown again)
+    appendLinksRow(shown.svg, linksRow({ ...a, tgtTokens: { [k]: showToken(a.tgtTokens[k]) } }, k, shown.lay));
     shown.rows = a.rows;
     return;
   }
-  const src = a.srcTokens.map(showToken);
+  const src = a.srcTokens.map(showToken), tgt = a.tgtTokens.map(showToken);
   const wide = Math.max(a.rows, a.cols) > LINKS_FIT;
   const lay = linksLayout({ ...a, srcTokens: src, tgtTokens: tgt },
     wide ? { pitch: linksPitch(src), height: 130 } : { width: Math.max(360, 40 * Math.max(a.rows, a.cols)), height: 130 });

@@ -1,6 +1,7 @@
 // The live alignment of the watched decode: an HTML table (a header row of source tokens, then one
-// row appended per decoder step) or, for a long source, a canvas window; hover highlights, tooltips,
-// and dragging a cell sideways to move that step's attention. Interface: setupMatrix({ onSelect, onMove }),
+// row appended per decoder step) or, for a long source, a canvas window that grows by a row per step;
+// hover highlights (only the elements whose highlight changes are touched), tooltips, and dragging a
+// cell sideways to move that step's attention. Interface: setupMatrix({ onSelect, onMove }),
 // buildMatrix(), appendMatrixRow(r, k), clearMatrix(), markSelectedRow(), highlight(target).
 import { rowLinks, colLinks } from '../views/alignment.js';
 import { argmax } from '../views/inspect.js';
@@ -20,8 +21,14 @@ const on = { select: () => {}, move: () => {} };
 // A long source (over LONG_SOURCE tokens) is drawn in a canvas window instead of the table: a table
 // of 300 columns costs the browser seconds of layout and paint per row, the window only its view.
 let liveWin = null;
+let marks = [];          // the window's row labels: each step's token with the table's ⇢ / ✎ marks
+let selectedRow = null;  // the table row marked as the inspected one
+let freshRow = null;     // the table row that arrived last (it animates in)
 
 const table = () => $('alignment');
+const bodyRow = (row) => table().tBodies[0]?.rows[row];
+const headCell = (col) => table().tHead?.rows[0]?.cells[col + 1];   // (after the corner cell)
+const cellAt = (row, col) => bodyRow(row)?.cells[col + 1];          // (after the row's header)
 
 /** Draws the empty matrix of a new session: its header, or a window for a long source. */
 export function buildMatrix() {
@@ -45,25 +52,28 @@ export function clearMatrix() {
   table().replaceChildren();
   liveWin?.el.remove();
   liveWin = null;
+  marks = [];
+  selectedRow = freshRow = null;
+  forget();
 }
 
 // The window's rows: the alignment so far, with the table's marks for forced and moved rows.
 function liveAlignment() {
-  const sess = state.sess;
-  return { ...alignmentOf(sess), tgtTokens: sess.steps.map((r) => `${r.text}${r.forced ? '⇢' : ''}${r.overridden ? '✎' : ''}`) };
+  return { ...alignmentOf(state.sess), tgtTokens: marks };
 }
 
 /** Adds step k's row (StepResult r) to the matrix. */
 export function appendMatrixRow(r, k) {
   const sess = state.sess;
   if (liveWin) {
+    marks.push(`${r.text}${r.forced ? '⇢' : ''}${r.overridden ? '✎' : ''}`);
     // Following the latest step, the window keeps the new row and the column it looks at in view.
-    liveWin.set(liveAlignment(), state.selected === null ? { row: k, col: isVanilla(sess) ? sess.src.length : argmax(r.attention) } : null);
+    liveWin.grow(liveAlignment(), state.selected === null ? { row: k, col: isVanilla(sess) ? sess.src.length : argmax(r.attention) } : null);
     return markSelectedRow();
   }
-  const tbody = table().tBodies[0];
-  for (const old of tbody.querySelectorAll('tr.fresh')) old.classList.remove('fresh');
-  tbody.append(tableRow(r, k, sess.srcLabels, isVanilla(sess), (row) => on.select(row)));
+  freshRow?.classList.remove('fresh');
+  freshRow = tableRow(r, k, sess.srcLabels, isVanilla(sess), (row) => on.select(row));
+  table().tBodies[0].append(freshRow);
   markSelectedRow();
 }
 
@@ -72,42 +82,63 @@ export function markSelectedRow() {
   const sess = state.sess;
   const k = sess ? (state.selected ?? sess.steps.length - 1) : -1;
   if (liveWin) return liveWin.select(k);
-  for (const tr of table().querySelectorAll('tbody tr')) tr.classList.toggle('selected', Number(tr.dataset.row) === k);
+  const tr = (k >= 0 && bodyRow(k)) || null;
+  if (tr === selectedRow) return;
+  selectedRow?.classList.remove('selected');
+  tr?.classList.add('selected');
+  selectedRow = tr;
 }
 
 // Hover: a cell shows its weight and highlights its row and column; a row (output token) or a source
-// token highlights its links in the matrix and in the links view.
+// token highlights its links in the matrix and in the links view. Only the elements of the previous
+// highlight are cleared, and the same target over the same rows changes nothing.
+let lit = [];        // [element, class] pairs the current highlight added
+let litKey = null;   // what they show: the target, the session and its row count
+const forget = () => { litKey = null; };
+const light = (el, cls) => {
+  if (!el) return;
+  el.classList.add(cls);
+  lit.push([el, cls]);
+};
+
 export function highlight(target) {
-  if (liveWin) highlightWindow(target);
-  const t = table();
-  for (const el of t.querySelectorAll('.hl, .linked')) el.classList.remove('hl', 'linked');
-  const links = $('links').querySelector('svg');
-  links?.classList.toggle('focus', !!target);
-  for (const el of $('links').querySelectorAll('.on')) el.classList.remove('on');
   const sess = state.sess;
+  const key = target && sess ? [target.row, target.col, sess.steps.length] : null;
+  if (litKey && key && litKey.sess === sess && litKey.key.every((v, i) => v === key[i])) return;
+  litKey = key && { sess, key };
+  if (liveWin) highlightWindow(target);
+  for (const [el, cls] of lit) el.classList.remove(cls);
+  lit = [];
+  const links = $('links');
+  links.querySelector('svg')?.classList.toggle('focus', !!target);
   if (!target || !sess) return;
   const a = alignmentOf(sess);
   const { row, col } = target;
+  const inTable = !liveWin;   // (the window draws its own highlights)
   if (row !== undefined) {
-    t.querySelector(`tbody tr[data-row="${row}"]`)?.classList.add('hl');
-    if (!isVanilla(sess)) {
-      for (const l of rowLinks(a.attention, a.rows, a.cols, row, 0.1)) {
-        t.querySelector(`thead th[data-col="${l.col}"]`)?.classList.add('linked');
-        t.querySelector(`td[data-row="${row}"][data-col="${l.col}"]`)?.classList.add('linked');
+    if (inTable) {
+      light(bodyRow(row), 'hl');
+      if (!isVanilla(sess)) {
+        for (const l of rowLinks(a.attention, a.rows, a.cols, row, 0.1)) {
+          light(headCell(l.col), 'linked');
+          light(cellAt(row, l.col), 'linked');
+        }
       }
     }
-    for (const el of $('links').querySelectorAll(`[data-row="${row}"]`)) el.classList.add('on');
+    for (const el of links.querySelectorAll(`[data-row="${row}"]`)) light(el, 'on');
   }
   if (col !== undefined) {
-    t.querySelector(`thead th[data-col="${col}"]`)?.classList.add('hl');
-    for (const td of t.querySelectorAll(`td[data-col="${col}"]`)) td.classList.add('hl');
-    if (row === undefined && !isVanilla(sess)) {
-      for (const l of colLinks(a.attention, a.rows, a.cols, col, 0.1)) {
-        t.querySelector(`tbody tr[data-row="${l.row}"] th`)?.classList.add('linked');
-        t.querySelector(`td[data-row="${l.row}"][data-col="${col}"]`)?.classList.add('linked');
+    if (inTable) {
+      light(headCell(col), 'hl');
+      for (let k = 0; k < a.rows; k++) light(cellAt(k, col), 'hl');
+      if (row === undefined && !isVanilla(sess)) {
+        for (const l of colLinks(a.attention, a.rows, a.cols, col, 0.1)) {
+          light(bodyRow(l.row)?.cells[0], 'linked');
+          light(cellAt(l.row, col), 'linked');
+        }
       }
     }
-    for (const el of $('links').querySelectorAll(`[data-col="${col}"]`)) if (row === undefined || el.dataset.row === undefined || el.dataset.row === String(row)) el.classList.add('on');
+    for (const el of links.querySelectorAll(`[data-col="${col}"]`)) if (row === undefined || el.dataset.row === undefined || el.dataset.row === String(row)) light(el, 'on');
   }
 }
 
@@ -240,6 +271,7 @@ function setupWindow(win) {
     const at = win.hit(e.clientX, e.clientY);
     if (down && at?.row === down.row && at.col !== undefined && e.pointerType === 'mouse' && !isVanilla(state.sess)) {
       win.highlight({ row: down.row, col: at.col, cells: [{ row: down.row, col: at.col }] });
+      forget();   // (the window no longer shows what highlight() drew last)
       return showTip(rectOf(at), `Drag along row ${down.row + 1} and drop on a source token: the step will look only there`);
     }
     show(at);
