@@ -10,6 +10,8 @@ const jobs = new Map();          // id -> { cancelled }
 let trainer = null;              // the one trainer of this worker (a new run replaces it)
 let trainerStep = 0;             // steps it has taken
 const models = new Map();        // url -> Model (successful loads only: a missing file may appear later)
+const userModels = new Map();    // key -> Promise<Model>, least recently used first
+const USER_MODELS = 4;
 
 // Lets queued messages (a 'cancel') run between chunks of work.
 const yieldToEvents = () => new Promise((r) => setTimeout(r, 0));
@@ -77,17 +79,17 @@ const handlers = {
     return { step, steps: total, stopped: step < total };
   },
 
-  // The current weights as .safetensors bytes (transferred, not copied) and the step they are from.
-  // One translation off the page's main thread (its compare and beam views: beam 16 over a long
-  // input takes the engine longer than a frame). source: { url } of a shipped model (kept loaded) or
-  // { bytes } (a Blob or Uint8Array) of a user's; input and options as Model.translate takes them;
-  // finalState: also return the encoder's final state h_T (as finalState).
+  // One translation off the page's main thread (its compare and beam views, the what-if note and the
+  // prefix hint: beam 16 over a long input takes the engine longer than a frame). source: { url } of a
+  // shipped model or { key, bytes } (a Blob or Uint8Array) of a user's, both kept loaded (a user's under
+  // its key: the page gives a replaced model a new one); input and options as Model.translate takes
+  // them; finalState: also return the encoder's final state h_T (as finalState).
   async translate(_job, { source, input, options, finalState = false } = {}) {
     let m, own = false;
     if (source?.url) m = await getModel(source.url);
+    else if (source?.key) m = await userModel(source.key, source.bytes);
     else {
-      const b = source?.bytes;
-      m = await loadModel(b instanceof Blob ? new Uint8Array(await b.arrayBuffer()) : b);
+      m = await loadBytes(source?.bytes);
       own = true;
     }
     try {
@@ -104,6 +106,7 @@ const handlers = {
     }
   },
 
+  // The current weights as .safetensors bytes (transferred, not copied) and the step they are from.
   'train.save'() {
     if (!trainer) throw new WorkerError('NOT_LOADED', 'nothing has been trained yet');
     const bytes = trainer.save();
@@ -163,6 +166,27 @@ const handlers = {
     return { results, stopped: job.cancelled, done, total };
   },
 };
+
+const loadBytes = async (b) => loadModel(b instanceof Blob ? new Uint8Array(await b.arrayBuffer()) : b);
+
+// A user's model by the page's key, loaded once from its bytes; the last USER_MODELS keys stay loaded
+// (a model evicted while a request awaits its load is disposed only after that request has used it:
+// the awaiting request's continuation was queued first).
+function userModel(key, bytes) {
+  let p = userModels.get(key);
+  if (p) userModels.delete(key);   // (re-inserted below: the most recently used is last)
+  else {
+    p = loadBytes(bytes);
+    p.catch(() => { if (userModels.get(key) === p) userModels.delete(key); });   // a failed load is not kept
+  }
+  userModels.set(key, p);
+  while (userModels.size > USER_MODELS) {
+    const [oldest, q] = userModels.entries().next().value;
+    userModels.delete(oldest);
+    q.then((m) => m.dispose(), () => {});
+  }
+  return p;
+}
 
 async function getModel(url) {
   if (models.has(url)) return models.get(url);

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { viridis, diverging, hex, inkFor, luminance, maxAbs, VIRIDIS_ANCHORS } from '../../web/views/colormap.js';
 import { alignmentLayout, rowLinks, colLinks, matrixFigure, alignmentSVG, textWidth, showToken, tokenLabels } from '../../web/views/alignment.js';
 import { linksLayout, linksRow, linksPitch, LINKS_FIT } from '../../web/views/links.js';
-import { matrixFrame, visibleCells, cellAt, visibleRows, isLargeMatrix, MIN_CELL, LARGE_CELLS } from '../../web/views/viewport.js';
+import { matrixFrame, growFrame, visibleCells, cellAt, visibleRows, isLargeMatrix, MIN_CELL, LARGE_CELLS } from '../../web/views/viewport.js';
 import { stripLayout, barsLayout, matrixRows } from '../../web/views/vectors.js';
 import { softmax, dotScores, weightedSum, maxAbsDiff, argmax, oneHot, stepFormulas, checkStep } from '../../web/views/inspect.js';
 import { fmt, fmtP, escapeXML, safeName, joinTokens } from '../../web/views/format.js';
@@ -161,6 +161,23 @@ test('matrixFrame: cells never under MIN_CELL, every column at full size, frozen
   assert.equal(isLargeMatrix(101, 300), true);
   assert.equal(isLargeMatrix(4, 5), false, 'the demo sentence stays an SVG');
   assert.equal(isLargeMatrix(1, LARGE_CELLS), false);
+});
+
+test('growFrame: a frame grown a row at a time is the frame of the whole matrix (the live window grows per step)', () => {
+  // Rows whose labels widen the row band on the way (a long label, then one past the 10 em cap).
+  const tgt = LONG.tgtTokens.map((t, i) => (i === 40 ? 'longer-label' : i === 70 ? 'x'.repeat(200) : t));
+  for (const opts of [{ cell: 18, font: 12 }, { vanilla: true }]) {
+    const whole = { ...LONG, tgtTokens: tgt };
+    let f = matrixFrame({ ...whole, rows: 0 }, opts);
+    const lefts = new Set();
+    for (let k = 1; k <= whole.rows; k++) {
+      f = growFrame(f, { ...whole, rows: k });
+      lefts.add(f.left);
+      if (k % 25 === 0 || k === 41 || k === 71) assert.deepEqual(f, matrixFrame({ ...whole, rows: k }, opts), `after ${k} rows (${JSON.stringify(opts)})`);
+    }
+    assert.deepEqual(f, matrixFrame(whole, opts));
+    assert.ok(lefts.size >= 3, 'the row band widened as longer labels arrived');
+  }
 });
 
 test('visibleCells and cellAt: a scrolled window draws only its cells, and finds them again', () => {

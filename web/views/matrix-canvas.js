@@ -7,7 +7,7 @@
 import { viridis, hex } from './colormap.js';
 import { fmt } from './format.js';
 import { h } from './dom.js';
-import { matrixFrame, visibleCells, cellAt } from './viewport.js';
+import { matrixFrame, growFrame, visibleCells, cellAt } from './viewport.js';
 
 // One observer for every window (here and in web/views/virtual-rows.js): it calls the element's
 // draw function when the element first gets a size and when it resizes, and forgets removed ones.
@@ -53,10 +53,12 @@ const colour = (w) => RAMP[Number.isFinite(w) ? Math.round(Math.min(1, Math.max(
 
 /**
  * A scrolling canvas window for an alignment. opts: { cell, font, vanilla, label, cls }.
- * Returns { el, set(r, show), highlight(target), select(row), hit(clientX, clientY),
+ * Returns { el, set(r, show), grow(r, show), highlight(target), select(row), hit(clientX, clientY),
  * cellRect(row, col), reveal(row, col), frame() }:
- * - set(r, show) shows r = { srcTokens, tgtTokens, attention, rows, cols } (it may have grown since
- *   the last call) and scrolls cell show = { row, col } into view when it next draws;
+ * - set(r, show) shows r = { srcTokens, tgtTokens, attention, rows, cols } and scrolls cell
+ *   show = { row, col } into view when it next draws;
+ * - grow(r, show) is set() for an r that has gained rows at its end since the last call (the same
+ *   source): the frame grows by those rows instead of being worked out again;
  * - highlight({ row, col, cells: [{ row, col }] } | null) outlines a row, a column and linked cells;
  * - select(row) marks the inspected row's label;
  * - hit() tells what a client point is over: { row, col } (a cell), { row } (a row label),
@@ -116,18 +118,25 @@ export function matrixWindow({ cell, font = 11, vanilla = false, label = 'attent
   observeSize(el, draw);
   observeView(el, draw);
 
+  // Shows `next` in `frame`; show: a cell { row, col } to scroll into view when it is next drawn.
+  const present = (next, frame, show) => {
+    if (show) focus = show;
+    r = next;
+    f = frame;
+    size.style.width = `${f.width}px`;
+    size.style.height = `${f.height}px`;
+    Object.assign(el.dataset, { rows: f.rows, cols: f.cols, cell: f.cell, left: f.left, top: f.top });
+    el.setAttribute('aria-label', `${label} (${f.rows} × ${f.cols}, scrolls)`);
+    schedule();
+  };
+
   const win = {
     el,
-    // show: a cell { row, col } to scroll into view when it is next drawn.
     set(next, show = null) {
-      if (show) focus = show;
-      r = next;
-      f = matrixFrame(r, { cell, font, vanilla });
-      size.style.width = `${f.width}px`;
-      size.style.height = `${f.height}px`;
-      Object.assign(el.dataset, { rows: f.rows, cols: f.cols, cell: f.cell, left: f.left, top: f.top });
-      el.setAttribute('aria-label', `${label} (${f.rows} × ${f.cols}, scrolls)`);
-      schedule();
+      present(next, matrixFrame(next, { cell, font, vanilla }), show);
+    },
+    grow(next, show = null) {
+      present(next, f && r && next.cols === r.cols && next.rows >= f.rows ? growFrame(f, next) : matrixFrame(next, { cell, font, vanilla }), show);
     },
     highlight(target) { hl = target; schedule(); },
     select(row) { if (row !== selected) { selected = row; schedule(); } },

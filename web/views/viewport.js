@@ -31,12 +31,30 @@ export function matrixFrame(r, { cell = MIN_CELL, font = 11, vanilla = false } =
   if (vanilla) colNames.push('h_T');   // (drawn as h with a subscript T: as narrow as one character)
   const rotate = longestCol > side - 2;
   const top = rotate ? Math.ceil(longestCol * Math.SQRT1_2 + font) + 6 : font + 8;
-  const left = Math.ceil(Math.min(cap, Math.max(font, ...rowNames.map((s) => textWidth(s, font))))) + 10;
+  const longestRow = Math.max(font, ...rowNames.map((s) => textWidth(s, font)));
+  const left = Math.ceil(Math.min(cap, longestRow)) + 10;
   const cols = r.cols + (vanilla ? 1 : 0);
   return {
     cell: side, font, left, top, rows: r.rows, cols, width: left + cols * side, height: top + r.rows * side,
-    colNames, rowNames, rotate, vanilla,
+    colNames, rowNames, rotate, vanilla, longestRow,
   };
+}
+
+/**
+ * The frame of r after rows were added at its end (the source unchanged): the same as
+ * matrixFrame(r, the options of f), but only the new rows' labels are measured. The row label
+ * array of f is extended in place, so f is not to be used afterwards.
+ */
+export function growFrame(f, r) {
+  const cap = 10 * f.font;
+  let longestRow = f.longestRow;
+  for (let k = f.rows; k < r.rows; k++) {
+    const name = showToken(r.tgtTokens[k]);
+    f.rowNames.push(name);
+    longestRow = Math.max(longestRow, textWidth(name, f.font));
+  }
+  const left = Math.ceil(Math.min(cap, longestRow)) + 10;
+  return { ...f, left, rows: r.rows, width: left + f.cols * f.cell, height: f.top + r.rows * f.cell, longestRow };
 }
 
 const clamp = (v, lo, hi) => Math.min(hi, Math.max(lo, v));

@@ -1,0 +1,68 @@
+// The models the page knows: the shipped list (models/index.json), each model loaded once when first
+// asked for (a failed load is retried the next time), the picker's options, a model's one-line
+// description and the examples of its task. Interface: readManifest(), ensureModel(entry),
+// fillSelect(), describe(entry, model), examplesFor(task), modelURL(entry).
+import { loadModel } from '../../wasm/attnseq.js';
+import { h } from '../views/dom.js';
+import { state } from './state.js';
+import { $, showError } from './page.js';
+
+/** The URL of a shipped model's file. */
+export const modelURL = (entry) => new URL(`../../models/${encodeURIComponent(entry.file)}`, import.meta.url);
+
+/** Reads models/index.json into state.manifest and adds its models to the picker's entries. */
+export async function readManifest() {
+  try {
+    const res = await fetch(new URL('../../models/index.json', import.meta.url));
+    if (!res.ok) throw new Error(`HTTP ${res.status}`);
+    state.manifest = (await res.json()).models ?? [];
+  } catch (e) {
+    showError(`Could not read the list of shipped models (models/index.json: ${e.message}). You can still load your own checkpoint.`);
+  }
+  for (const m of state.manifest) {
+    if (!m || typeof m.id !== 'string' || typeof m.file !== 'string') continue;
+    state.entries.set(m.id, {
+      id: m.id, title: m.title ?? m.id, file: m.file, task: m.task ?? null, examples: m.examples ?? [],
+      user: false, model: null, promise: null, error: null,
+    });
+  }
+}
+
+/** The entry's model, loading it once; a failed load is retried the next time it is asked for. */
+export function ensureModel(entry) {
+  if (entry.model) return Promise.resolve(entry.model);
+  if (!entry.promise) {
+    entry.promise = loadModel(modelURL(entry)).then(
+      (m) => { entry.model = m; entry.error = null; entry.promise = null; return m; },
+      (e) => { entry.error = e; entry.promise = null; throw e; });
+  }
+  return entry.promise;
+}
+
+/** The picker's options: shipped models, then the user's; a model that failed to load says so. */
+export function fillSelect() {
+  const sel = $('model');
+  const all = [...state.entries.values()];
+  const shipped = all.filter((e) => !e.user), mine = all.filter((e) => e.user);
+  const opt = (e) => h('option', { value: e.id, text: e.title + (e.error && !e.model ? ' — not available' : '') });
+  const groups = [];
+  if (shipped.length) groups.push(h('optgroup', { label: 'Shipped models' }, shipped.map(opt)));
+  if (mine.length) groups.push(h('optgroup', { label: 'Your models' }, mine.map(opt)));
+  sel.replaceChildren(...(groups.length ? groups : [h('option', { value: '', text: 'No models yet' })]));
+  sel.disabled = state.entries.size === 0;
+  if (state.current) sel.value = state.current.id;
+}
+
+export function describe(entry, model) {
+  const c = model.config;
+  const att = c.style === 'none' ? 'vanilla (no attention)' : `${c.style} attention, ${c.score} score`;
+  return `${entry.user ? entry.title : entry.file}: ${c.cell.toUpperCase()} ${att}${c.inputFeeding ? ', input feeding' : ''}` +
+    `${c.bidirectional ? ', bidirectional encoder' : ''}, hidden ${c.hidden}, vocabulary ${c.srcVocabSize} → ${c.tgtVocabSize}` +
+    `, ${c.tokenizer === 'ids' ? 'token ids' : c.tokenizer === 'mixed' ? `${c.srcTokenizer} → ${c.tgtTokenizer} tokens` : `${c.tokenizer} tokens`}, ${c.parameters.toLocaleString('en')} parameters.`;
+}
+
+/** The examples of the first shipped model of `task` that has some. */
+export function examplesFor(task) {
+  if (!task) return [];
+  return state.manifest.find((m) => m.task === task && m.examples?.length)?.examples ?? [];
+}

@@ -1,0 +1,156 @@
+// Choosing the model: the picker, the first shipped model at start-up, a user's checkpoint (file
+// input, drag and drop, or the training panel through loadUserBytes) with a plain-words message beside
+// the file input when it is refused, and the chosen model's example chips and prefix hint (the first
+// output token of an example, translated in the engine Worker). Interface: startModels(),
+// selectModel(id), loadUserBytes(source, label), loadUserFile(file), showFileError(label, e).
+import { loadModel, AttnseqError } from '../../wasm/attnseq.js';
+import { h } from '../views/dom.js';
+import { state } from './state.js';
+import { $, errText, clearError, showError } from './page.js';
+import { readManifest, ensureModel, fillSelect, describe, examplesFor } from './catalog.js';
+import { updateButtons, refreshNotes } from './controls.js';
+import { stopLoop, disposeSession, resetWatch, inputChanged } from './playback.js';
+import { clearCompare } from './compare.js';
+import { clearBeam } from './beam.js';
+import { translateInWorker } from './engine.js';
+
+/** Reads the shipped list, fills the picker and selects en-ko (or the first), unless a user's file came first. */
+export async function startModels() {
+  await readManifest();
+  fillSelect();
+  if (!state.current && state.pendingUser === 0) {
+    const first = state.entries.get('en-ko') ?? [...state.entries.values()][0];
+    if (first) selectModel(first.id);
+    else $('model-info').textContent = 'No shipped models: load your own checkpoint.';
+  }
+}
+
+function fillExamples(entry) {
+  const ex = entry.examples.length ? entry.examples : examplesFor(entry.task);
+  $('examples').replaceChildren(...ex.map((text) => h('button', {
+    type: 'button', class: 'chip', text, 'aria-label': `Use example: ${text}`,
+    onclick: () => { $('source').value = text; state.sourceEdited = false; inputChanged(); },
+  })));
+  // A plausible prefix for the placeholder: the first output token of another example.
+  $('prefix').placeholder = 'target tokens';
+  if (ex.length && entry.model.config.tokenizer !== 'ids') {
+    const seq = state.loadSeq;
+    translateInWorker(entry, ex[1] ?? ex[0], { maxLength: 4 }).then((r) => {
+      if (seq !== state.loadSeq || state.current !== entry || !r.tgtTokens.length) return;
+      $('prefix').placeholder = `e.g. ${r.tgtTokens[0]}`;
+      refreshNotes();   // (a prefix error quotes the hint)
+    }, () => {});       // (the generic hint stays)
+  }
+  if (ex.length && (!state.sourceEdited || !$('source').value.trim())) {
+    $('source').value = ex[0];
+    state.sourceEdited = false;
+  }
+}
+
+export async function selectModel(id) {
+  const entry = state.entries.get(id);
+  if (!entry) return;
+  const seq = ++state.loadSeq;
+  const prevTask = state.current?.task ?? state.current?.model?.config.task ?? null;
+  stopLoop();
+  disposeSession();
+  state.current = entry;
+  $('model').value = id;
+  state.loading = true;
+  updateButtons();
+  clearError();
+  clearCompare();
+  clearBeam();
+  $('model-info').textContent = `Loading ${entry.title}…`;
+  try {
+    const model = await ensureModel(entry);
+    if (seq !== state.loadSeq) return;
+    state.loading = false;
+    if (!entry.task) entry.task = model.config.task;
+    if (entry.task !== prevTask) $('prefix').value = '';
+    $('model-info').textContent = describe(entry, model);
+    fillExamples(entry);
+    resetWatch();
+  } catch (e) {
+    if (seq !== state.loadSeq) return;
+    state.loading = false;
+    $('model-info').textContent = `${entry.title}: not available.`;
+    showError(`${entry.title} could not be loaded — ${errText(e)}` +
+      (entry.user ? '' : '. The file may still be training: try again in a minute, or pick another model.'));
+    fillSelect();
+  }
+  updateButtons();
+}
+
+let userLoads = 0;   // numbers each user model, so that the Worker never mistakes a replaced one for it
+
+/**
+ * Loads a checkpoint from bytes (or a Blob) as one of "Your models" and selects it. A second model
+ * with the same label replaces the first. Resolves to its picker id; rejects (after showing the
+ * message) when the checkpoint is refused, and the page keeps the model it had.
+ */
+export async function loadUserBytes(source, label) {
+  const seq = ++state.loadSeq;
+  state.pendingUser++;
+  stopLoop();
+  state.loading = true;
+  updateButtons();
+  clearError();
+  showFileError(null);
+  $('model-info').textContent = `Loading ${label}…`;
+  let model;
+  try {
+    const bytes = source instanceof Blob ? new Uint8Array(await source.arrayBuffer()) : source;
+    model = await loadModel(bytes);
+  } catch (e) {
+    state.pendingUser--;
+    if (seq === state.loadSeq) {
+      state.loading = false;
+      $('model-info').textContent = state.current?.model ? describe(state.current, state.current.model) : 'No model loaded.';
+      $('file').value = '';   // the picker must not keep showing the refused file's name
+      showFileError(label, e);
+      updateButtons();
+    }
+    throw e;
+  }
+  state.pendingUser--;
+  const id = `user:${label}`;
+  const old = state.entries.get(id);
+  if (old?.model) {
+    if (state.sess?.model === old.model) disposeSession();
+    old.model.dispose();
+  }
+  const task = model.config.task;
+  state.entries.set(id, {
+    id, title: label, file: null, task, examples: examplesFor(task), user: true, model, promise: null, error: null,
+    source, key: `${id}#${++userLoads}`,
+  });
+  fillSelect();
+  if (seq === state.loadSeq) await selectModel(id);
+  return id;
+}
+
+export function loadUserFile(file) {
+  loadUserBytes(file, file.name).catch(() => {});  // the message is on the page already
+}
+
+/**
+ * A refused checkpoint, said plainly beside the file input (where the eye is, also on a phone), with
+ * the engine's exact message one click away; null hides it.
+ */
+export function showFileError(label, e) {
+  const box = $('file-error');
+  if (!label) {
+    box.replaceChildren();
+    box.hidden = true;
+    return;
+  }
+  const code = e instanceof AttnseqError ? e.code : '';
+  const why = code === 'BAD_CHECKPOINT' ? 'it is not a model this page can read (a damaged or cut-off file, or not an attnseq .safetensors checkpoint)'
+    : code === 'OUT_OF_MEMORY' || code === 'TOO_LONG' ? 'it is too large for this page' : 'the file could not be read';
+  box.replaceChildren(
+    h('p', { text: `“${label}” was not loaded: ${why}.${state.current?.model ? ` Still using ${state.current.title}.` : ''}` }),
+    h('details', {}, h('summary', { text: 'Details' }), h('code', { text: errText(e) })));
+  box.hidden = false;
+  box.scrollIntoView({ block: 'nearest' });
+}

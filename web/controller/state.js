@@ -1,0 +1,22 @@
+// The demo page's state in one object: the models the picker knows and the one selected, the decode
+// being watched and the step inspected, and whether it is playing. Every controller module reads and
+// writes it here; a module keeps only its own caches of what it last drew (the inspector's shown step,
+// the live matrix's window). Nothing here touches the DOM.
+export const state = {
+  // Models (web/controller/catalog.js, models.js)
+  entries: new Map(),   // id -> { id, title, file, task, examples, user, model, promise, error, source, key }
+  manifest: [],         // models/index.json entries
+  current: null,        // the selected entry
+  loading: false,       // a model is being loaded for the picker
+  loadSeq: 0,           // the latest load wins (a slow default must not override a user's file)
+  pendingUser: 0,       // user loads in flight: the default model is then not auto-selected
+  sourceEdited: false,  // the user typed the input (model changes keep it)
+
+  // The watched decode (web/controller/session.js makes it, playback.js steps it)
+  sess: null,
+  selected: null,       // the inspected step; null follows the latest
+
+  // Playback (web/controller/playback.js)
+  loopId: 0,            // bumping it stops a play / run loop
+  playing: false,
+};
