@@ -5,6 +5,7 @@
 // stepOnce(), loop(mode), stopLoop(), play(), restart(), rewake(), disposeSession(), resetWatch(),
 // inputChanged().
 import { calendarNote } from '../dates.js';
+import { pronunciationNote } from '../pronunciation.js';
 import { state } from './state.js';
 import { $, errText, showError, clearError, setWatchState } from './page.js';
 import { openSession, stepSession, closeSession, outputText, isVanilla } from './session.js';
@@ -158,7 +159,8 @@ export function inputChanged() {
   if (state.sess && state.sess.key !== inputKey()) setWatchState('idle', checkInput().empty ? 'No input: type one to decode it.' : 'The input changed: press ▶ Play or Step to decode it.');
 }
 
-/** The output line: the decode's text so far, and a note when a finished dates output is no real day. */
+/** The output line: the decode's text so far, a note when a finished dates output is no real day, and IPA
+ * beside a pronunciation. */
 function updateOutput() {
   const sess = state.sess;
   $('output').textContent = outputText(sess);
@@ -166,6 +168,10 @@ function updateOutput() {
   const note = sess ? calendarNote(sess.entry?.task ?? sess.model.metadata?.task, outputText(sess), sess.done) : '';
   $('date-note').textContent = note;
   $('date-note').hidden = !note;
+  // A pronunciation model's ARPAbet output also in IPA (docs/g2p.md), growing with the output.
+  const ipa = sess ? pronunciationNote(sess.model.tgtVocab, outputText(sess)) : '';
+  $('ipa-note').textContent = ipa;
+  $('ipa-note').hidden = !ipa;
 }
 
 /** The watch panel with no decode (a model was chosen, or is loading). */
