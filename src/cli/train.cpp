@@ -382,6 +382,14 @@ int train_pron(const Flags& f, const std::vector<Option>& table) {
     std::fprintf(stderr, "%zu training pairs (%zu words), %zu dev words (--dev-fraction %s, --dev-seed %llu); %d batches of %d per epoch\n",
                  n_pairs, sp.train.size(), sp.dev.size(), split, static_cast<unsigned long long>(dev_seed),
                  et.batches_per_epoch(), o.batch_size);
+  if (!quiet && f.get("resume")) {
+    std::fprintf(stderr, "resuming %s.trainer at epoch %d, batch %d/%d (step %d)", f.get("resume")->c_str(), et.epoch() + 1,
+                 et.batch(), et.batches_per_epoch(), et.steps_done());
+    if (et.best_epoch())
+      std::fprintf(stderr, "; best dev WER so far %.4f (epoch %d), rewritten to %s", double(et.best_errors()) / double(et.dev_words()),
+                   et.best_epoch(), out->c_str());
+    std::fprintf(stderr, "\n");
+  }
   const auto t0 = std::chrono::steady_clock::now();
   const int start = et.steps_done();
   long tokens = 0;
