@@ -1,10 +1,8 @@
 #!/usr/bin/env bash
-# Reproduces the English G2P model (spelling -> ARPAbet phonemes): trains on data/cmudict/g014b2b.train
-# only, in epochs, with 3% of its words held out (seeded) to pick the best epoch and stop; then reports
-# the dev split and, once, the 12,000 test words of data/cmudict/g014b2b.ref with beam 5.
-# Run it again after an interruption (kill, reboot): it resumes from OUT.last.trainer and ends with the
-# same bytes as an uninterrupted run, given the same THREADS. docs/training.md explains every choice.
-#   bash scripts/train-g2p.sh [OUT.safetensors]     (default build/g2p/g2p.safetensors)
+# Reproduces the G2P model: trains on data/cmudict/g014b2b.train in epochs (3% of its words held out,
+# seeded, pick the best epoch and stop), then reports the dev split and the 12,000 test words at beam 5.
+# Run again after a kill, it resumes from OUT.last.trainer (same bytes given the same THREADS).
+#   bash scripts/train-g2p.sh [OUT.safetensors]   (default build/g2p/g2p.safetensors; docs/training.md)
 #   env: THREADS (default: every core), SAVE_EVERY (steps between mid-epoch saves, default 200)
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

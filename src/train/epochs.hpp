@@ -1,9 +1,8 @@
-// Training in epochs over a fixed data set (docs/training.md): each epoch visits every training pair
-// once, in a seeded order bucketed by length; the Trainer (train/trainer.hpp) takes each step; at the
-// end of an epoch the model is scored on the development set (WER and PER, train/wer.hpp), the best
-// weights are kept, the rate is scaled down after an epoch that did not improve, and the run stops
-// when `patience` epochs in a row did not improve. The whole state saves to one blob (weights, best
-// weights, optimiser, position) from which a run continues bit for bit.
+// Training in epochs over a fixed data set (docs/training.md): every pair once per epoch in a seeded,
+// length-bucketed order, each step by the Trainer (train/trainer.hpp); at each epoch's end the dev
+// WER/PER (train/wer.hpp) keeps the best weights, scales the rate down when not better, and stops the
+// run after `patience` such epochs. The whole state saves to one blob from which a run continues bit
+// for bit.
 #pragma once
 #include <cstddef>
 #include <cstdint>

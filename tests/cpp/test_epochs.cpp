@@ -1,9 +1,8 @@
-// The epoch trainer (src/train/epochs.hpp): each epoch's batches hold every pair once, of similar
-// lengths, in an order that changes by epoch and repeats for a seed; the caller's-batch step is the
-// sampler's step; a run continued from a saved state (at an epoch's end or in its middle, with work
-// lost after the save as when a process is killed) ends bit for bit where the uninterrupted run
-// ends; an epoch without a better dev figure scales the rate and `patience` of them stop the run; a
-// state from another run is refused and changes nothing. Tiny models, so every build runs it fast.
+// The epoch trainer (src/train/epochs.hpp): batches hold every pair once, of similar lengths, in an order
+// per seed and epoch; the caller's-batch step is the sampler's; a run continued from a saved state (work
+// lost after the save, as in a kill) ends bit for bit as the uninterrupted one; epochs without a better
+// dev figure scale the rate and `patience` of them stop the run; a state from another run is refused and
+// changes nothing. Tiny models, so every build runs it fast.
 #include <doctest/doctest.h>
 
 #include <algorithm>

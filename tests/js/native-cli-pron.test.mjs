@@ -1,10 +1,8 @@
-// The native command line on a pronunciation dictionary (build/native/attnseq, or $ATTNSEQ_NATIVE_CLI):
-// `train --pron` in epochs with a development split (progress, the best checkpoint and its dev WER,
-// the latest one and its state), stopped and resumed runs that end with the bytes of an uninterrupted
-// run, a save that cannot be written leaving the previous files as they were, early stopping;
-// `eval --pron` WER, PER and their split by word length against references built from the model's own
-// outputs (known by construction); bad dictionaries, bad words and bad flags refused by name.
-// Data: a few hundred words of data/cmudict/g014b2b.train; tiny models, so each run takes well under a second.
+// The native CLI on a pronunciation dictionary (a few hundred words of data/cmudict/g014b2b.train, tiny
+// models): `train --pron` epochs with a dev split, progress, best and latest checkpoints; stopped and
+// resumed runs ending with an uninterrupted run's bytes; a failed save leaving the previous files; early
+// stopping; `eval --pron` WER/PER by word length against references built from the model's own outputs;
+// bad dictionaries, words and flags refused by name.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
