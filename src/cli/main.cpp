@@ -1,6 +1,7 @@
 // attnseq command line: `attnseq translate --model FILE [--beam K] [--max-length N] [--json]
 // [--ids 5,17,42 | TEXT]` prints the output and its alignment as a text heatmap (or JSON).
-// `attnseq train` / `attnseq eval` train on a task or TSV and evaluate (src/cli/train.cpp).
+// `attnseq train` / `attnseq eval` train on a task, a TSV or a pronunciation dictionary and evaluate
+// (src/cli/train.cpp).
 #include <csignal>
 #include <cstdio>
 #include <cstring>
@@ -22,7 +23,11 @@ void usage(FILE* f) {
       "                     [--hidden N] [--embedding N] [--layers N] [--bidirectional] [--input-feeding] [--bridge]\n"
       "                     [--attn-dim N] [--steps N] [--batch N] [--lr X] [--warmup N] [--clip X] [--seed S]\n"
       "                     [--min-len N --max-len N] [--name NAME] [--threads N] [--resume FILE] --out FILE.safetensors\n"
+      "       attnseq train --pron FILE [--dev-fraction X] [--dev-seed S] [--epochs N] [--patience N] [--lr-decay X]\n"
+      "                     [--bucket N] [--eval-beam K] [--dropout X] [--label-smoothing X] [--save-every N]\n"
+      "                     [--stop-after N] [architecture and optimiser options as above] [--resume OUT.last] --out FILE\n"
       "       attnseq eval --model FILE (--task T | --data FILE.tsv) [--n N] [--seed S] [--beam K] [--json]\n"
+      "       attnseq eval --model FILE --pron FILE [--dev-fraction X --dev-seed S] [--beam K] [--threads N] [--json]\n"
       "       attnseq --version\n"
       "\n"
       "attnseq COMMAND --help lists the command's options and their defaults.\n",

@@ -2,7 +2,9 @@
 // progress line (step, loss, accuracy, tokens/s, ETA), save it as a checkpoint (+ optimiser state
 // for --resume; both paths are checked before the first step and written through temporary files);
 // evaluate exact match, token accuracy, AER (n/a without attention or gold links) and accuracy by
-// source length. Unknown flags and stray arguments are errors that name them.
+// source length. With --pron (a pronunciation dictionary, data/cmudict/README.md) train in epochs
+// with a development split, keeping the best checkpoint (train/epochs.hpp, docs/training.md), and
+// evaluate WER and PER by word length. Unknown flags and stray arguments are errors that name them.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -17,9 +19,12 @@
 #include "cli/files.hpp"
 #include "model/checkpoint.hpp"
 #include "model/vocab.hpp"
+#include "train/epochs.hpp"
 #include "train/evaluate.hpp"
+#include "train/pron_data.hpp"
 #include "train/tasks.hpp"
 #include "train/trainer.hpp"
+#include "train/wer.hpp"
 
 namespace attnseq::cli {
 namespace {
@@ -40,7 +45,7 @@ struct Flags {
 };
 
 // `table` lists the flags the command takes (a value name: the flag takes a value; none: a switch);
-// anything else is refused. --help stops the parse: the command prints its help and nothing else.
+// anything else, and a flag given twice, is refused. --help stops the parse: the command prints its help and nothing else.
 Flags parse_flags(const char* command, const std::vector<std::string>& a, const std::vector<Option>& table) {
   Flags f;
   for (std::size_t i = 0; i < a.size(); ++i) {
@@ -48,6 +53,8 @@ Flags parse_flags(const char* command, const std::vector<std::string>& a, const 
     const Option* o = find_option(table, a[i]);
     if (!o) throw std::invalid_argument("unknown option " + a[i] + " for '" + command + "'");
     const std::string k = a[i].substr(2);
+    // A repeated option would silently lose one of its values.
+    if (f.get(k) || f.has(k)) throw std::invalid_argument(a[i] + " is given twice");
     if (o->value.empty()) {
       f.bools.push_back(k);
       if (k == "help") return f;
@@ -63,8 +70,9 @@ Flags parse_flags(const char* command, const std::vector<std::string>& a, const 
 std::vector<Option> task_options() {
   const train::TaskOptions d;
   return {
-      {"--task", "NAME", "", "built-in task: dates, en-ko, reverse or copy (or --data)"},
+      {"--task", "NAME", "", "built-in task: dates, en-ko, reverse or copy (or --data, --pron)"},
       {"--data", "FILE.tsv", "", "source<TAB>target lines (or --task)"},
+      {"--pron", "FILE", "", "a pronunciation dictionary, WORD<TAB>PHONEMES lines (data/cmudict/README.md)"},
       {"--tokenizer", "char|word", "word", "--data: both sides' tokenizer"},
       {"--src-tokenizer", "char|word", "", "--data: the source side's tokenizer (default: --tokenizer)"},
       {"--tgt-tokenizer", "char|word", "", "--data: the target side's tokenizer (default: --tokenizer)"},
@@ -77,6 +85,8 @@ const std::vector<Option>& train_options() {
   static const std::vector<Option> t = [] {
     std::vector<Option> v = task_options();
     const std::vector<Option> rest = {
+        {"--dev-fraction", "X", "0.03", "--pron: share of the words held out for development (by word, seeded)"},
+        {"--dev-seed", "S", "1", "--pron: seed of the development split"},
         {"--style", "luong|bahdanau|none", "luong", "attention style (none: no attention)"},
         {"--score", "dot|general|additive", "dot", "attention score function"},
         {"--cell", "gru|lstm", "gru", "recurrent cell"},
@@ -87,15 +97,24 @@ const std::vector<Option>& train_options() {
         {"--bidirectional", "", "", "bidirectional encoder"},
         {"--input-feeding", "", "", "Luong input feeding"},
         {"--bridge", "", "", "a learned map from the encoder's final state to the decoder's initial state"},
-        {"--steps", "N", "3000", "total optimiser steps (counted from the start when resuming)"},
+        {"--steps", "N", "3000", "total optimiser steps (counted from the start when resuming; not with --pron)"},
+        {"--epochs", "N", "40", "--pron: at most this many passes over the training words"},
+        {"--patience", "N", "5", "--pron: stop after N epochs in a row without a better dev WER (0: never)"},
+        {"--lr-decay", "X", "0.5", "--pron: multiply the rate by X after each epoch without a better dev WER"},
+        {"--bucket", "N", "50", "--pron: batches per chunk sorted by length (1: no bucketing)"},
+        {"--eval-beam", "K", "1", "--pron: beam of the dev evaluation at each epoch's end"},
+        {"--save-every", "N", "0", "--pron: also save OUT.last every N steps (0: at epoch ends only)"},
+        {"--stop-after", "N", "", "--pron: leave after N steps of this invocation, saved for --resume"},
         {"--batch", "N", "32", "examples per step"},
         {"--lr", "X", "0.003", "peak learning rate"},
         {"--warmup", "N", "100", "learning-rate warm-up steps"},
         {"--clip", "X", "1", "gradient norm clip"},
+        {"--dropout", "X", "0", "dropout on embeddings, between layers and before the output (train/backprop.hpp)"},
+        {"--label-smoothing", "X", "0", "label smoothing of the training objective"},
         {"--seed", "S", "1", "initialisation and sampling seed"},
         {"--threads", "N", "", "training threads (default: every core, at most " + std::to_string(train::kMaxThreads) + ")"},
-        {"--resume", "FILE", "", "continue the run saved in FILE (and FILE.trainer)"},
-        {"--out", "FILE.safetensors", "", "where to save the model (required; + FILE.trainer)"},
+        {"--resume", "FILE", "", "continue the run saved in FILE and FILE.trainer (--pron: OUT.last)"},
+        {"--out", "FILE.safetensors", "", "where to save the model (required; + FILE.trainer, or with --pron the best epoch's model, + FILE.last and FILE.last.trainer)"},
         {"--name", "NAME", "", "model name (default: TASK-STYLE-SCORE)"},
         {"--description", "TEXT", "", "description stored in the checkpoint"},
         {"--quiet", "", "", "no progress line"},
@@ -113,8 +132,10 @@ const std::vector<Option>& eval_options() {
     const std::vector<Option> task = task_options();
     v.insert(v.end(), task.begin(), task.end());
     const std::vector<Option> rest = {
-        {"--n", "N", "2000", "held-out examples"},
-        {"--seed", "S", "20261130", "seed of the held-out examples"},
+        {"--dev-fraction", "X", "", "--pron: score only the words `train --pron FILE --dev-fraction X` held out"},
+        {"--dev-seed", "S", "1", "--pron with --dev-fraction: seed of that split"},
+        {"--n", "N", "2000", "held-out examples (not with --pron: every word is scored)"},
+        {"--seed", "S", "20261130", "seed of the held-out examples (not with --pron)"},
         {"--beam", "K", "1", "beam width"},
         {"--threads", "N", "", "evaluation threads (default: every core, at most " + std::to_string(train::kMaxThreads) + "; the figures are the same for any count)"},
         {"--json", "", "", "print one JSON object"},
@@ -135,7 +156,8 @@ std::string value_or_default(const Flags& f, const std::vector<Option>& table, c
 std::unique_ptr<train::Task> task_from(const Flags& f, const std::vector<Option>& table) {
   const auto* t = f.get("task");
   const auto* d = f.get("data");
-  if (!!t == !!d) throw std::invalid_argument("give exactly one of --task NAME or --data FILE.tsv");
+  if (!!t == !!d || f.get("pron"))
+    throw std::invalid_argument("give exactly one of --task NAME, --data FILE.tsv or --pron FILE");
   if (t) {
     train::TaskOptions o;
     o.min_len = int(parse_int_in("--min-len", value_or_default(f, table, "min-len"), 1, kMaxSourceLength));
@@ -170,22 +192,10 @@ std::string fmt_time(double s) {
   return b;
 }
 
-}  // namespace
-
-int train_cmd(const std::vector<std::string>& args) {
-  const auto& table = train_options();
-  const Flags f = parse_flags("train", args, table);
-  if (f.has("help")) {
-    std::fputs(help_text("attnseq train (--task NAME | --data FILE.tsv) [options] --out FILE.safetensors", table).c_str(), stdout);
-    return 0;
-  }
-  const auto task = task_from(f, table);
-  const auto* out = f.get("out");
-  if (!out) throw std::invalid_argument("--out FILE.safetensors is required");
-  const std::string state_path = *out + ".trainer";
+// The architecture flags, shared by both ways of training; vocabularies and tokenizers are the caller's.
+ModelConfig architecture(const Flags& f, const std::vector<Option>& table) {
   ModelConfig c;
   auto str = [&](const char* k) { return value_or_default(f, table, k); };
-  // For the options whose default is computed, not in the table.
   auto str_or = [&](const char* k, const std::string& def) { const auto* v = f.get(k); return v ? *v : def; };
   const std::string style = str("style"), score = str("score"), cell = str("cell");
   c.style = style == "luong" ? Style::Luong : style == "bahdanau" ? Style::Bahdanau : style == "none" ? Style::None
@@ -203,6 +213,304 @@ int train_cmd(const std::vector<std::string>& args) {
   c.src_emb = c.tgt_emb = int(parse_int_in("--embedding", str_or("embedding", std::to_string(hidden)), 1, 4096));
   c.layers = int(parse_int_in("--layers", str("layers"), 1, 8));
   c.attn_dim = int(parse_int_in("--attn-dim", str_or("attn-dim", std::to_string(hidden)), 1, 4096));
+  return c;
+}
+
+// The optimiser flags shared by both ways of training (--steps is the sampling trainer's alone).
+train::TrainOptions optimiser(const Flags& f, const std::vector<Option>& table) {
+  auto str = [&](const char* k) { return value_or_default(f, table, k); };
+  train::TrainOptions o;
+  o.batch_size = int(parse_int_in("--batch", str("batch"), 1, 4096));
+  o.lr = float(parse_number("--lr", str("lr")));
+  if (!(o.lr > 0.f)) throw std::invalid_argument("--lr expects a number > 0, got '" + str("lr") + "'");
+  o.warmup = int(parse_int_in("--warmup", str("warmup"), 0, 10000000));
+  o.clip = float(parse_number("--clip", str("clip")));
+  if (o.clip < 0.f) throw std::invalid_argument("--clip expects a number >= 0, got '" + str("clip") + "'");
+  o.dropout = float(parse_number("--dropout", str("dropout")));
+  if (!(o.dropout >= 0.f && o.dropout < 1.f)) throw std::invalid_argument("--dropout expects a number in [0, 1), got '" + str("dropout") + "'");
+  o.label_smoothing = float(parse_number("--label-smoothing", str("label-smoothing")));
+  if (!(o.label_smoothing >= 0.f && o.label_smoothing < 1.f))
+    throw std::invalid_argument("--label-smoothing expects a number in [0, 1), got '" + str("label-smoothing") + "'");
+  o.seed = std::uint64_t(parse_int_in("--seed", str("seed"), 0, 1L << 62));
+  // Every core by default; the figures depend on the thread count but repeat for a given one.
+  const auto* t = f.get("threads");
+  o.threads = int(parse_int_in("--threads", t ? *t : std::to_string(default_threads()), 1, train::kMaxThreads));
+  return o;
+}
+
+// Flags that belong to one way of training only: naming them with the other is refused, not ignored.
+void refuse_flags(const Flags& f, const std::vector<const char*>& flags, const std::string& why) {
+  for (const char* k : flags)
+    if (f.get(k) || f.has(k)) throw std::invalid_argument(std::string("--") + k + " " + why);
+}
+
+// A pronunciation dictionary, its errors naming the file and line (an unreadable file too).
+train::PronData read_pron(const std::string& path) {
+  try {
+    return train::read_pron_file(path);
+  } catch (const std::runtime_error& e) {
+    throw std::invalid_argument(e.what());
+  }
+}
+
+double parse_fraction(const char* flag, const std::string& v) {
+  const double x = parse_number(flag, v);
+  if (!(x > 0.0 && x <= 0.5)) throw std::invalid_argument(std::string(flag) + " expects a number in (0, 0.5], got '" + v + "'");
+  return x;
+}
+
+// `attnseq train --pron`: epochs over the training words, the dev split scored at each epoch's end.
+int train_pron(const Flags& f, const std::vector<Option>& table) {
+  refuse_flags(f, {"steps"}, "does not apply to --pron, which trains in epochs (--epochs, --patience)");
+  refuse_flags(f, {"tokenizer", "src-tokenizer", "tgt-tokenizer"},
+               "does not apply to --pron: letters in (char, folded to upper case), phonemes out (word)");
+  refuse_flags(f, {"min-len", "max-len"}, "applies to the reverse and copy tasks only");
+  auto str = [&](const char* k) { return value_or_default(f, table, k); };
+  const std::string path = *f.get("pron");
+  const auto* out = f.get("out");
+  if (!out) throw std::invalid_argument("--out FILE.safetensors is required");
+  const std::string last = *out + ".last", state_path = last + ".trainer";
+
+  ModelConfig c = architecture(f, table);
+  train::TrainOptions o = optimiser(f, table);
+  train::EpochOptions e;
+  e.epochs = int(parse_int_in("--epochs", str("epochs"), 1, 100000));
+  e.patience = int(parse_int_in("--patience", str("patience"), 0, 100000));
+  e.lr_decay = parse_number("--lr-decay", str("lr-decay"));
+  if (!(e.lr_decay > 0.0 && e.lr_decay <= 1.0))
+    throw std::invalid_argument("--lr-decay expects a number in (0, 1], got '" + str("lr-decay") + "'");
+  e.bucket = int(parse_int_in("--bucket", str("bucket"), 1, 100000));
+  e.eval_beam = int(parse_int_in("--eval-beam", str("eval-beam"), 1, kMaxBeam));
+  e.eval_threads = o.threads;
+  const int save_every = int(parse_int_in("--save-every", str("save-every"), 0, 100000000));
+  const auto* sa = f.get("stop-after");
+  const int stop_after = sa ? int(parse_int_in("--stop-after", *sa, 1, 100000000)) : 0;
+  const double fraction = parse_fraction("--dev-fraction", str("dev-fraction"));
+  const auto dev_seed = std::uint64_t(parse_int_in("--dev-seed", str("dev-seed"), 0, 1L << 62));
+
+  // Letters in, phonemes out; both vocabularies are the complete sets, so they do not depend on the data.
+  c.src_tokenizer = TokenizerKind::Char;
+  c.tgt_tokenizer = TokenizerKind::Word;
+  c.src_case = CaseFold::Upper;
+  std::vector<std::string> letters = {"'"};
+  for (char ch = 'A'; ch <= 'Z'; ++ch) letters.push_back(std::string(1, ch));
+  c.src_tokens = train::make_vocab(letters);
+  c.tgt_tokens = train::make_vocab(train::arpabet_phonemes());
+  c.src_vocab = int(c.src_tokens.size());
+  c.tgt_vocab = int(c.tgt_tokens.size());
+  const std::string style = str("style"), score = str("score");
+  const auto* nm = f.get("name");
+  std::string base = path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
+  char split[96];
+  std::snprintf(split, sizeof split, "%g", fraction);
+  c.extra = {{"name", nm ? *nm : "pron-" + style + (c.style == Style::None ? "" : "-" + score)},
+             {"task", "pron"},
+             {"description", str("description")},
+             {"data", base},
+             {"dev_fraction", split},
+             {"dev_seed", std::to_string(dev_seed)}};
+
+  const train::PronData data = read_pron(path);
+  const train::PronSplit sp = train::split_dev(data, fraction, dev_seed);
+  if (sp.dev.empty())
+    throw std::invalid_argument("--dev-fraction " + str("dev-fraction") + " of the " + std::to_string(data.entries.size()) +
+                                " words of '" + path + "' holds out no word; the dev set chooses the best epoch");
+  if (sp.train.empty()) throw std::invalid_argument("'" + path + "' leaves no training word after the dev split");
+  std::vector<train::Pair> pairs;
+  for (auto& it : train::pron_items(c, sp.train, path))
+    for (auto& r : it.refs) pairs.push_back({it.src, std::move(r)});  // one pair per pronunciation
+  auto dev = train::pron_items(c, sp.dev, path + " (dev split)");
+  const std::size_t n_pairs = pairs.size();
+
+  check_writable(*out);
+  check_writable(last);
+  check_writable(state_path);
+  Model model(c);
+  train::initialize(model, o.seed);
+  train::EpochTrainer et(model, std::move(pairs), std::move(dev), o, e);
+
+  // The best epoch's model, with its dev figures; rebuilt from the state on --resume, so it always
+  // belongs to the state that was last saved.
+  auto best_bytes = [&]() {
+    ModelConfig bc = c;
+    char wer[32], per[32];
+    std::snprintf(wer, sizeof wer, "%.6f", double(et.best_errors()) / double(et.dev_words()));
+    std::snprintf(per, sizeof per, "%.6f", et.best_ref_tokens() ? double(et.best_edits()) / double(et.best_ref_tokens()) : 0.0);
+    bc.extra.push_back({"epoch", std::to_string(et.best_epoch())});
+    bc.extra.push_back({"dev_wer", wer});
+    bc.extra.push_back({"dev_per", per});
+    bc.extra.push_back({"dev_beam", std::to_string(e.eval_beam)});
+    Model best(bc);
+    best.params().data = et.best_params();
+    return save_checkpoint(best);
+  };
+  auto save_best = [&]() { OutputFile(*out, best_bytes()).commit(); };
+  // The latest weights and the state. The state file, written last, is self-contained (it holds
+  // the weights too): a process killed between the two renames resumes from the older state.
+  auto save_last = [&]() {
+    OutputFile ckpt(last, save_checkpoint(model));
+    OutputFile st(state_path, et.save_state());
+    ckpt.commit();
+    st.commit();
+  };
+
+  if (const auto* r = f.get("resume")) {
+    const std::string from = *r + ".trainer";
+    std::vector<std::uint8_t> bytes;
+    try {
+      bytes = read_file_bytes(from);
+    } catch (const std::exception& ex) {
+      throw std::invalid_argument("--resume " + *r + ": cannot read '" + from + "' (" + ex.what() +
+                                  "); an epoch run saves its state as OUT.last.trainer: --resume OUT.last");
+    }
+    try {
+      et.load_state(bytes.data(), bytes.size());
+    } catch (const std::invalid_argument& ex) {
+      throw std::invalid_argument("--resume: '" + from + "': " + ex.what());
+    }
+    if (et.stopped_early())
+      throw std::invalid_argument("--resume: the run in '" + from + "' stopped at epoch " + std::to_string(et.epoch()) +
+                                  ", " + std::to_string(et.bad_epochs()) + " epochs without a better dev WER: nothing left to do");
+    if (et.finished())
+      throw std::invalid_argument("--epochs " + std::to_string(e.epochs) + " must exceed the " + std::to_string(et.epoch()) +
+                                  " epochs already done in '" + from + "' (--epochs is the total)");
+    if (et.best_epoch() > 0) save_best();
+  }
+
+  const bool quiet = f.has("quiet");
+  if (!quiet)
+    std::fprintf(stderr, "%zu training pairs (%zu words), %zu dev words (--dev-fraction %s, --dev-seed %llu); %d batches of %d per epoch\n",
+                 n_pairs, sp.train.size(), sp.dev.size(), split, static_cast<unsigned long long>(dev_seed),
+                 et.batches_per_epoch(), o.batch_size);
+  if (!quiet && f.get("resume")) {
+    std::fprintf(stderr, "resuming %s.trainer at epoch %d, batch %d/%d (step %d)", f.get("resume")->c_str(), et.epoch() + 1,
+                 et.batch(), et.batches_per_epoch(), et.steps_done());
+    if (et.best_epoch())
+      std::fprintf(stderr, "; best dev WER so far %.4f (epoch %d), rewritten to %s", double(et.best_errors()) / double(et.dev_words()),
+                   et.best_epoch(), out->c_str());
+    std::fprintf(stderr, "\n");
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  const int start = et.steps_done();
+  long tokens = 0;
+  double loss_avg = 0;
+  std::string dev_text = "-";
+  bool saved = true;  // nothing done since the last save
+  while (!et.finished() && !(stop_after && et.steps_done() - start >= stop_after)) {
+    const auto oc = et.advance();
+    tokens += oc.step.tokens;
+    loss_avg = et.steps_done() - 1 == start ? oc.step.loss : 0.98 * loss_avg + 0.02 * oc.step.loss;
+    saved = false;
+    if (oc.ended) {
+      const auto& r = oc.epoch;
+      char b[64];
+      std::snprintf(b, sizeof b, "%.4f", r.dev.wer());
+      dev_text = b;
+      if (r.improved) save_best();
+      save_last();
+      saved = true;
+      if (!quiet) {
+        std::fprintf(stderr, "\repoch %d/%d: train loss %.4f, dev WER %.4f PER %.4f (%ld words, beam %d): ", r.epoch, e.epochs,
+                     r.train_loss, r.dev.wer(), r.dev.per(), r.dev.words, r.dev.beam);
+        if (r.improved) std::fprintf(stderr, "best so far, saved %s", out->c_str());
+        else std::fprintf(stderr, "not better than epoch %d (%d in a row), rate x%g", et.best_epoch(), et.bad_epochs(), r.lr_scale);
+        std::fprintf(stderr, "%s\n", r.stop && et.stopped_early() ? "; stopping (--patience)" : "          ");
+      }
+    } else if (save_every && et.steps_done() % save_every == 0) {
+      save_last();
+      saved = true;
+    }
+    if (!quiet && !et.finished() && (et.steps_done() % 25 == 0 || oc.ended)) {
+      const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      const double per_step = el / double(et.steps_done() - start);
+      const long left_epoch = et.finished() ? 0 : long(et.batches_per_epoch() - et.batch());
+      const long left_run = et.finished() ? 0 : left_epoch + long(e.epochs - et.epoch() - 1) * et.batches_per_epoch();
+      char best[48] = "";
+      if (et.best_epoch())
+        std::snprintf(best, sizeof best, " (best %.4f, epoch %d)", double(et.best_errors()) / double(et.dev_words()), et.best_epoch());
+      std::fprintf(stderr, "\repoch %d/%d  batch %d/%d  step %d  loss %.4f  dev WER %s%s  %.0f tok/s  left %s (epoch), <= %s (run)   ",
+                   std::min(et.epoch() + 1, e.epochs), e.epochs, et.batch(), et.batches_per_epoch(), et.steps_done(), loss_avg,
+                   dev_text.c_str(), best, tokens / el, fmt_time(left_epoch * per_step).c_str(), fmt_time(left_run * per_step).c_str());
+    }
+  }
+  if (!saved) save_last();
+  const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (!quiet) std::fprintf(stderr, "\n");
+  std::printf("trained %d steps in %.1f s (%.0f target tokens/s); ", et.steps_done() - start, el, tokens / el);
+  if (et.finished())
+    std::printf("best dev WER %.4f at epoch %d of %d, saved %s (+ %s, %s)\n", double(et.best_errors()) / double(et.dev_words()),
+                et.best_epoch(), et.epoch(), out->c_str(), last.c_str(), state_path.c_str());
+  else
+    std::printf("stopped at epoch %d, batch %d/%d (--stop-after %d); saved %s (+ .trainer): continue with --resume %s\n",
+                et.epoch() + 1, et.batch(), et.batches_per_epoch(), stop_after, last.c_str(), last.c_str());
+  return 0;
+}
+
+// `attnseq eval --pron`: WER and PER of every word of the file (or of its dev split), by word length.
+int eval_pron(const Flags& f, const std::vector<Option>& table, const std::string& model_path) {
+  refuse_flags(f, {"n", "seed"}, "does not apply to --pron, which scores every word of the file (or its --dev-fraction split)");
+  refuse_flags(f, {"tokenizer", "src-tokenizer", "tgt-tokenizer"}, "does not apply to --pron: the model's own tokenizers read it");
+  refuse_flags(f, {"min-len", "max-len"}, "applies to the reverse and copy tasks only");
+  const std::string path = *f.get("pron");
+  const int beam = int(parse_int_in("--beam", value_or_default(f, table, "beam"), 1, kMaxBeam));
+  const auto* t = f.get("threads");
+  const int threads = int(parse_int_in("--threads", t ? *t : std::to_string(default_threads()), 1, train::kMaxThreads));
+  const auto* df = f.get("dev-fraction");
+  if (!df && f.get("dev-seed")) throw std::invalid_argument("--dev-seed needs --dev-fraction");
+  const double fraction = df ? parse_fraction("--dev-fraction", *df) : 0.0;
+  const auto dev_seed = std::uint64_t(parse_int_in("--dev-seed", value_or_default(f, table, "dev-seed"), 0, 1L << 62));
+  const Model model = load_checkpoint_file(model_path);
+  const train::PronData data = read_pron(path);
+  std::vector<train::PronEntry> entries = df ? train::split_dev(data, fraction, dev_seed).dev : data.entries;
+  if (entries.empty()) throw std::invalid_argument("'" + path + "'" + (df ? ": the dev split holds no word" : ": no word"));
+  const auto items = train::pron_items(model.config(), entries, path);
+  const auto r = train::evaluate_refs(model, items, beam, threads);
+  const std::string scope = df ? " of its dev split (--dev-fraction " + *df + ", --dev-seed " + std::to_string(dev_seed) + ")" : "";
+  if (f.has("json")) {
+    std::printf("{\"words\":%ld,\"wer\":%.6f,\"per\":%.6f,\"word_errors\":%ld,\"phoneme_edits\":%ld,\"ref_phonemes\":%ld,\"beam\":%d,"
+                "\"by_length\":[", r.words, r.wer(), r.per(), r.errors, r.edits, r.ref_tokens, beam);
+    for (std::size_t i = 0; i < r.by_length.size(); ++i) {
+      const auto& b = r.by_length[i];
+      std::printf("%s{\"letters\":%d,\"words\":%ld,\"wer\":%.6f,\"per\":%.6f,\"word_errors\":%ld,\"phoneme_edits\":%ld,\"ref_phonemes\":%ld}",
+                  i ? "," : "", b.length, b.words, double(b.errors) / double(b.words),
+                  b.ref_tokens ? double(b.edits) / double(b.ref_tokens) : 0.0, b.errors, b.edits, b.ref_tokens);
+    }
+    std::printf("]}\n");
+    return 0;
+  }
+  std::printf("pron %s: %ld words%s, beam %d\n", path.c_str(), r.words, scope.c_str(), beam);
+  std::printf("WER  %.4f (%ld/%ld words wrong: the output equals none of the word's pronunciations)\n", r.wer(), r.errors, r.words);
+  std::printf("PER  %.4f (%ld phoneme edits / %ld phonemes of the closest pronunciations)\n", r.per(), r.edits, r.ref_tokens);
+  std::printf("by word length (letters):\n");
+  for (const auto& b : r.by_length)
+    std::printf("  %4d  n=%-6ld WER %.4f  PER %.4f\n", b.length, b.words, double(b.errors) / double(b.words),
+                b.ref_tokens ? double(b.edits) / double(b.ref_tokens) : 0.0);
+  return 0;
+}
+
+}  // namespace
+
+int train_cmd(const std::vector<std::string>& args) {
+  const auto& table = train_options();
+  const Flags f = parse_flags("train", args, table);
+  if (f.has("help")) {
+    std::fputs(help_text("attnseq train (--task NAME | --data FILE.tsv | --pron FILE) [options] --out FILE.safetensors", table).c_str(), stdout);
+    return 0;
+  }
+  if (f.get("pron")) {
+    if (f.get("task") || f.get("data")) throw std::invalid_argument("give exactly one of --task NAME, --data FILE.tsv or --pron FILE");
+    return train_pron(f, table);
+  }
+  refuse_flags(f, {"epochs", "patience", "lr-decay", "bucket", "eval-beam", "save-every", "stop-after", "dev-fraction", "dev-seed"},
+               "applies to --pron training (in epochs) only");
+  const auto task = task_from(f, table);
+  const auto* out = f.get("out");
+  if (!out) throw std::invalid_argument("--out FILE.safetensors is required");
+  const std::string state_path = *out + ".trainer";
+  auto str = [&](const char* k) { return value_or_default(f, table, k); };
+  auto str_or = [&](const char* k, const std::string& def) { const auto* v = f.get(k); return v ? *v : def; };
+  ModelConfig c = architecture(f, table);
+  const std::string style = str("style"), score = str("score");
   c.src_tokenizer = task->src_tokenizer();
   c.tgt_tokenizer = task->tgt_tokenizer();
   c.src_tokens = task->src_vocab();
@@ -212,20 +520,12 @@ int train_cmd(const std::vector<std::string>& args) {
   c.extra = {{"name", str_or("name", task->name() + "-" + style + (c.style == Style::None ? "" : "-" + score))},
              {"task", task->name()},
              {"description", str("description")}};
-  train::TrainOptions o;
+  train::TrainOptions o = optimiser(f, table);
   o.steps = int(parse_int_in("--steps", str("steps"), 1, 10000000));
-  o.batch_size = int(parse_int_in("--batch", str("batch"), 1, 4096));
-  o.lr = float(parse_number("--lr", str("lr")));
-  o.warmup = int(parse_int_in("--warmup", str("warmup"), 0, 10000000));
-  o.clip = float(parse_number("--clip", str("clip")));
-  o.seed = std::uint64_t(parse_int_in("--seed", str("seed"), 0, 1L << 62));
-  // Every core by default; the figures depend on the thread count but repeat for a given one.
-  o.threads = int(parse_int_in("--threads", str_or("threads", std::to_string(default_threads())), 1, train::kMaxThreads));
 
   // Both outputs are known to be writable before any training time is spent.
   check_writable(*out);
   check_writable(state_path);
-
   Model model(c);
   train::initialize(model, o.seed);
   const auto& sv = c.src_tokens;
@@ -285,11 +585,16 @@ int eval_cmd(const std::vector<std::string>& args) {
   const auto& table = eval_options();
   const Flags f = parse_flags("eval", args, table);
   if (f.has("help")) {
-    std::fputs(help_text("attnseq eval --model FILE (--task NAME | --data FILE.tsv) [options]", table).c_str(), stdout);
+    std::fputs(help_text("attnseq eval --model FILE (--task NAME | --data FILE.tsv | --pron FILE) [options]", table).c_str(), stdout);
     return 0;
   }
   const auto* mp = f.get("model");
   if (!mp) throw std::invalid_argument("--model FILE is required");
+  if (f.get("pron")) {
+    if (f.get("task") || f.get("data")) throw std::invalid_argument("give exactly one of --task NAME, --data FILE.tsv or --pron FILE");
+    return eval_pron(f, table, *mp);
+  }
+  refuse_flags(f, {"dev-fraction", "dev-seed"}, "applies to --pron only");
   const auto task = task_from(f, table);
   Model model = load_checkpoint_file(*mp);
   const int n = int(parse_int_in("--n", value_or_default(f, table, "n"), 1, 1000000));

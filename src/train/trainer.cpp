@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 
@@ -54,22 +56,39 @@ double Trainer::learning_rate(int s) const {
   return opt_.lr * (1.0 - f * (1.0 - opt_.final_lr));
 }
 
+void Trainer::set_lr_scale(double scale) {
+  if (!(scale > 0.0) || !std::isfinite(scale)) throw std::invalid_argument("lr scale must be a finite number > 0");
+  lr_scale_ = scale;
+}
+
 StepReport Trainer::step() {
+  if (!sampler_) throw std::logic_error("Trainer::step(): this trainer has no sampler; pass the batch");
   std::vector<std::vector<std::int32_t>> src, tgt;
   for (int i = 0; i < opt_.batch_size; ++i) {
     Pair p = sampler_(rng_);
     src.push_back(std::move(p.first));
     tgt.push_back(std::move(p.second));
   }
+  return step(src, tgt);
+}
+
+StepReport Trainer::step(const std::vector<std::vector<std::int32_t>>& src,
+                         const std::vector<std::vector<std::int32_t>>& tgt) {
+  if (src.empty() || src.size() != tgt.size() || src.size() > 4096)
+    throw std::invalid_argument("Trainer::step: " + std::to_string(src.size()) + " sources and " +
+                                std::to_string(tgt.size()) + " targets; a batch holds 1 to 4096 pairs");
   std::fill(grad_.begin(), grad_.end(), 0.f);
-  const LossStats st = shard_grad_.empty()
-                           ? forward_backward(model_, make_batch(src, tgt, model_.config()), grad_.data(), forward_options(0), &workspace_[0])
-                           : sharded_forward_backward(src, tgt);
+  // A batch smaller than the thread count has one shard per example.
+  const std::size_t shards = std::min(shard_grad_.size() + 1, src.size());
+  const LossStats st = shards == 1
+                           ? forward_backward(model_, make_batch(src, tgt, model_.config()), grad_.data(), forward_options(0),
+                                              &workspace_[0])
+                           : sharded_forward_backward(src, tgt, shards);
   double norm2 = 0;
   for (float g : grad_) norm2 += double(g) * g;
   const double norm = std::sqrt(norm2);
   const float scale = (opt_.clip > 0.f && norm > opt_.clip) ? float(opt_.clip / norm) : 1.f;
-  const double lr = learning_rate(step_);
+  const double lr = learning_rate(step_) * lr_scale_;
   ++step_;
   const float b1 = opt_.beta1, b2 = opt_.beta2;
   const float c1 = 1.f - std::pow(b1, float(step_)), c2 = 1.f - std::pow(b2, float(step_));
@@ -95,8 +114,8 @@ StepReport Trainer::step() {
 // forward_backward gives the gradient of its own mean loss; the batch's is the token-weighted sum,
 // taken in shard order so that a thread count always gives the same bits.
 LossStats Trainer::sharded_forward_backward(const std::vector<std::vector<std::int32_t>>& src,
-                                            const std::vector<std::vector<std::int32_t>>& tgt) {
-  const std::size_t S = shard_grad_.size() + 1, B = src.size(), n = grad_.size();
+                                            const std::vector<std::vector<std::int32_t>>& tgt, std::size_t S) {
+  const std::size_t B = src.size(), n = grad_.size();
   std::vector<Batch> shards(S);
   for (std::size_t k = 0; k < S; ++k) {
     const std::size_t lo = k * B / S, hi = (k + 1) * B / S;
@@ -128,8 +147,11 @@ ForwardOptions Trainer::forward_options(std::size_t shard) const {
 
 std::vector<std::uint8_t> Trainer::save_state() const {
   const std::int64_t n = std::int64_t(m_.size());
+  // %.17g: the scale reads back as the same double.
+  char scale[32];
+  std::snprintf(scale, sizeof scale, "%.17g", lr_scale_);
   return safetensors::write({{"adam.m", {n}, m_.data()}, {"adam.v", {n}, v_.data()}},
-                            {{"step", std::to_string(step_)}, {"rng", std::to_string(rng_.state)}});
+                            {{"step", std::to_string(step_)}, {"rng", std::to_string(rng_.state)}, {"lr_scale", scale}});
 }
 
 void Trainer::load_state(const std::uint8_t* bytes, std::size_t size) {
@@ -147,10 +169,16 @@ void Trainer::load_state(const std::uint8_t* bytes, std::size_t size) {
   safetensors::read_f32(f, *v, vv.data());
   const long long st = std::stoll(*s);
   const unsigned long long rs = std::stoull(*r);
+  // A state from before the scale existed has none: 1.
+  const auto* ls = f.meta("lr_scale");
+  const double scale = ls ? std::strtod(ls->c_str(), nullptr) : 1.0;
+  if (!(scale > 0.0) || !std::isfinite(scale)) throw std::invalid_argument("trainer state: lr_scale is not a number > 0");
+  if (st < 0 || st > 2147483647LL) throw std::invalid_argument("trainer state: step " + *s + " is out of range");
   m_ = std::move(mm);
   v_ = std::move(vv);
   step_ = int(st);
   rng_.state = rs;
+  lr_scale_ = scale;
 }
 
 LossStats evaluate_loss(const Model& model, const std::vector<Pair>& pairs, int batch_size) {

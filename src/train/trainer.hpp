@@ -3,6 +3,8 @@
 // seed. The same code runs natively and in WebAssembly (exposed through Embind for the web page).
 // Optimiser state saves to bytes so training resumes exactly. With threads > 1 a batch is cut into
 // that many contiguous shards whose gradients are summed in shard order, weighted by their tokens.
+// Batches come from the sampler (step()) or from the caller (step(src, tgt): the epoch trainer of
+// train/epochs.hpp), through the same optimiser code.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -52,24 +54,34 @@ void initialize(Model& model, std::uint64_t seed);
 
 class Trainer {
  public:
+  // An empty sampler is allowed when every batch comes through step(src, tgt).
   Trainer(Model& model, Sampler sampler, TrainOptions options);
+  // One step on options().batch_size pairs drawn from the sampler.
   StepReport step();
+  // One step on the caller's batch (1 to 4096 pairs of the same count; no BOS/EOS).
+  StepReport step(const std::vector<std::vector<std::int32_t>>& src, const std::vector<std::vector<std::int32_t>>& tgt);
   int steps_done() const { return step_; }
   const TrainOptions& options() const { return opt_; }
-  // Optimiser state (moments, step, data rng) as a safetensors blob, and back.
+  // Optimiser state (moments, step, data rng, rate scale) as a safetensors blob, and back.
   std::vector<std::uint8_t> save_state() const;
   void load_state(const std::uint8_t* bytes, std::size_t size);
+  // The schedule's rate at a step (warm-up, then linear decay), before lr_scale().
   double learning_rate(int step) const;
+  // A factor on the schedule's rate, e.g. halved by the epoch trainer when the dev figure stops
+  // improving; saved with the state. Must be finite and > 0.
+  void set_lr_scale(double scale);
+  double lr_scale() const { return lr_scale_; }
 
  private:
   LossStats sharded_forward_backward(const std::vector<std::vector<std::int32_t>>& src,
-                                     const std::vector<std::vector<std::int32_t>>& tgt);
+                                     const std::vector<std::vector<std::int32_t>>& tgt, std::size_t shards);
   ForwardOptions forward_options(std::size_t shard) const;
   Model& model_;
   Sampler sampler_;
   TrainOptions opt_;
   Rng rng_;
   int step_ = 0;
+  double lr_scale_ = 1.0;
   std::vector<float> grad_, m_, v_;
   std::vector<std::vector<float>> shard_grad_;  // per extra thread: its shard's gradient
   std::vector<Workspace> workspace_;             // per shard: forward_backward's buffers, kept between steps

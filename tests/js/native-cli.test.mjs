@@ -329,7 +329,7 @@ test('errors exit non-zero with a message naming the problem', () => {
     [['info'], 1, '--model FILE is required'],
     [['translate', '--model', enkoFile], 1, 'no source: give TEXT or --ids'],
     [['train', '--task', 'copy'], 1, '--out FILE.safetensors is required'],
-    [['eval', '--model', enkoFile], 1, 'give exactly one of --task NAME or --data FILE.tsv'],
+    [['eval', '--model', enkoFile], 1, 'give exactly one of --task NAME, --data FILE.tsv or --pron FILE'],
     [['translate', '--model', enkoFile, '--beam'], 1, '--beam needs a value'],
   ];
   for (const [args, code, message] of cases) {

@@ -303,6 +303,10 @@ def save_attnseq(model: Seq2Seq, path: str, metadata: Optional[dict]) -> None:
         "task": metadata.get("task", ""),
         "description": metadata.get("description", ""),
     }
+    # Any other string field (src_tokenizer, tgt_tokenizer, src_case, data, ...) passes through.
+    for k, v in metadata.items():
+        if k not in meta and k not in ("src_vocab", "tgt_vocab") and isinstance(v, str):
+            meta[k] = v
     if len(json.loads(meta["src_vocab"])) != cfg.src_vocab_size or \
        len(json.loads(meta["tgt_vocab"])) != cfg.tgt_vocab_size:
         raise ValueError("vocabulary lengths do not match the embedding tables")

@@ -2,6 +2,8 @@
 """Train the attnseq architecture with PyTorch on a TSV file and save a checkpoint attnseq loads as is.
 
     /usr/bin/python3 tools/pytorch/train.py --data pairs.tsv --tokenizer char --out model.safetensors
+    /usr/bin/python3 tools/pytorch/train.py --pron data/cmudict/g014b2b.train --dropout 0.3 \
+        --label-smoothing 0.1 --out g2p.safetensors
     torchrun --nproc_per_node=8 tools/pytorch/train.py --data pairs.tsv ... --out model.safetensors
 
 The model is the twin's `Seq2Seq` (attnseq_twin.py), so the semantics are docs/model.md's and the saved
@@ -10,6 +12,16 @@ a packed encoder (the final state of each direction is the state at the sentence
 attnseq), attention masked to the real source positions, cross-entropy over real target tokens (EOS
 included), Adam, global gradient-norm clipping and attnseq's learning-rate schedule (linear warm-up,
 then linear decay to 0.1 * lr). Flags mirror `attnseq train --data`.
+
+With --pron (a pronunciation dictionary, data/cmudict/README.md) it reads the words as attnseq does,
+holds out the same seeded development split (--dev-fraction, --dev-seed: attnseq's split_dev), trains
+on one pair per pronunciation of the other words with attnseq's vocabularies (apostrophe and A-Z in,
+the 39 phonemes out, src_case upper) and reports the dev WER and PER at the end (greedy). --dropout
+and --label-smoothing are attnseq's (train::ForwardOptions, src/train/backprop.hpp): dropout on the
+source and target embeddings, between stacked RNN layers, and on the output features (h~, whose
+dropped value is what input feeding feeds back); the smoothed objective is PyTorch's label_smoothing.
+It trains by steps over reshuffled epochs; attnseq's bucketing, plateau schedule and early stopping
+(docs/training.md) are not reproduced here.
 
 Under torchrun (or any launcher that sets RANK/WORLD_SIZE/MASTER_ADDR) it joins the process group
 (nccl on CUDA, gloo otherwise), wraps the model in DistributedDataParallel and shards every epoch with
@@ -94,6 +106,86 @@ def read_tsv(path: str, kind: str, tgt_kind: str = None):
     return pairs
 
 
+# ---- pronunciation dictionaries: attnseq's parse_pron and split_dev (src/train/pron_data.hpp) ---------
+
+ARPABET = ("AA AE AH AO AW AY B CH D DH EH ER EY F G HH IH IY JH K L M N NG OW OY P R S SH T TH UH UW V W "
+           "Y Z ZH").split()
+LETTERS = ["'"] + [chr(c) for c in range(ord("A"), ord("Z") + 1)]
+_M64 = (1 << 64) - 1
+
+
+def read_pron(path: str):
+    """[(word, [pronunciation, ...])] in order of first appearance; refuses what attnseq refuses."""
+    with open(path, "rb") as f:
+        text = f.read().decode("latin-1")  # bytes as characters: a non-ASCII byte is refused below
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    words, order = {}, []
+    phonemes = set(ARPABET)
+    for no, line in enumerate(lines, 1):
+        line = line[:-1] if line.endswith("\r") else line
+        fail = lambda what: ValueError(f"{path}:{no}: {what}")  # noqa: E731
+        if not line:
+            raise fail("empty line")
+        if "\t" not in line:
+            raise fail("no tab between the word and its pronunciation")
+        word, *sides = line.split("\t")
+        if not word:
+            raise fail("empty word before the tab")
+        bad = [c for c in word if c not in LETTERS]
+        if bad:
+            raise fail(f"character {bad[0]!r} of the word is outside A-Z and the apostrophe")
+        refs = []
+        for k, side in enumerate(sides, 1):
+            ph = side.split()
+            if not ph:
+                raise fail(f"empty pronunciation (reference {k})")
+            for p in ph:
+                if p not in phonemes:
+                    raise fail(f'phoneme "{p}" (reference {k}) is not one of the 39 ARPAbet phonemes without stress')
+            refs.append(" ".join(ph))
+        if word not in words:
+            words[word] = []
+            order.append(word)
+        for r in refs:
+            if r not in words[word]:
+                words[word].append(r)
+    return [(w, words[w]) for w in order]
+
+
+def word_hash(word: str, seed: int) -> int:
+    """attnseq's word_hash: FNV-1a of the spelling, mixed with the seed by splitmix64's finaliser."""
+    h = 0xcbf29ce484222325
+    for b in word.encode("latin-1"):
+        h = ((h ^ b) * 0x100000001b3) & _M64
+    z = (h + (seed + 1) * 0x9e3779b97f4a7c15) & _M64
+    z = ((z ^ (z >> 30)) * 0xbf58476d1ce4e5b9) & _M64
+    z = ((z ^ (z >> 27)) * 0x94d049bb133111eb) & _M64
+    return z ^ (z >> 31)
+
+
+def split_dev(entries, fraction: float, seed: int):
+    """(train, dev) as attnseq's split_dev: the round(fraction * words) words of smallest (hash, word)."""
+    if not 0.0 <= fraction < 1.0:
+        raise ValueError(f"--dev-fraction {fraction} is outside [0, 1)")
+    k = int(math.floor(fraction * len(entries) + 0.5))  # llround: halves away from zero
+    ranked = sorted(range(len(entries)), key=lambda i: (word_hash(entries[i][0], seed), entries[i][0]))
+    dev = set(ranked[:k])
+    return ([e for i, e in enumerate(entries) if i not in dev], [e for i, e in enumerate(entries) if i in dev])
+
+
+def edit_distance(a, b) -> int:
+    row = list(range(len(b) + 1))
+    for i in range(1, len(a) + 1):
+        diag, row[0] = row[0], i
+        for j in range(1, len(b) + 1):
+            up = row[j]
+            row[j] = min(up + 1, row[j - 1] + 1, diag + (a[i - 1] != b[j - 1]))
+            diag = up
+    return row[-1]
+
+
 def make_batch(examples, device):
     """examples: [(src_ids, tgt_ids)] without BOS/EOS. Returns batch-first tensors:
     src (B, Ts) padded with pad, src_len (B) on the CPU (pack_padded_sequence wants it there),
@@ -120,14 +212,22 @@ class Trainable(nn.Module):
     """Wraps a twin Seq2Seq; forward returns (sum of token losses, correct argmaxes, tokens) for a padded
     batch. Kept as a module so DistributedDataParallel can wrap it; the twin is `self.model`."""
 
-    def __init__(self, model: Seq2Seq):
+    def __init__(self, model: Seq2Seq, dropout: float = 0.0, label_smoothing: float = 0.0):
         super().__init__()
         self.model = model
+        self.p = dropout
+        self.smoothing = label_smoothing
+        # Between stacked layers, as nn.GRU(dropout=p) does (only in training mode).
+        for rnn in (model.encoder.rnn, model.decoder.rnn):
+            rnn.dropout = dropout if model.cfg.layers > 1 else 0.0
+
+    def drop(self, x):
+        return F.dropout(x, self.p, self.training) if self.p > 0 else x
 
     def encode(self, src, src_len):
         """memory (B, Ts, He_out) (zeros past each length), initial decoder hidden, mask (B, Ts)."""
         m, cfg = self.model, self.model.cfg
-        x = m.encoder.embedding(src)                                           # (B, Ts, E)
+        x = self.drop(m.encoder.embedding(src))                                # (B, Ts, E)
         packed = pack_padded_sequence(x, src_len, batch_first=True, enforce_sorted=False)
         out, final = m.encoder.rnn(packed)  # per direction: forward ends at len-1, backward at 0
         memory, _ = pad_packed_sequence(out, batch_first=True, total_length=src.shape[1])
@@ -157,12 +257,17 @@ class Trainable(nn.Module):
         return w, w @ memory
 
     def forward(self, src, src_len, tgt_in, tgt_out):
+        """(sum of token losses, sum of the trained objective, correct argmaxes, tokens). The objective is
+        the loss unless label smoothing: (1 - e) (-log p_y) + e * mean over the vocabulary of -log p_v."""
         logits = self.logits(src, src_len, tgt_in)                             # (B, Tt, V)
         V = logits.shape[-1]
-        loss = F.cross_entropy(logits.reshape(-1, V), tgt_out.reshape(-1), ignore_index=-1, reduction="sum")
+        flat, gold = logits.reshape(-1, V), tgt_out.reshape(-1)
+        loss = F.cross_entropy(flat, gold, ignore_index=-1, reduction="sum")
+        objective = loss if self.smoothing == 0 else \
+            F.cross_entropy(flat, gold, ignore_index=-1, reduction="sum", label_smoothing=self.smoothing)
         real = tgt_out >= 0
         correct = ((logits.argmax(-1) == tgt_out) & real).sum()
-        return loss, correct, real.sum()
+        return loss, objective, correct, real.sum()
 
     def logits(self, src, src_len, tgt_in):
         """Teacher-forced logits (B, Tt, V); rows past a target's end are garbage, never scored."""
@@ -174,15 +279,15 @@ class Trainable(nn.Module):
             keys = memory @ dec.attention.weight.t()                            # W_a h_i (B, Ts, Hd)
         elif cfg.style != "none" and cfg.score == "additive":
             keys = dec.attention.key(memory)                                    # (B, Ts, A)
-        emb = dec.embedding(tgt_in)                                             # (B, Tt, E)
+        emb = self.drop(dec.embedding(tgt_in))                                  # (B, Tt, E)
         if cfg.style == "none":
             s, _ = dec.rnn(emb, hidden)
-            logits = dec.out(s)
+            logits = dec.out(self.drop(s))
         elif cfg.style == "luong" and not cfg.input_feeding:
             # no feedback into the RNN: run all target steps at once, then attend with every s_k
             s, _ = dec.rnn(emb, hidden)                                         # (B, Tt, Hd)
             _, c = self.attend(s, memory, keys, mask)
-            logits = dec.out(torch.tanh(dec.combine(torch.cat([c, s], dim=-1))))  # context FIRST
+            logits = dec.out(self.drop(torch.tanh(dec.combine(torch.cat([c, s], dim=-1)))))  # context FIRST
         else:
             B, Tt = tgt_in.shape
             htilde = emb.new_zeros(B, cfg.dec_hidden)                           # h~_0 = 0
@@ -201,7 +306,8 @@ class Trainable(nn.Module):
                 if cfg.style == "luong":
                     _, c = self.attend(s[:, None], memory, keys, mask)
                     c = c[:, 0]
-                htilde = torch.tanh(dec.combine(torch.cat([c, s], dim=-1)))
+                # dropped before the output layer; input feeding feeds the dropped h~ (as attnseq)
+                htilde = self.drop(torch.tanh(dec.combine(torch.cat([c, s], dim=-1))))
                 outs.append(htilde)
             logits = dec.out(torch.stack(outs, dim=1))
         return logits
@@ -236,7 +342,13 @@ def learning_rate(step: int, a) -> float:
 def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    p.add_argument("--data", required=True, help="TSV file, one source<TAB>target pair per line")
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("--data", help="TSV file, one source<TAB>target pair per line")
+    src.add_argument("--pron", help="pronunciation dictionary, WORD<TAB>PHONEMES lines (data/cmudict/README.md)")
+    p.add_argument("--dev-fraction", type=float, default=0.03, help="--pron: share of the words held out (by word, seeded)")
+    p.add_argument("--dev-seed", type=int, default=1, help="--pron: seed of the development split")
+    p.add_argument("--dropout", type=float, default=0.0, help="attnseq's dropout (embeddings, between layers, output features)")
+    p.add_argument("--label-smoothing", type=float, default=0.0, help="label smoothing of the trained objective")
     p.add_argument("--tokenizer", choices=("char", "word"), default="word")
     p.add_argument("--src-tokenizer", choices=("char", "word"), default=None,
                    help="the source side's tokenizer (default: --tokenizer)")
@@ -281,6 +393,12 @@ def parse_args(argv=None):
             p.error(f"--{k.replace('_', '-')} must be >= 1")
     if a.input_feeding and a.style != "luong":
         p.error("--input-feeding needs --style luong")
+    if not 0.0 <= a.dropout < 1.0:
+        p.error("--dropout must be in [0, 1)")
+    if not 0.0 <= a.label_smoothing < 1.0:
+        p.error("--label-smoothing must be in [0, 1)")
+    if a.pron is not None and not 0.0 < a.dev_fraction <= 0.5:
+        p.error("--dev-fraction must be in (0, 0.5]")
     return a
 
 
@@ -328,13 +446,18 @@ def batches(n_examples, per_rank, rank, world, seed):
 
 
 def save(model: Seq2Seq, a, src_vocab, tgt_vocab) -> None:
-    name = a.name or ("tsv-" + a.style + ("" if a.style == "none" else "-" + a.score))
+    task = "pron" if a.pron else "tsv"
+    name = a.name or (task + "-" + a.style + ("" if a.style == "none" else "-" + a.score))
     tmp = a.out + ".tmp"
     src_kind, tgt_kind = a.src_tokenizer or a.tokenizer, a.tgt_tokenizer or a.tokenizer
     kinds = {} if src_kind == tgt_kind else {"src_tokenizer": src_kind, "tgt_tokenizer": tgt_kind}
-    save_attnseq(model, tmp, {"tokenizer": src_kind if src_kind == tgt_kind else "mixed", **kinds,
-                              "src_vocab": src_vocab, "tgt_vocab": tgt_vocab,
-                              "name": name, "task": "tsv", "description": a.description})
+    meta = {"tokenizer": src_kind if src_kind == tgt_kind else "mixed", **kinds, "src_vocab": src_vocab,
+            "tgt_vocab": tgt_vocab, "name": name, "task": task, "description": a.description}
+    if a.pron:  # letters in (folded to upper case), phonemes out, as `attnseq train --pron` writes
+        meta.update({"tokenizer": "mixed", "src_tokenizer": "char", "tgt_tokenizer": "word", "src_case": "upper",
+                     "data": os.path.basename(a.pron), "dev_fraction": f"{a.dev_fraction:g}",
+                     "dev_seed": str(a.dev_seed)})
+    save_attnseq(model, tmp, meta)
     os.replace(tmp, a.out)  # a reader never sees a half-written file
 
 
@@ -348,17 +471,25 @@ def main(argv=None):
         raise SystemExit(f"--batch {a.batch} must be a multiple of the {world} processes")
     per_rank = a.batch // world
 
-    pairs = read_tsv(a.data, a.src_tokenizer or a.tokenizer, a.tgt_tokenizer or a.tokenizer)
-    src_vocab = make_vocab(t for s, _ in pairs for t in s)
-    tgt_vocab = make_vocab(t for _, tg in pairs for t in tg)
+    dev = []
+    if a.pron:
+        train_words, dev_words = split_dev(read_pron(a.pron), a.dev_fraction, a.dev_seed)
+        src_vocab, tgt_vocab = make_vocab(LETTERS), make_vocab(ARPABET)
+        pairs = [(list(w), r.split()) for w, refs in train_words for r in refs]  # one pair per pronunciation
+    else:
+        pairs = read_tsv(a.data, a.src_tokenizer or a.tokenizer, a.tgt_tokenizer or a.tokenizer)
+        src_vocab = make_vocab(t for s, _ in pairs for t in s)
+        tgt_vocab = make_vocab(t for _, tg in pairs for t in tg)
     s_index = {t: i for i, t in enumerate(src_vocab)}
     t_index = {t: i for i, t in enumerate(tgt_vocab)}
     data = [([s_index[t] for t in s], [t_index[t] for t in tg]) for s, tg in pairs]
+    if a.pron:
+        dev = [([s_index[c] for c in w], [[t_index[p] for p in r.split()] for r in refs]) for w, refs in dev_words]
 
     cfg = model_config(a, src_vocab, tgt_vocab)
     model = Seq2Seq(cfg)
     initialize(model, a.seed)
-    net = Trainable(model).to(device)
+    net = Trainable(model, a.dropout, a.label_smoothing).to(device)
     if world > 1:
         net = nn.parallel.DistributedDataParallel(net, device_ids=[device.index] if device.type == "cuda" else None)
     opt = torch.optim.Adam(net.parameters(), lr=a.lr, betas=(0.9, 0.999), eps=1e-8)
@@ -372,7 +503,7 @@ def main(argv=None):
     for step in range(a.steps):
         ex = [data[i] for i in next(stream)]
         src, src_len, tgt_in, tgt_out = make_batch(ex, device)
-        loss_sum, correct, tokens = net(src, src_len, tgt_in, tgt_out)
+        loss_sum, objective, correct, tokens = net(src, src_len, tgt_in, tgt_out)
         stats = torch.stack([loss_sum.detach(), correct.to(loss_sum.dtype), tokens.to(loss_sum.dtype)])
         if world > 1:
             dist.all_reduce(stats)  # global loss, correct and token counts
@@ -380,7 +511,7 @@ def main(argv=None):
         # DDP averages gradients over the processes; scaling by world makes the result the gradient
         # of (global loss sum / global tokens), the per-token mean of the whole batch, as in attnseq.
         opt.zero_grad(set_to_none=True)
-        (loss_sum * (world / n_tok)).backward()
+        (objective * (world / n_tok)).backward()
         grad_norm = nn.utils.clip_grad_norm_(net.parameters(), a.clip) if a.clip > 0 else None
         for g in opt.param_groups:
             g["lr"] = learning_rate(step, a)
@@ -408,6 +539,13 @@ def main(argv=None):
             n = min(a.eval, len(data))
             exact = sum(model.greedy(s, len(t) + 10).tokens == t + [EOS] for s, t in data[:n])
             log(f"greedy exact match on the first {n} training pairs: {exact}/{n} = {exact / n:.3f}")
+        if dev:  # attnseq's scoring (src/train/wer.hpp): right = equal to any reference; PER to the closest
+            wrong = edits = ref_len = 0
+            for s, refs in dev:
+                out = [t for t in model.greedy(s, 2 * len(s) + 10).tokens if t not in (PAD, BOS, EOS)]
+                e, r = min(((edit_distance(out, ref), len(ref)) for ref in refs), key=lambda x: x[0])
+                wrong, edits, ref_len = wrong + (e > 0), edits + e, ref_len + r
+            log(f"dev split ({len(dev)} words, greedy): WER {wrong / len(dev):.4f}, PER {edits / ref_len:.4f}")
     if world > 1:
         dist.barrier()
         dist.destroy_process_group()

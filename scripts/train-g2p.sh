@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Reproduces the G2P model: trains on data/cmudict/g014b2b.train in epochs (3% of its words held out,
+# seeded, pick the best epoch and stop), then reports the dev split and the 12,000 test words at beam 5.
+# Run again after a kill, it resumes from OUT.last.trainer (same bytes given the same THREADS).
+#   bash scripts/train-g2p.sh [OUT.safetensors]   (default build/g2p/g2p.safetensors; docs/training.md)
+#   env: THREADS (default: every core), SAVE_EVERY (steps between mid-epoch saves, default 200)
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+OUT="${1:-build/g2p/g2p.safetensors}"
+THREADS="${THREADS:-$(nproc)}"
+SAVE_EVERY="${SAVE_EVERY:-200}"
+CLI=build/native/attnseq
+if [ ! -x "$CLI" ]; then
+  cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake --build build/native -j"${JOBS:-2}" --target attnseq
+fi
+mkdir -p "$(dirname "$OUT")"
+
+DATA=data/cmudict/g014b2b.train
+SPLIT=(--dev-fraction 0.03 --dev-seed 1)
+# The architecture of bench/RESULTS.md's G2P-size run (1.4 M parameters) and its regularisation.
+TRAIN=(train --pron "$DATA" "${SPLIT[@]}" --seed 1
+  --cell gru --bidirectional --bridge --style luong --score general --input-feeding --hidden 256 --embedding 64
+  --batch 64 --lr 0.002 --warmup 500 --clip 1 --dropout 0.3 --label-smoothing 0.1
+  --epochs 40 --patience 5 --lr-decay 0.5 --bucket 50 --eval-beam 1
+  --save-every "$SAVE_EVERY" --threads "$THREADS" --out "$OUT")
+
+echo "[g2p] $CLI ${TRAIN[*]}" >&2
+if [ -f "$OUT.last.trainer" ]; then
+  # A run is under way (or over): continue it. A finished run says so, and the reports follow.
+  # stderr (progress, or why there is nothing to do) is shown and kept; stdout goes straight through.
+  set +e
+  { "$CLI" "${TRAIN[@]}" --resume "$OUT.last" 2>&1 >&3 | tee "$OUT.resume.log" >&2; } 3>&1
+  rc=${PIPESTATUS[0]}
+  set -e
+  if [ "$rc" != 0 ]; then
+    grep -qE 'nothing left to do|epochs already done' "$OUT.resume.log" || exit "$rc"
+    echo "[g2p] the training run in $OUT.last.trainer is over" >&2
+  fi
+  rm -f "$OUT.resume.log"
+else
+  "$CLI" "${TRAIN[@]}"
+fi
+
+echo "[g2p] the best epoch on the dev split, beam 5" >&2
+"$CLI" eval --model "$OUT" --pron "$DATA" "${SPLIT[@]}" --beam 5 --threads "$THREADS"
+echo "[g2p] the test words (data/cmudict/g014b2b.ref), beam 5" >&2
+"$CLI" eval --model "$OUT" --pron data/cmudict/g014b2b.ref --beam 5 --threads "$THREADS" | tee "$OUT.test.txt"
+"$CLI" eval --model "$OUT" --pron data/cmudict/g014b2b.ref --beam 5 --threads "$THREADS" --json > "$OUT.test.json"

@@ -1,0 +1,143 @@
+// Multi-reference WER and PER (src/train/wer.hpp): edit distance by one rolling row, evaluation
+// shared across threads by item index, with integer counts merged so any thread count agrees.
+#include "train/wer.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "decode/decode.hpp"
+#include "model/vocab.hpp"
+#include "train/parallel.hpp"
+
+namespace attnseq::train {
+
+std::size_t edit_distance(const Ids& a, const Ids& b) {
+  // row[j] = distance between the first i tokens of a and the first j tokens of b.
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diag = row[0];  // distance(i - 1, j - 1)
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];  // distance(i - 1, j)
+      row[j] = std::min({up + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+RefScore score_against(const Ids& output, const std::vector<Ids>& refs) {
+  if (refs.empty()) throw std::invalid_argument("score_against: no reference");
+  RefScore best;
+  for (std::size_t k = 0; k < refs.size(); ++k) {
+    const std::size_t e = edit_distance(output, refs[k]);
+    if (k == 0 || e < best.edits) best = {false, e, refs[k].size()};
+  }
+  best.correct = best.edits == 0;
+  return best;
+}
+
+void RefReport::add(int length, const RefScore& s) {
+  ++words;
+  errors += !s.correct;
+  edits += long(s.edits);
+  ref_tokens += long(s.ref_length);
+  auto it = std::lower_bound(by_length.begin(), by_length.end(), length,
+                             [](const LengthStats& x, int len) { return x.length < len; });
+  if (it == by_length.end() || it->length != length) it = by_length.insert(it, LengthStats{length});
+  ++it->words;
+  it->errors += !s.correct;
+  it->edits += long(s.edits);
+  it->ref_tokens += long(s.ref_length);
+}
+
+void RefReport::merge(const RefReport& o) {
+  words += o.words, errors += o.errors, edits += o.edits, ref_tokens += o.ref_tokens;
+  for (const auto& b : o.by_length) {
+    auto it = std::lower_bound(by_length.begin(), by_length.end(), b.length,
+                               [](const LengthStats& x, int len) { return x.length < len; });
+    if (it == by_length.end() || it->length != b.length) {
+      by_length.insert(it, b);
+      continue;
+    }
+    it->words += b.words, it->errors += b.errors, it->edits += b.edits, it->ref_tokens += b.ref_tokens;
+  }
+}
+
+RefReport evaluate_refs(const Model& model, const std::vector<RefItem>& items, int beam, int threads) {
+  if (items.empty()) throw std::invalid_argument("evaluate_refs: no items to evaluate");
+  if (beam < 1 || beam > kMaxBeam)
+    throw std::invalid_argument("evaluate_refs: beam " + std::to_string(beam) + " is outside [1, " + std::to_string(kMaxBeam) + "]");
+  check_threads(threads, "evaluate_refs: threads");
+#if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
+  threads = 1;  // the wasm module is single-threaded
+#endif
+  const auto& c = model.config();
+  const std::size_t T = std::max<std::size_t>(1, std::min<std::size_t>(std::size_t(threads), items.size()));
+  std::vector<RefReport> parts(T);
+  // Thread t takes items t, t + T, ...; the counts are integers, so the merged report is the same
+  // for any T.
+  run_on_threads(T, [&](std::size_t t) {
+    Encoded enc;
+    Ids out;
+    for (std::size_t i = t; i < items.size(); i += T) {
+      const auto& it = items[i];
+      model.encode(it.src.data(), int(it.src.size()), enc);
+      DecodeOptions o;
+      o.beam = beam;
+      o.max_length = int(std::min<std::size_t>(kMaxTargetLength, it.src.size() * 2 + 10));
+      const auto result = decode(model, enc, o);
+      out.clear();
+      for (auto id : result.hypotheses[0].tokens)
+        if (id != c.pad && id != c.bos && id != c.eos) out.push_back(id);
+      parts[t].add(int(it.src.size()), score_against(out, it.refs));
+    }
+  });
+  RefReport r;
+  r.beam = beam;
+  for (const auto& p : parts) r.merge(p);
+  return r;
+}
+
+std::string describe_word(const std::string& word) {
+  if (word.size() <= 24) return "'" + word + "'";
+  return "'" + word.substr(0, 12) + "...' (" + std::to_string(word.size()) + " bytes)";
+}
+
+std::vector<RefItem> pron_items(const ModelConfig& c, const std::vector<PronEntry>& entries, const std::string& what) {
+  if (!c.has_text())
+    throw std::invalid_argument(what + ": the model has no vocabularies (ids only); a pronunciation model reads text");
+  const Vocab src = Vocab::source(c), tgt = Vocab::target(c);
+  std::vector<RefItem> out;
+  out.reserve(entries.size());
+  for (const auto& e : entries) {
+    const auto fail = [&](const std::string& why) {
+      throw std::invalid_argument(what + ": word " + describe_word(e.word) + " " + why);
+    };
+    if (e.word.size() > std::size_t(kMaxSourceLength))
+      fail("is longer than the " + std::to_string(kMaxSourceLength) + " source tokens a model reads");
+    RefItem item;
+    item.src = src.encode(e.word);
+    if (item.src.empty()) fail("has no source token");
+    if (item.src.size() > std::size_t(kMaxSourceLength))
+      fail("has " + std::to_string(item.src.size()) + " source tokens; a model reads at most " +
+           std::to_string(kMaxSourceLength));
+    for (const auto& ref : e.refs) {
+      Ids ids;
+      for (const auto& p : split_phonemes(ref)) {
+        const std::int32_t id = tgt.lookup(p);
+        if (id == c.unk) fail("has the phoneme " + p + ", which the model's target vocabulary lacks");
+        ids.push_back(id);
+      }
+      if (ids.size() + 1 > std::size_t(kMaxTargetLength))
+        fail("has a pronunciation of " + std::to_string(ids.size()) + " phonemes; a model writes at most " +
+             std::to_string(kMaxTargetLength - 1) + " before its end token");
+      item.refs.push_back(std::move(ids));
+    }
+    out.push_back(std::move(item));
+  }
+  return out;
+}
+
+}  // namespace attnseq::train
