@@ -1,0 +1,63 @@
+// tools/to_f16.py: a checkpoint stored as F16 has the same tensors (names, shapes, order, metadata),
+// half the bytes, every value the nearest half of the original, and decodes the shipped examples as
+// the F32 file does; a value F16 cannot hold is refused naming the tensor, and nothing is written.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, existsSync, statSync, writeFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadModel } from '../../wasm/attnseq.js';
+
+const root = new URL('../../', import.meta.url).pathname;
+const tool = path.join(root, 'tools/to_f16.py');
+const header = (file) => {
+  const b = readFileSync(file);
+  const n = Number(b.readBigUInt64LE(0));
+  return JSON.parse(b.subarray(8, 8 + n).toString('utf8'));
+};
+
+test('a shipped model as F16: same tensors and metadata, half the bytes, the same outputs', async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'attnseq-f16-'));
+  try {
+    const src = path.join(root, 'models/en-ko.safetensors'), dst = path.join(dir, 'm.safetensors');
+    execFileSync('/usr/bin/python3', [tool, src, dst]);
+    const a = header(src), b = header(dst);
+    assert.deepEqual(Object.keys(b), Object.keys(a));
+    assert.deepEqual(b.__metadata__, a.__metadata__);
+    for (const k of Object.keys(a)) {
+      if (k === '__metadata__') continue;
+      assert.equal(b[k].dtype, 'F16', k);
+      assert.deepEqual(b[k].shape, a[k].shape, k);
+    }
+    assert.ok(statSync(dst).size < 0.52 * statSync(src).size);
+    const m32 = await loadModel(new Uint8Array(readFileSync(src))), m16 = await loadModel(new Uint8Array(readFileSync(dst)));
+    for (const s of ['Jane went to the store', 'Tom ate an apple', 'Mina read the book at the library'])
+      assert.equal(m16.translate(s).text, m32.translate(s).text, s);
+    m32.dispose();
+    m16.dispose();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a value outside the half range is refused, naming the tensor, and no file is written', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'attnseq-f16-'));
+  try {
+    const big = path.join(dir, 'big.safetensors'), out = path.join(dir, 'out.safetensors');
+    const head = Buffer.from(JSON.stringify({ 'w.weight': { dtype: 'F32', shape: [2], data_offsets: [0, 8] } }));
+    const len = Buffer.alloc(8);
+    len.writeBigUInt64LE(BigInt(head.length));
+    const data = Buffer.alloc(8);
+    data.writeFloatLE(1.5, 0);
+    data.writeFloatLE(1e6, 4);
+    writeFileSync(big, Buffer.concat([len, head, data]));
+    const r = spawnSync('/usr/bin/python3', [tool, big, out], { encoding: 'utf8' });
+    assert.notEqual(r.status, 0);
+    assert.match(r.stderr, /w\.weight/);
+    assert.equal(existsSync(out), false);
+    assert.equal(existsSync(out + '.tmp'), false);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
