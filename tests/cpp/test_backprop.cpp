@@ -150,6 +150,8 @@ TEST_CASE("dropout and label smoothing out of range are refused, naming the opti
 
 TEST_CASE("training loss equals the inference path's teacher-forced log-likelihood") {
   for (auto cfg : {tiny(Cell::GRU, Style::Luong, Score::General, true, false, 1, true),
+                   tiny(Cell::GRU, Style::Luong, Score::General, true, true, 1, true),  // input feeding
+                   tiny(Cell::LSTM, Style::Luong, Score::Dot, false, true, 2),
                    tiny(Cell::LSTM, Style::Bahdanau, Score::Additive, false, false, 2)}) {
     Model m(cfg);
     test::randomize(m, 5, 0.8f);
