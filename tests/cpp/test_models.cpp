@@ -16,6 +16,8 @@
 #include "model/vocab.hpp"
 #include "train/evaluate.hpp"
 #include "train/tasks.hpp"
+#include "train/pron_data.hpp"
+#include "train/wer.hpp"
 
 #ifndef ATTNSEQ_MODELS_DIR
 #define ATTNSEQ_MODELS_DIR "models"
@@ -248,4 +250,47 @@ TEST_CASE("shipped reverse-vanilla model: its models/README.md row and length-st
     INFO("lengths " << b.lo << "-" << b.hi);
     if (b.lo > 30) CHECK(b.exact == 0);  // not one sequence right, not merely 0.000 rounded
   }
+}
+
+// The English pronunciation model's table in models/README.md: WER and PER on CMUdict's test words
+// (greedy and beam 5), the first 1000 of them, and the development split, each re-measured here.
+TEST_CASE("shipped g2p-en model: its models/README.md table (CMUdict test and dev words)") {
+  const auto t = table(read_text(kModels + "/README.md"), "| set | decoding | words | WER | PER |");
+  REQUIRE(t.size() == 5);
+  const Model m = load("g2p-en");
+  const auto test_words = train::read_pron_file(std::string(ATTNSEQ_DATA_DIR) + "/cmudict/g014b2b.ref");
+  const auto dev = train::split_dev(train::read_pron_file(std::string(ATTNSEQ_DATA_DIR) + "/cmudict/g014b2b.train"), 0.03, 1).dev;
+#if defined(__EMSCRIPTEN__) || defined(ATTNSEQ_REFERENCE_KERNELS) || defined(__SANITIZE_ADDRESS__)
+  const bool full = false;  // the first-1000 row only: the whole test set at beam 5 takes minutes here
+#else
+  const bool full = true;
+#endif
+  int checked = 0;
+  for (std::size_t i = 1; i < t.size(); ++i) {
+    const auto& row = t[i];
+    const int words = std::stoi(row[2]);
+    const int beam = row[1] == "beam 5" ? 5 : 1;
+    REQUIRE((row[1] == "greedy" || row[1] == "beam 5"));
+    std::vector<train::PronEntry> entries;
+    if (row[0].rfind("dev", 0) == 0) entries = dev;
+    else entries.assign(test_words.entries.begin(), test_words.entries.begin() + words);
+    REQUIRE(int(entries.size()) == words);
+    if (!full && words != 1000) continue;
+    CAPTURE(row[0]);
+    CAPTURE(row[1]);
+#if defined(__EMSCRIPTEN__)
+    const int threads = 1;
+#else
+    const int threads = 2;
+#endif
+    const auto r = train::evaluate_refs(m, train::pron_items(m.config(), entries, "g2p-en"), beam, threads);
+    char line[160];
+    std::snprintf(line, sizeof line, "g2p-en %s, %s: %ld/%ld words wrong, %ld/%ld phoneme edits", row[0].c_str(),
+                  row[1].c_str(), r.errors, r.words, r.edits, r.ref_tokens);
+    MESSAGE(line);
+    check_rate(r.errors, r.words, figure(row[3]), "WER");
+    check_rate(r.edits, r.ref_tokens, figure(row[4]), "PER");
+    ++checked;
+  }
+  CHECK(checked == (full ? 4 : 1));
 }

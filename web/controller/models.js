@@ -14,12 +14,12 @@ import { clearCompare } from './compare.js';
 import { clearBeam } from './beam.js';
 import { translateInWorker } from './engine.js';
 
-/** Reads the shipped list, fills the picker and selects en-ko (or the first), unless a user's file came first. */
+/** Reads the shipped list, fills the picker and selects its first model, unless a user's file came first. */
 export async function startModels() {
   await readManifest();
   fillSelect();
   if (!state.current && state.pendingUser === 0) {
-    const first = state.entries.get('en-ko') ?? [...state.entries.values()][0];
+    const first = [...state.entries.values()][0];  // models/index.json's order: English pronunciation first
     if (first) selectModel(first.id);
     else $('model-info').textContent = 'No shipped models: load your own checkpoint.';
   }

@@ -1,0 +1,72 @@
+// The English pronunciation model on the demo page in real Chromium: it is the page's first model
+// (selected when the page opens), its example chips come from models/index.json, and a word typed in
+// any letter case plays letter by letter to what the package's translate() says in Node (a row per
+// phoneme, a column per letter), with its IPA beside it (docs/g2p.md's table); the step inspector,
+// the compare view and beam search work for it. Nothing is hard-coded: every expected value is
+// computed here from the package and the table.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { startServer, launch, openDemo, panelErrors, OUT } from './helpers.mjs';
+import { loadModel } from '../../wasm/attnseq.js';
+import { toIPA } from '../../web/pronunciation.js';
+
+const manifest = JSON.parse(await readFile(path.resolve('models/index.json'), 'utf8')).models;
+const entry = manifest.find((m) => m.id === 'g2p-en');
+
+let srv, browser, model;
+before(async () => {
+  srv = await startServer();
+  browser = await launch();
+  model = await loadModel(await readFile(path.resolve('models', entry.file)));
+});
+after(async () => { model?.dispose(); await browser?.close(); srv?.server.close(); });
+
+const runToEnd = async (page) => {
+  await page.click('#run');
+  await page.waitForFunction(() => document.getElementById('watch').dataset.state === 'done');
+};
+const matrixShape = (page) => page.$$eval('#alignment tbody tr', (trs) => [trs.length, trs[0]?.querySelectorAll('td[data-col]').length ?? 0]);
+
+test('English pronunciation is the first model: a word in any case plays to the package\'s phonemes, with IPA', async () => {
+  assert.equal(manifest[0].id, 'g2p-en', 'the first entry of models/index.json');
+  const { page, problems } = await openDemo(browser.ctx, srv.base);
+  assert.deepEqual(await panelErrors(page), []);
+  await page.waitForFunction(() => !document.getElementById('play').disabled);
+  assert.equal(await page.inputValue('#model'), 'g2p-en', 'selected when the page opens');
+  const shown = await page.$$eval('#examples button.chip', (bs) => bs.map((b) => b.textContent));
+  assert.deepEqual(shown, entry.examples);
+  for (const word of ['Knight', 'PHOENIX', entry.examples[1]]) {
+    await page.fill('#source', word);
+    await runToEnd(page);
+    const r = model.translate(word);
+    assert.equal(r.text, model.translate(word.toLowerCase()).text, 'the model reads any letter case alike');
+    assert.equal(await page.textContent('#output'), r.text, word);
+    assert.deepEqual(await matrixShape(page), [r.rows, word.length], `${word}: a row per phoneme (and EOS), a column per letter`);
+    assert.equal(await page.textContent('#ipa-note'), `IPA /${toIPA(r.text)}/`);
+  }
+  // The step inspector for the first phoneme shows the package's step() numbers.
+  await page.click('#alignment tbody tr[data-row="0"] .row-btn');
+  await page.waitForSelector('#inspector-body[data-step="0"]');
+  const dec = model.decoder(model.encode(entry.examples[1]), { topk: 5 });
+  const s = dec.step();
+  const weights = await page.$$eval('#inspector-body [data-kind="weight"]', (els) => els.map((e) => Number(e.dataset.value)));
+  assert.equal(weights.length, s.attention.length);
+  weights.forEach((w, i) => assert.ok(Math.abs(w - s.attention[i]) < 1e-6, `weight ${i}`));
+  dec.dispose();
+  // Beam search lists the package's hypotheses.
+  await page.fill('#beam-size', '5');
+  await page.click('#beam-run');
+  const beam = model.translate(entry.examples[1], { beam: 5 });
+  await page.waitForFunction((n) => document.querySelectorAll('#beam-results > li').length === n, beam.hypotheses.length);
+  const texts = await page.$$eval('#beam-results > li .hyp-text', (els) => els.map((e) => e.textContent));
+  assert.deepEqual(texts, beam.hypotheses.map((h) => h.text));
+  // The compare view finishes with no error for a model that is the only one of its task.
+  await page.waitForFunction(() => document.getElementById('compare').dataset.state === 'done');
+  assert.equal(await page.locator('#compare-errors li').count(), 0);
+  await page.evaluate(() => document.getElementById('watch').scrollIntoView());
+  await page.screenshot({ path: path.join(OUT, 'demo-g2p.png') });
+  assert.deepEqual(problems, []);
+  await page.close();
+});
