@@ -3,7 +3,9 @@
 # seeded, pick the best epoch and stop), then reports the dev split and the 12,000 test words at beam 5.
 # Run again after a kill, it resumes from OUT.last.trainer (same bytes given the same THREADS).
 #   bash scripts/train-g2p.sh [OUT.safetensors]   (default build/g2p/g2p.safetensors; docs/training.md)
-#   env: THREADS (default: every core), SAVE_EVERY (steps between mid-epoch saves, default 200)
+#   env: THREADS (default: every core; models/g2p-en.safetensors came from THREADS=1 SAVE_EVERY=500),
+#   SAVE_EVERY (steps between mid-epoch saves, default 200). The shipped file is OUT stored as F16:
+#   python3 tools/to_f16.py OUT models/g2p-en.safetensors
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -22,8 +24,9 @@ SPLIT=(--dev-fraction 0.03 --dev-seed 1)
 # The architecture of bench/RESULTS.md's G2P-size run (1.4 M parameters) and its regularisation.
 TRAIN=(train --pron "$DATA" "${SPLIT[@]}" --seed 1
   --cell gru --bidirectional --bridge --style luong --score general --input-feeding --hidden 256 --embedding 64
-  --batch 64 --lr 0.002 --warmup 500 --clip 1 --dropout 0.3 --label-smoothing 0.1
-  --epochs 40 --patience 5 --lr-decay 0.5 --bucket 50 --eval-beam 1
+  --batch 64 --lr 0.003 --warmup 200 --clip 1 --dropout 0.3 --label-smoothing 0.1
+  --epochs 40 --patience 5 --lr-decay 0.5 --bucket 50 --eval-beam 1 --name g2p-en
+  --description "English pronunciation (CMUdict, 39 ARPAbet phonemes without stress)"
   --save-every "$SAVE_EVERY" --threads "$THREADS" --out "$OUT")
 
 echo "[g2p] $CLI ${TRAIN[*]}" >&2
