@@ -409,18 +409,30 @@ export class Encoded extends Disposable {
 }
 
 export class Decoder extends Disposable {
+  #M;
   #record;
+  #topk;
+  #ptr;
+  #base;
+  #override;
   constructor(model, enc, handle, maxLength, topk) {
     super(handle, [model, enc]);
     this.model = model;
     this.encoded = enc;
     this.maxLength = maxLength;
     this.topk = topk;
+    this.#M = model._M;
+    this.#topk = topk;  // validated once by model.decoder(); step() passes it as it is
     // The step record's layout, from the engine (src/decode/step_record.hpp): { size, token: { offset,
     // length }, ... } for every field, so that no offset is written here.
     const layout = handle.recordLayout();
     this.#record = { size: layout.size };
     for (const f of layout.fields) this.#record[f.name] = { offset: f.offset, length: f.length };
+    // Fixed for the handle's life (wasm/bindings.cpp): read once, then every step is one plain export
+    // call with numbers. Float indices into HEAPF32 for the record and the override row.
+    this.#ptr = handle.address();
+    this.#base = handle.record() / 4;
+    this.#override = handle.overrideBuffer() / 4;
   }
   get done() { return this._h.done(); }
   get length() { return this._h.length(); }
@@ -440,14 +452,15 @@ export class Decoder extends Disposable {
       if (override.length !== this.encoded.length)
         throw new AttnseqError('BAD_INPUT', `attention override has ${override.length} weights; the source has ${this.encoded.length}`);
     }
-    const h = this._h;
-    const status = override ? h.stepIntoWith(forced, override, this.topk) : h.stepInto(forced, this.topk);
-    if (status !== 0) throw new AttnseqError(h.lastErrorCode(), h.lastErrorMessage());
+    const h = this._h;  // DISPOSED before anything touches the handle's memory
+    const M = this.#M;
+    if (override) M.HEAPF32.set(override, this.#override);  // the engine checks the weights
+    if (M._attnseq_decoder_step(this.#ptr, forced, this.#topk, override ? 1 : 0) !== 0)
+      throw new AttnseqError(h.lastErrorCode(), h.lastErrorMessage());
     // Copy the step's record out of wasm memory in one slice (re-fetch the view: memory may have
     // grown), then hand out views of that copy: one buffer per step, independent of the engine.
-    const R = this.#record;
-    const base = h.record() / 4;
-    const rec = m._M.HEAPF32.slice(base, base + R.size);
+    const R = this.#record, base = this.#base;
+    const rec = M.HEAPF32.slice(base, base + R.size);
     const field = (f, n = f.length) => rec.subarray(f.offset, f.offset + n);
     const k = rec[R.topkCount.offset];
     const ids = field(R.topkIds, k), probs = field(R.topkProbs, k);
