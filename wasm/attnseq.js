@@ -409,59 +409,97 @@ export class Encoded extends Disposable {
 }
 
 export class Decoder extends Disposable {
+  #M;
   #record;
+  #names;
+  #topk;
+  #ptr;
+  #base;
+  #override;
   constructor(model, enc, handle, maxLength, topk) {
     super(handle, [model, enc]);
     this.model = model;
     this.encoded = enc;
     this.maxLength = maxLength;
     this.topk = topk;
+    this.#M = model._M;
+    this.#topk = topk;  // validated once by model.decoder(); step() passes it as it is
+    this.#names = targetNames(model);
     // The step record's layout, from the engine (src/decode/step_record.hpp): { size, token: { offset,
     // length }, ... } for every field, so that no offset is written here.
     const layout = handle.recordLayout();
     this.#record = { size: layout.size };
     for (const f of layout.fields) this.#record[f.name] = { offset: f.offset, length: f.length };
+    // Fixed for the handle's life (wasm/bindings.cpp): read once, then every step is one plain export
+    // call with numbers. Float indices into HEAPF32 for the record and the override row.
+    this.#ptr = handle.address();
+    this.#base = handle.record() / 4;
+    this.#override = handle.overrideBuffer() / 4;
   }
   get done() { return this._h.done(); }
   get length() { return this._h.length(); }
-  /** One decoder step. options.force: a token id or string to emit; options.attention: a weight row to use. */
-  step(options = {}) {
-    checkOptions(options, 'step');
-    const m = this.model;
-    let forced = -1;
-    if (options.force !== undefined) {
-      forced = typeof options.force === 'string' ? knownTargetIds(m, options.force, 'force', true)[0] : options.force;
-      if (!Number.isInteger(forced) || forced < 0 || forced >= m.config.tgtVocabSize)
-        throw new AttnseqError('BAD_INPUT', `force must be a target token id in [0, ${m.config.tgtVocabSize}) or a known token`);
+  /**
+   * One decoder step. options.force: a token id or string to emit; options.attention: a weight row to
+   * use. The record returned is the caller's: its arrays are views of one fresh copy of the engine's
+   * step record (one ArrayBuffer per step), never of wasm memory, so later steps leave it unchanged.
+   */
+  step(options) {
+    let forced = -1, override = null;
+    if (options !== undefined) {  // no options: nothing to check, and no object made for them
+      checkStepOptions(options);
+      const m = this.model;
+      if (options.force !== undefined) {
+        forced = typeof options.force === 'string' ? knownTargetIds(m, options.force, 'force', true)[0] : options.force;
+        if (!Number.isInteger(forced) || forced < 0 || forced >= m.config.tgtVocabSize)
+          throw new AttnseqError('BAD_INPUT', `force must be a target token id in [0, ${m.config.tgtVocabSize}) or a known token`);
+      }
+      if (options.attention !== undefined) {
+        override = Float32Array.from(options.attention);
+        if (override.length !== this.encoded.length)
+          throw new AttnseqError('BAD_INPUT', `attention override has ${override.length} weights; the source has ${this.encoded.length}`);
+      }
     }
-    let override = null;
-    if (options.attention !== undefined) {
-      override = Float32Array.from(options.attention);
-      if (override.length !== this.encoded.length)
-        throw new AttnseqError('BAD_INPUT', `attention override has ${override.length} weights; the source has ${this.encoded.length}`);
-    }
-    const h = this._h;
-    const status = override ? h.stepIntoWith(forced, override, this.topk) : h.stepInto(forced, this.topk);
-    if (status !== 0) throw new AttnseqError(h.lastErrorCode(), h.lastErrorMessage());
-    // Copy the step's record out of wasm memory in one slice (re-fetch the view: memory may have
-    // grown), then hand out views of that copy: one buffer per step, independent of the engine.
-    const R = this.#record;
-    const base = h.record() / 4;
-    const rec = m._M.HEAPF32.slice(base, base + R.size);
-    const field = (f, n = f.length) => rec.subarray(f.offset, f.offset + n);
-    const k = rec[R.topkCount.offset];
-    const ids = field(R.topkIds, k), probs = field(R.topkProbs, k);
+    const h = this._h;  // DISPOSED before anything touches the handle's memory
+    const M = this.#M;
+    if (override) M.HEAPF32.set(override, this.#override);  // the engine checks the weights
+    if (M._attnseq_decoder_step(this.#ptr, forced, this.#topk, override ? 1 : 0) !== 0)
+      throw new AttnseqError(h.lastErrorCode(), h.lastErrorMessage());
+    // Copy the step's record out of wasm memory in one slice (HEAPF32 re-read: memory may have grown)
+    // and hand out views of that copy at the engine's offsets.
+    const R = this.#record, base = this.#base;
+    const rec = M.HEAPF32.slice(base, base + R.size);
+    const buf = rec.buffer;
+    const names = this.#names;
     const token = rec[R.token.offset];
-    const tok = (id) => (m.tgtVocab ? m.tgtVocab[id] : `#${id}`);
+    const k = rec[R.topkCount.offset], ids = R.topkIds.offset, probs = R.topkProbs.offset;
     const topk = [];
-    for (let i = 0; i < k; i++) topk.push({ token: ids[i], text: tok(ids[i]), p: probs[i] });
+    for (let i = 0; i < k; i++) {
+      const id = rec[ids + i];
+      topk.push({ token: id, text: names[id] ?? tokenName(names, id), p: rec[probs + i] });
+    }
+    const { attention: a, scores: s, query: q, context: c, logits: l } = R;
     return {
-      index: rec[R.index.offset], token, text: tok(token), done: rec[R.done.offset] !== 0,
+      index: rec[R.index.offset], token, text: names[token] ?? tokenName(names, token), done: rec[R.done.offset] !== 0,
       forced: rec[R.forced.offset] !== 0, logProb: rec[R.logProb.offset],
-      attention: field(R.attention), scores: field(R.scores), query: field(R.query), context: field(R.context),
-      logits: field(R.logits), topk,
+      attention: new Float32Array(buf, 4 * a.offset, a.length), scores: new Float32Array(buf, 4 * s.offset, s.length),
+      query: new Float32Array(buf, 4 * q.offset, q.length), context: new Float32Array(buf, 4 * c.offset, c.length),
+      logits: new Float32Array(buf, 4 * l.offset, l.length), topk,
     };
   }
+}
+
+// A target token's display text: its vocabulary entry, or `#id` for an ids-only model. The `#id`
+// strings are made once per model and id (kept in the model's array), not once per step; the array
+// is dense from the start (filled with undefined), so that a lookup by id stays a fast element read.
+const idNames = new WeakMap();
+function targetNames(model) {
+  if (model.tgtVocab) return model.tgtVocab;
+  let a = idNames.get(model);
+  if (!a) idNames.set(model, (a = new Array(model.config.tgtVocabSize).fill(undefined)));
+  return a;
+}
+function tokenName(names, id) {
+  return Object.isFrozen(names) ? names[id] : (names[id] = `#${id}`);
 }
 
 // The option names each function takes. A misspelt name (`bem: 3`) must not silently run the default,
@@ -476,6 +514,13 @@ const OPTION_NAMES = {
     'bridge', 'attentionSize', 'name'],
   'createTrainer task': ['tsv', 'tokenizer', 'srcTokenizer', 'tgtTokenizer'],
 };
+
+// step()'s check, without the array Object.keys() would make per call: any own name other than
+// 'force' and 'attention' (or a non-object) goes to checkOptions, which throws with its message.
+function checkStepOptions(o) {
+  if (o === null || typeof o !== 'object' || Array.isArray(o)) return checkOptions(o, 'step');
+  for (const k in o) if (k !== 'force' && k !== 'attention' && Object.hasOwn(o, k)) return checkOptions(o, 'step');
+}
 
 function checkOptions(o, where) {
   if (o === null || typeof o !== 'object' || Array.isArray(o))

@@ -3,7 +3,8 @@
 // ({ok: true, ...} or {ok: false, code, message}), the code from the error's kind (src/model/errors.hpp,
 // status_code below); no C++ exception ever reaches JS (escaped exceptions leak wasm stack, see
 // docs/toolchain.md). Arrays go out as copies. Handles share ownership (shared_ptr), so JS may delete
-// them in any order.
+// them in any order. One call is a plain wasm export instead, the decoder step (attnseq_decoder_step):
+// it returns a status int and leaves its numbers in the decoder's step record.
 #include <emscripten/bind.h>
 #include <emscripten/emscripten.h>
 #include <emscripten/heap.h>
@@ -313,6 +314,7 @@ class DecoderHandle {
       layout_ = step_record_layout(box_->model.config(), enc_->T);
       rec_.assign(layout_.size, 0.f);
       topk_idx_.assign(kMaxTopk, 0);
+      override_.assign(std::size_t(enc_->T), 0.f);
       val r = ok();
       r.set("maxLength", sess_->max_length());
       return r;
@@ -335,29 +337,20 @@ class DecoderHandle {
     r.set("fields", fields);
     return r;
   }
-  // One step. forced < 0: the decoder chooses. override: null or a weight row of source length.
-  // The step's numbers go into one float record in wasm memory (recordLayout() above), read and
-  // copied by the JS wrapper without a round trip per field; the return value is 0, or 1 with
-  // the error in lastErrorCode()/lastErrorMessage(). (Building a JS object field by field through
-  // Embind cost more than the engine's whole step at H = 256.)
-  int stepInto(int forced, int topk) { return step_impl(forced, nullptr, topk); }
-  int stepIntoWith(int forced, const val& override_js, int topk) { return step_impl(forced, &override_js, topk); }
-
-  int step_impl(int forced, const val* override_js, int topk) {
-    // No JS object on the success path: a status int and the record are all that cross.
+  // One step, called through the plain export attnseq_decoder_step below rather than an Embind
+  // method: Embind's generic invoker (this build has no dynamic code) builds argument arrays and a
+  // closure per call, which cost more than the step itself at H = 64. forced < 0: the decoder chooses.
+  // use_override: the step's attention is the row JavaScript wrote at overrideBuffer() (source length).
+  // The step's numbers go into one float record in wasm memory (recordLayout() above) that the JS
+  // wrapper copies out in one slice; the return value is 0, or 1 with the error in
+  // lastErrorCode()/lastErrorMessage().
+  int step_impl(int forced, bool use_override, int topk) {
     try {
       if (!sess_) throw std::invalid_argument("the decoder has not been started");
-      std::vector<float> ov;
-      if (override_js) {
-        ov = from_js_array<float>(*override_js, "attention override");
-        if (int(ov.size()) != enc_->T)
-          throw std::invalid_argument("attention override has " + std::to_string(ov.size()) +
-                                      " weights; the source has " + std::to_string(enc_->T));
-      }
       if (topk < 0 || topk > kMaxTopk)
         throw std::invalid_argument("topk is " + std::to_string(topk) + "; it must be in [0, " +
                                     std::to_string(kMaxTopk) + "]");
-      sess_->step(forced, ov.empty() ? nullptr : ov.data());
+      sess_->step(forced, use_override ? override_.data() : nullptr);
       write_step_record(layout_, *sess_, topk, topk_idx_.data(), rec_.data());
       return 0;
     } catch (...) {
@@ -366,6 +359,10 @@ class DecoderHandle {
     }
     return 1;
   }
+  // Addresses the JS wrapper reads once per decoder (none moves until the handle is deleted): this
+  // handle (for attnseq_decoder_step), the record, and the override row (source length).
+  double address() const { return double(reinterpret_cast<std::uintptr_t>(this)); }
+  double overrideBuffer() const { return double(reinterpret_cast<std::uintptr_t>(override_.data())); }
   double record() const { return double(reinterpret_cast<std::uintptr_t>(rec_.data())); }
   std::string lastErrorCode() const { return err_code_; }
   std::string lastErrorMessage() const { return err_msg_; }
@@ -397,6 +394,7 @@ class DecoderHandle {
   StepRecordLayout layout_;
   std::vector<float> rec_;
   std::vector<std::int32_t> topk_idx_;
+  std::vector<float> override_;
   std::string err_code_, err_msg_;
 };
 
@@ -577,6 +575,12 @@ std::string build_info() {
 
 }  // namespace
 
+// dec.step()'s one call per step: plain numbers in, a status out, no Embind conversion. `handle` is
+// DecoderHandle::address() of a live handle; the wrapper checks for dispose() before calling.
+extern "C" EMSCRIPTEN_KEEPALIVE int attnseq_decoder_step(std::uintptr_t handle, int forced, int topk, int use_override) {
+  return reinterpret_cast<DecoderHandle*>(handle)->step_impl(forced, use_override != 0, topk);
+}
+
 EMSCRIPTEN_BINDINGS(attnseq) {
   using namespace emscripten;
   class_<ModelHandle>("Model")
@@ -594,9 +598,9 @@ EMSCRIPTEN_BINDINGS(attnseq) {
       .constructor<>()
       .function("start", &DecoderHandle::start)
       .function("recordLayout", &DecoderHandle::recordLayout)
-      .function("stepInto", &DecoderHandle::stepInto)
-      .function("stepIntoWith", &DecoderHandle::stepIntoWith)
+      .function("address", &DecoderHandle::address)
       .function("record", &DecoderHandle::record)
+      .function("overrideBuffer", &DecoderHandle::overrideBuffer)
       .function("lastErrorCode", &DecoderHandle::lastErrorCode)
       .function("lastErrorMessage", &DecoderHandle::lastErrorMessage)
       .function("done", &DecoderHandle::done)

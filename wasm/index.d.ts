@@ -126,6 +126,10 @@ export interface Translation {
   hypotheses: Hypothesis[];
 }
 
+/**
+ * One decoder step. The arrays are views of one copy of the engine's step record made for this step
+ * (one ArrayBuffer per step), never of wasm memory: later steps and memory growth leave them as they are.
+ */
 export interface StepResult {
   index: number;
   token: number;
