@@ -27,6 +27,7 @@
 #include "model/vocab.hpp"
 #include "train/evaluate.hpp"
 #include "train/tasks.hpp"
+#include "train/settings.hpp"
 #include "train/trainer.hpp"
 
 using emscripten::val;
@@ -242,11 +243,7 @@ class SourceHandle {
 };
 
 // A number as a person writes it: 5000, 0.5, 1e+06 (not 5000.000000).
-std::string num_str(double x) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.10g", x);
-  return b;
-}
+std::string num_str(double x) { return train::number_text(x); }
 
 DecodeOptions parse_options(const val& o) {
   DecodeOptions d;
@@ -432,30 +429,34 @@ class TrainerHandle {
         // `tokenizer` sets both sides (word by default); srcTokenizer / tgtTokenizer override one side.
         auto kind = [&](const char* key, const std::string& def) {
           const std::string k = str(task, key, def.c_str());
-          if (k != "word" && k != "char") throw std::invalid_argument(std::string(key) + " must be 'char' or 'word'");
+          train::parse_text_tokenizer(k, std::string("'") + key + "'");
           return k;
         };
         const std::string both = kind("tokenizer", "word");
-        auto tk = [](const std::string& k) { return k == "char" ? TokenizerKind::Char : TokenizerKind::Word; };
+        auto tk = [](const std::string& k) { return train::parse_text_tokenizer(k, k); };
         t = train::make_tsv_task(str(task, "tsv", ""), tk(kind("srcTokenizer", both)), tk(kind("tgtTokenizer", both)));
       }
-      ModelConfig c;
-      const std::string style = str(cfg, "style", "luong"), score = str(cfg, "score", "dot"), cell = str(cfg, "cell", "gru");
-      c.style = style == "luong" ? Style::Luong : style == "bahdanau" ? Style::Bahdanau : style == "none" ? Style::None
-                : throw std::invalid_argument("style must be luong, bahdanau or none");
-      c.score = score == "dot" ? Score::Dot : score == "general" ? Score::General : score == "additive" ? Score::Additive
-                : throw std::invalid_argument("score must be dot, general or additive");
-      c.cell = cell == "gru" ? Cell::GRU : cell == "lstm" ? Cell::LSTM : throw std::invalid_argument("cell must be gru or lstm");
-      c.bidirectional = flag(cfg, "bidirectional");
-      c.input_feeding = flag(cfg, "inputFeeding");
-      c.bridge = flag(cfg, "bridge");
-      const int hidden = int(num(cfg, "hidden", 64, 2, 1024));
-      c.dec_hidden = hidden;
-      c.enc_hidden = c.bidirectional && !c.bridge ? hidden / 2 : hidden;
-      if (c.bidirectional && !c.bridge && hidden % 2) throw std::invalid_argument("hidden must be even for a bidirectional encoder without a bridge");
-      c.src_emb = c.tgt_emb = int(num(cfg, "embedding", hidden, 1, 1024));
-      c.layers = int(num(cfg, "layers", 1, 1, 4));
-      c.attn_dim = int(num(cfg, "attentionSize", hidden, 1, 1024));
+      // Names, defaults and ranges from the one settings table (train/settings.hpp), as `attnseq train`.
+      auto setting = [&](const val& o, const char* cli, double def) {
+        const auto& s = train::setting(cli);
+        const double x = num(o, s.js, def, s.lo, s.hi);
+        if (s.integer && x != std::floor(x)) throw std::invalid_argument(std::string("'") + s.js + "' must be an integer");
+        return x;
+      };
+      auto dflt = [](const char* cli) { return train::setting(cli).def; };
+      const std::string style = str(cfg, "style", "luong");
+      train::ModelChoice mc;
+      mc.style = train::parse_style(style, "'style'");
+      mc.score = train::parse_score(str(cfg, "score", "dot"), "'score'");
+      mc.cell = train::parse_cell(str(cfg, "cell", "gru"), "'cell'");
+      mc.bidirectional = flag(cfg, "bidirectional");
+      mc.input_feeding = flag(cfg, "inputFeeding");
+      mc.bridge = flag(cfg, "bridge");
+      mc.hidden = int(setting(cfg, "--hidden", dflt("--hidden")));
+      mc.embedding = int(setting(cfg, "--embedding", mc.hidden));
+      mc.layers = int(setting(cfg, "--layers", dflt("--layers")));
+      mc.attn_dim = int(setting(cfg, "--attn-dim", mc.hidden));
+      ModelConfig c = train::architecture(mc, "'hidden'");
       c.src_tokenizer = t->src_tokenizer();
       c.tgt_tokenizer = t->tgt_tokenizer();
       c.src_tokens = t->src_vocab();
@@ -464,12 +465,12 @@ class TrainerHandle {
       c.tgt_vocab = int(c.tgt_tokens.size());
       c.extra = {{"name", str(cfg, "name", (t->name() + "-" + style).c_str())}, {"task", t->name()}};
       train::TrainOptions o;
-      o.batch_size = int(num(opts, "batchSize", 32, 1, 1024));
-      o.lr = float(num(opts, "lr", 3e-3, 1e-7, 1));
-      o.steps = int(num(opts, "steps", 3000, 1, 1e7));
-      o.warmup = int(num(opts, "warmup", 100, 0, 1e7));
-      o.clip = float(num(opts, "clip", 1, 0, 1e6));
-      o.seed = std::uint64_t(num(opts, "seed", 1, 0, 9007199254740991.0));
+      o.batch_size = int(setting(opts, "--batch", dflt("--batch")));
+      o.lr = float(setting(opts, "--lr", dflt("--lr")));
+      o.steps = int(setting(opts, "--steps", dflt("--steps")));
+      o.warmup = int(setting(opts, "--warmup", dflt("--warmup")));
+      o.clip = float(setting(opts, "--clip", dflt("--clip")));
+      o.seed = std::uint64_t(setting(opts, "--seed", dflt("--seed")));
       auto model = std::make_unique<Model>(c);
       train::initialize(*model, o.seed);
       const train::Task* tp = t.get();

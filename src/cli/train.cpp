@@ -23,6 +23,7 @@
 #include "train/evaluate.hpp"
 #include "train/pron_data.hpp"
 #include "train/tasks.hpp"
+#include "train/settings.hpp"
 #include "train/trainer.hpp"
 #include "train/wer.hpp"
 
@@ -90,14 +91,14 @@ const std::vector<Option>& train_options() {
         {"--style", "luong|bahdanau|none", "luong", "attention style (none: no attention)"},
         {"--score", "dot|general|additive", "dot", "attention score function"},
         {"--cell", "gru|lstm", "gru", "recurrent cell"},
-        {"--hidden", "N", "64", "decoder hidden size (and encoder output size)"},
+        {"--hidden", "N", train::default_text(train::setting("--hidden")), "decoder hidden size (and encoder output size)"},
         {"--embedding", "N", "", "embedding size (default: --hidden)"},
-        {"--layers", "N", "1", "stacked layers, at most 8"},
+        {"--layers", "N", train::default_text(train::setting("--layers")), "stacked layers, at most " + train::number_text(train::setting("--layers").hi)},
         {"--attn-dim", "N", "", "additive score's inner size (default: --hidden)"},
         {"--bidirectional", "", "", "bidirectional encoder"},
         {"--input-feeding", "", "", "Luong input feeding"},
         {"--bridge", "", "", "a learned map from the encoder's final state to the decoder's initial state"},
-        {"--steps", "N", "3000", "total optimiser steps (counted from the start when resuming; not with --pron)"},
+        {"--steps", "N", train::default_text(train::setting("--steps")), "total optimiser steps (counted from the start when resuming; not with --pron)"},
         {"--epochs", "N", "40", "--pron: at most this many passes over the training words"},
         {"--patience", "N", "5", "--pron: stop after N epochs in a row without a better dev WER (0: never)"},
         {"--lr-decay", "X", "0.5", "--pron: multiply the rate by X after each epoch without a better dev WER"},
@@ -105,13 +106,13 @@ const std::vector<Option>& train_options() {
         {"--eval-beam", "K", "1", "--pron: beam of the dev evaluation at each epoch's end"},
         {"--save-every", "N", "0", "--pron: also save OUT.last every N steps (0: at epoch ends only)"},
         {"--stop-after", "N", "", "--pron: leave after N steps of this invocation, saved for --resume"},
-        {"--batch", "N", "32", "examples per step"},
-        {"--lr", "X", "0.003", "peak learning rate"},
-        {"--warmup", "N", "100", "learning-rate warm-up steps"},
-        {"--clip", "X", "1", "gradient norm clip"},
+        {"--batch", "N", train::default_text(train::setting("--batch")), "examples per step"},
+        {"--lr", "X", train::default_text(train::setting("--lr")), "peak learning rate"},
+        {"--warmup", "N", train::default_text(train::setting("--warmup")), "learning-rate warm-up steps"},
+        {"--clip", "X", train::default_text(train::setting("--clip")), "gradient norm clip"},
         {"--dropout", "X", "0", "dropout on embeddings, between layers and before the output (train/backprop.hpp)"},
         {"--label-smoothing", "X", "0", "label smoothing of the training objective"},
-        {"--seed", "S", "1", "initialisation and sampling seed"},
+        {"--seed", "S", train::default_text(train::setting("--seed")), "initialisation and sampling seed"},
         {"--threads", "N", "", "training threads (default: every core, at most " + std::to_string(train::kMaxThreads) + ")"},
         {"--resume", "FILE", "", "continue the run saved in FILE and FILE.trainer (--pron: OUT.last)"},
         {"--out", "FILE.safetensors", "", "where to save the model (required; + FILE.trainer, or with --pron the best epoch's model, + FILE.last and FILE.last.trainer)"},
@@ -169,11 +170,7 @@ std::unique_ptr<train::Task> task_from(const Flags& f, const std::vector<Option>
   std::stringstream ss;
   ss << in.rdbuf();
   // --tokenizer sets both sides; --src-tokenizer / --tgt-tokenizer override one side.
-  auto kind = [&](const char* flag, const std::string& v) {
-    if (v == "word") return TokenizerKind::Word;
-    if (v == "char") return TokenizerKind::Char;
-    throw std::invalid_argument(std::string("--") + flag + " is char or word, not \"" + v + "\"");
-  };
+  auto kind = [&](const char* flag, const std::string& v) { return train::parse_text_tokenizer(v, std::string("--") + flag); };
   const TokenizerKind both = kind("tokenizer", value_or_default(f, table, "tokenizer"));
   auto side = [&](const char* flag) { const auto* v = f.get(flag); return v ? kind(flag, *v) : both; };
   return train::make_tsv_task(ss.str(), side("src-tokenizer"), side("tgt-tokenizer"));
@@ -194,44 +191,53 @@ std::string fmt_time(double s) {
 
 // The architecture flags, shared by both ways of training; vocabularies and tokenizers are the caller's.
 ModelConfig architecture(const Flags& f, const std::vector<Option>& table) {
-  ModelConfig c;
   auto str = [&](const char* k) { return value_or_default(f, table, k); };
   auto str_or = [&](const char* k, const std::string& def) { const auto* v = f.get(k); return v ? *v : def; };
-  const std::string style = str("style"), score = str("score"), cell = str("cell");
-  c.style = style == "luong" ? Style::Luong : style == "bahdanau" ? Style::Bahdanau : style == "none" ? Style::None
-            : throw std::invalid_argument("--style is luong, bahdanau or none");
-  c.score = score == "dot" ? Score::Dot : score == "general" ? Score::General : score == "additive" ? Score::Additive
-            : throw std::invalid_argument("--score is dot, general or additive");
-  c.cell = cell == "gru" ? Cell::GRU : cell == "lstm" ? Cell::LSTM : throw std::invalid_argument("--cell is gru or lstm");
-  c.bidirectional = f.has("bidirectional");
-  c.input_feeding = f.has("input-feeding");
-  c.bridge = f.has("bridge");
-  const int hidden = int(parse_int_in("--hidden", str("hidden"), 1, 4096));
-  c.enc_hidden = c.bidirectional ? (c.bridge ? hidden : hidden / 2) : hidden;
-  if (c.bidirectional && !c.bridge && hidden % 2) throw std::invalid_argument("--hidden must be even for a bidirectional encoder without --bridge");
-  c.dec_hidden = hidden;
-  c.src_emb = c.tgt_emb = int(parse_int_in("--embedding", str_or("embedding", std::to_string(hidden)), 1, 4096));
-  c.layers = int(parse_int_in("--layers", str("layers"), 1, 8));
-  c.attn_dim = int(parse_int_in("--attn-dim", str_or("attn-dim", std::to_string(hidden)), 1, 4096));
-  return c;
+  train::ModelChoice m;
+  m.style = train::parse_style(str("style"), "--style");
+  m.score = train::parse_score(str("score"), "--score");
+  m.cell = train::parse_cell(str("cell"), "--cell");
+  m.bidirectional = f.has("bidirectional");
+  m.input_feeding = f.has("input-feeding");
+  m.bridge = f.has("bridge");
+  // Ranges and defaults from the one settings table (train/settings.hpp), shared with createTrainer.
+  auto integer = [&](const char* flag, const std::string& v) {
+    const auto& s = train::setting(flag);
+    return int(parse_int_in(flag, v, std::int64_t(s.lo), std::int64_t(s.hi)));
+  };
+  m.hidden = integer("--hidden", str("hidden"));
+  m.embedding = integer("--embedding", str_or("embedding", std::to_string(m.hidden)));
+  m.layers = integer("--layers", str("layers"));
+  m.attn_dim = integer("--attn-dim", str_or("attn-dim", std::to_string(m.hidden)));
+  return train::architecture(m, "--hidden");
 }
 
 // The optimiser flags shared by both ways of training (--steps is the sampling trainer's alone).
 train::TrainOptions optimiser(const Flags& f, const std::vector<Option>& table) {
   auto str = [&](const char* k) { return value_or_default(f, table, k); };
   train::TrainOptions o;
-  o.batch_size = int(parse_int_in("--batch", str("batch"), 1, 4096));
-  o.lr = float(parse_number("--lr", str("lr")));
-  if (!(o.lr > 0.f)) throw std::invalid_argument("--lr expects a number > 0, got '" + str("lr") + "'");
-  o.warmup = int(parse_int_in("--warmup", str("warmup"), 0, 10000000));
-  o.clip = float(parse_number("--clip", str("clip")));
-  if (o.clip < 0.f) throw std::invalid_argument("--clip expects a number >= 0, got '" + str("clip") + "'");
+  auto integer = [&](const char* flag) {
+    const auto& s = train::setting(flag);
+    return parse_int_in(flag, str(flag + 2), std::int64_t(s.lo), std::int64_t(s.hi));
+  };
+  auto real = [&](const char* flag) {
+    const auto& s = train::setting(flag);
+    const double x = parse_number(flag, str(flag + 2));
+    if (!(x >= s.lo && x <= s.hi))
+      throw std::invalid_argument(std::string(flag) + " expects a number in [" + train::number_text(s.lo) + ", " +
+                                  train::number_text(s.hi) + "], got '" + str(flag + 2) + "'");
+    return x;
+  };
+  o.batch_size = int(integer("--batch"));
+  o.lr = float(real("--lr"));
+  o.warmup = int(integer("--warmup"));
+  o.clip = float(real("--clip"));
   o.dropout = float(parse_number("--dropout", str("dropout")));
   if (!(o.dropout >= 0.f && o.dropout < 1.f)) throw std::invalid_argument("--dropout expects a number in [0, 1), got '" + str("dropout") + "'");
   o.label_smoothing = float(parse_number("--label-smoothing", str("label-smoothing")));
   if (!(o.label_smoothing >= 0.f && o.label_smoothing < 1.f))
     throw std::invalid_argument("--label-smoothing expects a number in [0, 1), got '" + str("label-smoothing") + "'");
-  o.seed = std::uint64_t(parse_int_in("--seed", str("seed"), 0, 1L << 62));
+  o.seed = std::uint64_t(integer("--seed"));
   // Every core by default; the figures depend on the thread count but repeat for a given one.
   const auto* t = f.get("threads");
   o.threads = int(parse_int_in("--threads", t ? *t : std::to_string(default_threads()), 1, train::kMaxThreads));
@@ -521,7 +527,7 @@ int train_cmd(const std::vector<std::string>& args) {
              {"task", task->name()},
              {"description", str("description")}};
   train::TrainOptions o = optimiser(f, table);
-  o.steps = int(parse_int_in("--steps", str("steps"), 1, 10000000));
+  o.steps = int(parse_int_in("--steps", str("steps"), std::int64_t(train::setting("--steps").lo), std::int64_t(train::setting("--steps").hi)));
 
   // Both outputs are known to be writable before any training time is spent.
   check_writable(*out);

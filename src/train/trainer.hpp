@@ -23,7 +23,7 @@ struct TrainOptions {
   int batch_size = 32;          // examples per step
   float lr = 3e-3f;             // peak Adam learning rate
   int warmup = 100;             // steps of linear warm-up from 0
-  int steps = 4000;             // planned steps: after warm-up the rate decays linearly to lr * final_lr
+  int steps = 3000;             // planned steps: after warm-up the rate decays linearly to lr * final_lr
   float final_lr = 0.1f;        // fraction of lr reached at `steps`
   float clip = 1.0f;            // global gradient-norm clip (0: none)
   float beta1 = 0.9f;           // Adam first-moment decay

@@ -1,0 +1,87 @@
+// The settings table and the named-choice parsers of settings.hpp.
+#include "train/settings.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
+
+namespace attnseq::train {
+
+const std::vector<Setting>& settings() {
+  static const std::vector<Setting> t = {
+      {"--hidden", "hidden", 64, 1, 4096, true, nullptr},
+      {"--embedding", "embedding", 0, 1, 4096, true, "--hidden"},
+      {"--layers", "layers", 1, 1, 8, true, nullptr},
+      {"--attn-dim", "attentionSize", 0, 1, 4096, true, "--hidden"},
+      {"--steps", "steps", 3000, 1, 10000000, true, nullptr},
+      {"--batch", "batchSize", 32, 1, 4096, true, nullptr},
+      {"--lr", "lr", 0.003, 1e-30, 1, false, nullptr},  // > 0; tests train with 1e-20 to see no progress
+      {"--warmup", "warmup", 100, 0, 10000000, true, nullptr},
+      {"--clip", "clip", 1, 0, 1000000, false, nullptr},
+      {"--seed", "seed", 1, 0, 9007199254740991.0, true, nullptr},  // 2^53 - 1: exact in JavaScript
+  };
+  return t;
+}
+
+const Setting& setting(const std::string& cli) {
+  for (const auto& s : settings())
+    if (cli == s.cli) return s;
+  throw std::logic_error("no setting " + cli);
+}
+
+std::string number_text(double x) {
+  // The shortest of 15 and 17 significant digits that reads back as x: 0.003 stays 0.003, and
+  // 2^53 - 1 is written out in full (what JavaScript would print).
+  char b[40];
+  std::snprintf(b, sizeof b, "%.15g", x);
+  if (std::strtod(b, nullptr) != x) std::snprintf(b, sizeof b, "%.17g", x);
+  return b;
+}
+
+std::string default_text(const Setting& s) { return s.same_as ? "" : number_text(s.def); }
+
+Style parse_style(const std::string& v, const std::string& what) {
+  if (v == "luong") return Style::Luong;
+  if (v == "bahdanau") return Style::Bahdanau;
+  if (v == "none") return Style::None;
+  throw std::invalid_argument(what + " is luong, bahdanau or none, not \"" + v + "\"");
+}
+
+Score parse_score(const std::string& v, const std::string& what) {
+  if (v == "dot") return Score::Dot;
+  if (v == "general") return Score::General;
+  if (v == "additive") return Score::Additive;
+  throw std::invalid_argument(what + " is dot, general or additive, not \"" + v + "\"");
+}
+
+Cell parse_cell(const std::string& v, const std::string& what) {
+  if (v == "gru") return Cell::GRU;
+  if (v == "lstm") return Cell::LSTM;
+  throw std::invalid_argument(what + " is gru or lstm, not \"" + v + "\"");
+}
+
+TokenizerKind parse_text_tokenizer(const std::string& v, const std::string& what) {
+  if (v == "char") return TokenizerKind::Char;
+  if (v == "word") return TokenizerKind::Word;
+  throw std::invalid_argument(what + " is char or word, not \"" + v + "\"");
+}
+
+ModelConfig architecture(const ModelChoice& m, const std::string& hidden_name) {
+  ModelConfig c;
+  c.style = m.style;
+  c.score = m.score;
+  c.cell = m.cell;
+  c.bidirectional = m.bidirectional;
+  c.input_feeding = m.input_feeding;
+  c.bridge = m.bridge;
+  if (m.bidirectional && !m.bridge && m.hidden % 2)
+    throw std::invalid_argument(hidden_name + " must be even for a bidirectional encoder without a bridge");
+  c.dec_hidden = m.hidden;
+  c.enc_hidden = m.bidirectional && !m.bridge ? m.hidden / 2 : m.hidden;
+  c.src_emb = c.tgt_emb = m.embedding ? m.embedding : m.hidden;
+  c.layers = m.layers;
+  c.attn_dim = m.attn_dim ? m.attn_dim : m.hidden;
+  return c;
+}
+
+}  // namespace attnseq::train
