@@ -77,12 +77,17 @@ run_config() {  # name data flags wasm_args native_steps torch_steps
     done
     echo "RESULT config=$name round=$r $(node bench/train_wasm.mjs "$data" $wasm | sed 's/^RESULT //')"
     if [ "$TORCH" = 1 ]; then
-      out=$($PY tools/pytorch/train.py --data "$data" $flags --batch 64 --steps "$tsteps" --warmup 4 --seed 1 \
-        --device cpu --threads "$NPROC" --eval 0 --log-every 1000000 --out "$TMP/t.safetensors" 2>&1 | tail -1)
-      echo "RESULT config=$name round=$r trainer=pytorch_${NPROC}t tok_s=$(sed -E 's/.*\(([0-9.]+) target tokens\/s\).*/\1/' <<<"$out")"
+      for threads in 1 "$NPROC"; do
+        # PyTorch's own threads only: OpenBLAS's pthreads on top of them oversubscribe the cores (on
+        # this 2-core machine the twin then ran 27x slower), so OpenBLAS runs one thread per call.
+        out=$(OPENBLAS_NUM_THREADS=1 $PY tools/pytorch/train.py --data "$data" $flags --batch 64 --steps "$tsteps" \
+          --warmup 4 --seed 1 --device cpu --threads "$threads" --eval 0 --log-every 1000000 \
+          --out "$TMP/t.safetensors" 2>&1 | tail -1)
+        echo "RESULT config=$name round=$r trainer=pytorch_${threads}t tok_s=$(sed -E 's/.*\(([0-9.]+) target tokens\/s\).*/\1/' <<<"$out")"
+      done
     fi
   done
 }
-case "$CONFIG" in g2p|both) run_config g2p $G2P_DATA "$G2P_FLAGS" "$G2P_WASM" 40 10 ;; esac
-case "$CONFIG" in dates|both) run_config dates "$TMP/dates.tsv" "$DATES_FLAGS" "$DATES_WASM" 300 60 ;; esac
+case "$CONFIG" in g2p|both) run_config g2p $G2P_DATA "$G2P_FLAGS" "$G2P_WASM" 60 40 ;; esac
+case "$CONFIG" in dates|both) run_config dates "$TMP/dates.tsv" "$DATES_FLAGS" "$DATES_WASM" 600 200 ;; esac
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
