@@ -243,8 +243,8 @@ const std::string kScaleSuffix = ".scale";
 // shapes, values in [-127, 127] and scales finite and >= 0, or the file is refused naming the tensor.
 void read_q8(const safetensors::File& f, const ParamSpec& spec, Q8Matrix& m) {
   if (!spec.int8)
-    fail("tensor '" + spec.name + "' is I8, but only the weight matrices of the RNNs, bridge, attention, combine and " +
-         "output may be int8 (docs/checkpoint-format.md)");
+    fail("tensor '" + spec.name + "' is I8, but only the embeddings and the weight matrices of the RNNs, bridge, " +
+         "attention, combine and output may be int8 (docs/checkpoint-format.md)");
   const std::string sname = spec.name + kScaleSuffix;
   const auto* st = f.find(sname);
   if (!st) fail("tensor '" + spec.name + "' is I8 but its scales '" + sname + "' are missing");

@@ -86,7 +86,7 @@ std::vector<ParamSpec> param_specs(const ModelConfig& c) {
   using S = std::vector<std::int64_t>;
   std::vector<ParamSpec> p;
   const std::int64_t G = c.gates(), He = c.enc_hidden, Hd = c.dec_hidden, Ho = c.enc_out();
-  p.push_back({"encoder.embedding.weight", S{c.src_vocab, c.src_emb}});
+  p.push_back({"encoder.embedding.weight", S{c.src_vocab, c.src_emb}, true});
   for (int l = 0; l < c.layers; ++l) {
     const std::int64_t in = l == 0 ? c.src_emb : Ho;
     for (const char* suffix : {"", "_reverse"}) {
@@ -102,7 +102,7 @@ std::vector<ParamSpec> param_specs(const ModelConfig& c) {
     p.push_back({"bridge.weight", S{Hd, Ho}, true});
     p.push_back({"bridge.bias", S{Hd}});
   }
-  p.push_back({"decoder.embedding.weight", S{c.tgt_vocab, c.tgt_emb}});
+  p.push_back({"decoder.embedding.weight", S{c.tgt_vocab, c.tgt_emb}, true});
   for (int l = 0; l < c.layers; ++l) {
     const std::int64_t in = l == 0 ? c.dec_input() : Hd;
     const std::string k = "_l" + std::to_string(l);

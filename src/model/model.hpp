@@ -103,7 +103,8 @@ class Model {
   bool uses_int8_weights() const { return !q8_packs_.empty(); }
 
   // Holds every matrix a ParamSpec marks int8 as int8 with a scale per row (kernels.hpp), replaces
-  // its floats by the dequantised values and prepare()s: encode and step then multiply in int8.
+  // its floats by the dequantised values and prepare()s: encode and step then multiply in int8 (the
+  // embeddings, looked up rather than multiplied, are int8 only in a saved checkpoint).
   // Matrices already int8 (from an int8 checkpoint) are kept as they are. A row of zeros gets scale
   // 0; a matrix holding inf or NaN is refused (BadCheckpoint naming the tensor, row and column)
   // before anything changes. Returns how many matrices it quantised.

@@ -172,9 +172,8 @@ TEST_CASE("quantize: every int8 matrix of every configuration, its floats dequan
     for (std::size_t i = 0; i < p.specs.size(); ++i) {
       const auto& s = p.specs[i];
       CAPTURE(s.name);
-      const bool matrix = s.shape.size() == 2 && s.name.find("embedding") == std::string::npos &&
-                          s.name != "decoder.attention.v.weight";
-      CHECK(s.int8 == matrix);  // every RNN, bridge, attention, combine and output matrix; nothing else
+      const bool matrix = s.shape.size() == 2 && s.name != "decoder.attention.v.weight";
+      CHECK(s.int8 == matrix);  // every matrix (embeddings included) but v; no bias
       CHECK(p.q8[i].q.empty() == !s.int8);
       const float* w = p.data.data() + p.offsets[i];
       if (!s.int8) {
@@ -244,7 +243,7 @@ TEST_CASE("int8 checkpoint: I8 tensors with NAME.scale, the same bits after load
     on_load.quantize();
     CHECK(same_bits(trace(on_load).logits, a.logits));
   }
-  // Where the matrices dominate, the int8 file is about a quarter of the f32 file.
+  // The int8 file is about a quarter of the f32 file (biases and scales are what is left in f32).
   ModelConfig c = test::small_config(Cell::GRU, Style::Luong, Score::General, true, true, 2, true);
   c.src_vocab = c.tgt_vocab = 30;
   c.src_emb = c.tgt_emb = 16;
@@ -347,13 +346,13 @@ TEST_CASE("int8 checkpoint: missing, misshapen or invalid scales and int8 where 
     d.at(W).q[size_t(3 * N + 1)] = -128;
     check(d, "tensor 'decoder.out.weight' holds -128 at row 3, column 1; int8 weights are in [-127, 127]");
   }
-  {  // int8 is for the weight matrices only
+  {  // int8 is for the matrices only: not the additive score's v
     Draft d = draft_of(good);
-    Item& e = d.at("encoder.embedding.weight");
+    Item& e = d.at("decoder.attention.v.weight");
     e.dtype = st::DType::I8;
     e.q.assign(e.f.size(), 3);
-    d.items.push_back({"encoder.embedding.weight.scale", st::DType::F32, {e.shape[0]}, std::vector<float>(std::size_t(e.shape[0]), 0.1f), {}});
-    check(d, "tensor 'encoder.embedding.weight' is I8, but only the weight matrices");
+    d.items.push_back({"decoder.attention.v.weight.scale", st::DType::F32, {1}, {0.1f}, {}});
+    check(d, "tensor 'decoder.attention.v.weight' is I8, but only the embeddings and the weight matrices");
   }
   {  // scales beside an F32 tensor
     Draft d = draft_of(f32_file);
@@ -370,7 +369,7 @@ TEST_CASE("int8 checkpoint: missing, misshapen or invalid scales and int8 where 
     Item& b = d.at("decoder.out.bias");
     b.dtype = st::DType::I8;
     b.q.assign(b.f.size(), 1);
-    check(d, "tensor 'decoder.out.bias' is I8, but only the weight matrices");
+    check(d, "tensor 'decoder.out.bias' is I8, but only the embeddings and the weight matrices");
   }
 }
 
