@@ -149,7 +149,7 @@ const Q8Matrix* Model::q8_of(const float* W) const {
 }
 
 nn::Q8Weights Model::pack_q8(const Q8Matrix& m, std::size_t M, std::size_t N) {
-  std::vector<std::int8_t> p(q8_packed_size(M, N));
+  std::vector<std::int8_t, Align64<std::int8_t>> p(q8_packed_size(M, N));
   q8_pack(m.q.data(), M, N, p.data());
   q8_packs_.push_back(std::move(p));  // a moved vector keeps its buffer: earlier pointers stay valid
   q8_cols_ = std::max(q8_cols_, N);
@@ -167,7 +167,7 @@ void Model::build_packs() {
       *q8 = pack_q8(*m, M, N);
       return nullptr;
     }
-    std::vector<float> p(kernels::packed_size(M, N));
+    std::vector<float, Align64<float>> p(kernels::packed_size(M, N));
     kernels::pack(W, M, N, p.data());
     packs_.push_back(std::move(p));
     return packs_.back().data();

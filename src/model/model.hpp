@@ -6,6 +6,7 @@
 // Decoding strategies (greedy, beam, sampling, prefix) sit on top of step, in src/decode/.
 #pragma once
 #include <cstdint>
+#include <new>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,6 +15,23 @@
 #include "nn/layers.hpp"
 
 namespace attnseq {
+
+// Storage for the packed weight copies, on 64-byte boundaries: where malloc happened to place them
+// (16-byte aligned) decided whether AVX-512's 64-byte loads split cache lines, which moved the f32
+// encode by 4 % when other allocations changed (bench/RESULTS.md, "int8").
+template <class T>
+struct Align64 {
+  using value_type = T;
+  Align64() = default;
+  template <class U>
+  Align64(const Align64<U>&) {}
+  T* allocate(std::size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t(64))); }
+  void deallocate(T* p, std::size_t) { ::operator delete(p, std::align_val_t(64)); }
+  template <class U>
+  bool operator==(const Align64<U>&) const { return true; }
+  template <class U>
+  bool operator!=(const Align64<U>&) const { return false; }
+};
 
 // A matrix held as int8 (kernels.hpp, the q8 section): q (M, N) row-major in [-127, 127], one
 // scale per row; the matrix it stands for is q[m][n] * scale[m].
@@ -146,11 +164,11 @@ class Model {
   std::vector<std::vector<float>> enc_table_;  // per direction: (Vs, G He) = emb W_ih^T + b_ih
   std::vector<float> dec_table_;               // (Vt, G Hd) = emb W_ih[:, :E]^T + b_ih
   std::vector<float> dec_w_rest_;              // (G Hd, R) = W_ih[:, E:] (input feeding / bahdanau context)
-  std::vector<std::vector<float>> packs_;      // packed copies of the matrices a step or encode reads
+  std::vector<std::vector<float, Align64<float>>> packs_;  // packed copies of the matrices a step or encode reads
   const float *bridge_p_ = nullptr, *att_general_p_ = nullptr, *att_key_p_ = nullptr;
   const float *combine_p_ = nullptr, *out_p_ = nullptr, *dec_w_rest_p_ = nullptr;
   // int8 copies (q8_pack layout) of the matrices a quantised model holds as int8, in place of packs_.
-  std::vector<std::vector<std::int8_t>> q8_packs_;
+  std::vector<std::vector<std::int8_t, Align64<std::int8_t>>> q8_packs_;
   Q8Matrix q8_rest_;  // dec_w_rest_ as int8: W_ih's rest columns, with W_ih's row scales
   nn::Q8Weights bridge_q_, att_general_q_, att_key_q_, combine_q_, out_q_, dec_w_rest_q_;
   std::size_t q8_cols_ = 0;  // widest int8 matrix: the activation scratch a row needs
