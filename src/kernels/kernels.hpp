@@ -65,8 +65,9 @@
 // sum) and scales back: y[m] = float(sum) * (xscale * scale[m]), rounded, then + bias[m].
 // Activations are int16, not int8: WebAssembly SIMD's only integer dot product multiplies int16
 // (i32x4.dot_i16x8_s), so int8 activations would be widened anyway and gain nothing there; on x86,
-// int8 x int8 through maddubs saturates (which exactness against the reference rules out) and
-// int16 halves the activation rounding error of int8 for the same weight bytes.
+// int8 x int8 through maddubs saturates (which exactness against the reference rules out); and
+// int16 makes the activations' rounding negligible (1/32767 of a row's range, not 1/127), leaving
+// the weights' as the one error, for the same weight bytes.
 #define ATTNSEQ_Q8_KERNEL_LIST(X)                                                                  \
   /* q (n) = x quantised to int16 in [-qmax, qmax]: q[i] = round-half-even(x[i] * (qmax / a)),   \
      a = max |x|; returns the scale a / qmax. Returns 0 with q = 0 when a < kQ8MinAbs (the row    \

@@ -1,6 +1,7 @@
 // Checkpoint load and save. Loading is in three passes: the container (safetensors::parse), the
 // configuration (shapes first, metadata checked against them), then every tensor against the
-// shapes that configuration implies, converted to F32 and checked for NaN/Inf.
+// shapes that configuration implies, converted to F32 and checked for NaN/Inf (an I8 matrix is
+// checked with its scales and kept as int8 beside its dequantised floats; saving writes it back).
 #include "model/checkpoint.hpp"
 
 #include <algorithm>
