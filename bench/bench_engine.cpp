@@ -6,7 +6,8 @@
 // Every measurement reports the median wall-clock µs and the median CPU µs (time the scheduler gave
 // to other processes excluded). --what=kernels times the kernels at exactly the shapes one step /
 // encode uses, so a slow step can be attributed to a kernel and a matrix size (µs, GFLOP/s, GB/s);
-// --what=lab times candidate gemv layouts that the engine does not use, to size possible gains.
+// --what=lab times candidate gemv layouts that the engine does not use, to size possible gains;
+// --what=...,int8 measures the model against its int8 copy (Model::quantize) side by side.
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -15,6 +16,7 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -26,6 +28,7 @@
 #endif
 
 #include "kernels/kernels.hpp"
+#include "model/checkpoint.hpp"
 #include "model/config.hpp"
 #include "model/model.hpp"
 #include "nn/layers.hpp"
@@ -64,7 +67,7 @@ struct Rng {
 
 struct Options {
   std::vector<int> H = {128, 256, 512};
-  bool encode = true, step = true, beam = true, kernels = false, lab = false;
+  bool encode = true, step = true, beam = true, kernels = false, lab = false, int8 = false;
   double budget = 1.0;  // seconds of timed repetitions per measurement (at least min_reps)
   int min_reps = 9, max_reps = 201;
 };
@@ -225,6 +228,109 @@ void bench_model(const Options& o, int H) {
   };
   if (o.step) bench_step(1, "step");
   if (o.beam) bench_step(4, "step");
+}
+
+// ---- int8 against f32, side by side ---------------------------------------------------------------
+// The reference model and its int8 copy (Model::quantize) measured in alternating repetitions, so
+// that the load of the moment weighs on both alike; prints a RESULT line for each (what=step-int8
+// etc. for the int8 one), then an INT8 line with the ratio of the medians and the median of the
+// per-repetition ratios, and the two checkpoints' sizes.
+std::pair<Samples, Samples> repeat_pair(const Options& o, const std::function<int(Stopwatch&)>& a,
+                                        const std::function<int(Stopwatch&)>& b) {
+  Stopwatch warm;
+  a(warm), b(warm), a(warm), b(warm);
+  Samples sa, sb;
+  double spent = 0;
+  while ((int(sa.wall_us.size()) < o.min_reps || spent < 2 * o.budget) && int(sa.wall_us.size()) < o.max_reps) {
+    for (int k = 0; k < 2; ++k) {
+      Stopwatch sw;
+      const int ops = (k == 0 ? a : b)(sw);
+      spent += sw.wall;
+      Samples& s = k == 0 ? sa : sb;
+      s.wall_us.push_back(1e6 * sw.wall / ops);
+      s.cpu_us.push_back(1e6 * sw.cpu / ops);
+    }
+  }
+  return {sa, sb};
+}
+
+void report_pair(int H, const char* what, int B, const Samples& f32, const Samples& q8, double flops) {
+  report(H, what, B, f32, flops);
+  report(H, (std::string(what) + "-int8").c_str(), B, q8, flops);
+  std::vector<double> wall, cpu;
+  for (std::size_t i = 0; i < f32.wall_us.size(); ++i) {
+    wall.push_back(q8.wall_us[i] / f32.wall_us[i]);
+    cpu.push_back(f32.cpu_us[i] > 0 ? q8.cpu_us[i] / f32.cpu_us[i] : 0.0);
+  }
+  std::printf("INT8 build=%s arch=%s q8=%s H=%d what=%s B=%d ratio=%.3f cpu_ratio=%.3f paired=%.3f cpu_paired=%.3f\n",
+              build_label(), attnseq::simd::arch_name(), attnseq::simd::q8_arch_name(), H, what, B,
+              median(q8.wall_us) / median(f32.wall_us), median(q8.cpu_us) / median(f32.cpu_us), median(wall), median(cpu));
+  std::fflush(stdout);
+}
+
+void bench_int8(const Options& o, int H) {
+  attnseq::Model f32(reference_config(H));
+  Rng rng{0x5EED0000u + std::uint64_t(H)};  // the same weights as bench_model
+  for (float& w : f32.params().data) w = rng.uniform(-0.1f, 0.1f);
+  f32.prepare();
+  attnseq::Model q8(f32.config(), f32.params());
+  q8.quantize();
+  std::printf("FILESIZE H=%d f32=%zu int8=%zu ratio=%.3f\n", H, attnseq::save_checkpoint(f32).size(),
+              attnseq::save_checkpoint(q8).size(),
+              double(attnseq::save_checkpoint(q8).size()) / double(attnseq::save_checkpoint(f32).size()));
+  std::vector<std::int32_t> src(kT);
+  for (auto& t : src) t = 4 + rng.below(kVocab - 4);
+  constexpr int kMaxB = 4;
+  std::vector<std::int32_t> prev(std::size_t(kRestart) * kMaxB);
+  for (auto& t : prev) t = 4 + rng.below(kVocab - 4);
+  attnseq::Encoded enc_f, enc_q;
+  f32.encode(src.data(), kT, enc_f);
+  q8.encode(src.data(), kT, enc_q);
+  if (o.encode) {
+    auto enc = [&src](const attnseq::Model& model, attnseq::Encoded& encoded) {
+      return [&src, m = &model, e = &encoded](Stopwatch& sw) {
+        sw.start();
+        for (int i = 0; i < kEncodesPerRep; ++i) m->encode(src.data(), kT, *e);
+        sw.stop();
+        g_sink = e->memory[0];
+        return kEncodesPerRep;
+      };
+    };
+    const auto r = repeat_pair(o, enc(f32, enc_f), enc(q8, enc_q));
+    report_pair(H, "encode", 1, r.first, r.second, encode_flops(H));
+  }
+  auto steps = [&](int B) {
+    struct Run {
+      attnseq::DecoderState st;
+      int k = kRestart;
+    };
+    auto rf = std::make_shared<Run>(), rq = std::make_shared<Run>();
+    auto stepper = [&prev, B](const attnseq::Model& model, const attnseq::Encoded& encoded, std::shared_ptr<Run> run) {
+      return [&prev, B, run, m = &model, e = &encoded](Stopwatch& sw) {
+        const std::int32_t parents[kMaxB] = {0, 0, 0, 0};
+        int done = 0;
+        while (done < kStepsPerRep) {
+          if (run->k == kRestart) {
+            m->start(*e, run->st, B);
+            if (B > 1) m->reorder(run->st, parents, B);
+            run->k = 0;
+          }
+          const int n = std::min(kRestart - run->k, kStepsPerRep - done);
+          sw.start();
+          for (int i = 0; i < n; ++i) m->step(*e, run->st, &prev[std::size_t(run->k + i) * kMaxB], B);
+          sw.stop();
+          run->k += n;
+          done += n;
+        }
+        g_sink = run->st.logits[0];
+        return done;
+      };
+    };
+    const auto r = repeat_pair(o, stepper(f32, enc_f, rf), stepper(q8, enc_q, rq));
+    report_pair(H, "step", B, r.first, r.second, step_flops(H, B));
+  };
+  if (o.step) steps(1);
+  if (o.beam) steps(4);
 }
 
 // ---- kernel micro-benchmark: the calls one step / one encode makes, at their shapes -------------
@@ -532,8 +638,9 @@ std::vector<int> parse_list(const char* s) {
 
 void usage() {
   std::puts(
-      "attnseq_bench [--H=128,256,512] [--what=encode,step,beam,kernels,lab] [--budget=SECONDS] [--min-reps=N]\n"
+      "attnseq_bench [--H=128,256,512] [--what=encode,step,beam,kernels,lab,int8] [--budget=SECONDS] [--min-reps=N]\n"
       "  encode: model.encode of 32 tokens; step: model.step batch 1; beam: model.step with 4 rows;\n"
+      "  int8: each of encode/step/beam named for the model and its int8 copy in alternating repetitions (INT8 lines);\n"
       "  kernels: each kernel at the shapes a step/encode uses; lab: candidate gemv layouts. Prints RESULT/KERNEL lines (median µs).");
 }
 
@@ -552,6 +659,7 @@ int main(int argc, char** argv) {
       o.beam = w.find(",beam,") != std::string::npos;
       o.kernels = w.find(",kernels,") != std::string::npos;
       o.lab = w.find(",lab,") != std::string::npos;
+      o.int8 = w.find(",int8,") != std::string::npos;
     } else if (a.rfind("--budget=", 0) == 0) {
       o.budget = std::atof(a.c_str() + 9);
     } else if (a.rfind("--min-reps=", 0) == 0) {
@@ -564,7 +672,8 @@ int main(int argc, char** argv) {
   std::printf("# attnseq_bench build=%s arch=%s T=%d V=%d steps/rep=%d encodes/rep=%d restart=%d\n", build_label(),
               attnseq::simd::arch_name(), kT, kVocab, kStepsPerRep, kEncodesPerRep, kRestart);
   for (int H : o.H) {
-    if (o.encode || o.step || o.beam) bench_model(o, H);
+    if (o.int8) bench_int8(o, H);
+    else if (o.encode || o.step || o.beam) bench_model(o, H);
     if (o.kernels) bench_kernels(o, H);
     if (o.lab) bench_lab(o, H);
   }

@@ -184,12 +184,18 @@ export async function buildInfo() {
   return (await core()).buildInfo();
 }
 
-/** Loads a .safetensors checkpoint. */
-export async function loadModel(source) {
+/**
+ * Loads a .safetensors checkpoint (f32, f16, bf16 or int8). options.quantize = 'int8' holds its
+ * matrices as int8 with a scale per row, as `attnseq quantize` writes them (docs/checkpoint-format.md).
+ */
+export async function loadModel(source, options = {}) {
+  checkOptions(options, 'loadModel');
+  if (options.quantize !== undefined && options.quantize !== 'int8')
+    throw new AttnseqError('BAD_INPUT', `loadModel: option 'quantize' is ${describe(options.quantize)}; it must be 'int8' (or left out)`);
   const M = await core();
   const bytes = await toBytes(source);
   const handle = new M.Model();
-  const st = handle.load(bytes);
+  const st = handle.load(bytes, options.quantize === 'int8');
   if (!st.ok) {
     handle.delete();
     throw new AttnseqError(st.code, st.message);
@@ -506,6 +512,7 @@ function tokenName(names, id) {
 // so any other name is refused, naming the nearest valid one.
 const OPTION_NAMES = {
   init: ['locateFile', 'wasmBinary'],
+  loadModel: ['quantize'],
   translate: ['beam', 'maxLength', 'lengthPenalty', 'temperature', 'seed', 'numHypotheses', 'prefix', 'replaceUnknowns'],
   decoder: ['maxLength', 'temperature', 'seed', 'prefix', 'topk'],
   step: ['force', 'attention'],

@@ -111,12 +111,14 @@ struct ModelBox {
 
 class ModelHandle {
  public:
-  val load(const val& bytes) {
+  // quantize: hold the model's matrices as int8 (Model::quantize), as `attnseq quantize` would write them.
+  val load(const val& bytes, bool quantize) {
     return guarded([&] {
       // Whatever is wrong with the bytes, the vocabularies included (a token listed twice), is the file's.
       box_ = reraise_input_errors_as(ErrorKind::BadCheckpoint, [&] {
         const auto b = from_js_array<std::uint8_t>(bytes, "checkpoint bytes");
         Model m = load_checkpoint(b.data(), b.size());
+        if (quantize) m.quantize();
         const Vocab s = Vocab::source(m.config()), t = Vocab::target(m.config());
         return std::make_shared<ModelBox>(ModelBox{std::move(m), s, t});
       });
@@ -164,6 +166,7 @@ class ModelHandle {
       r.set("srcVocab", sv);
       r.set("tgtVocab", tv);
       r.set("parameters", double(need().model.params().data.size()));
+      r.set("quantization", std::string(need().model.quantized() ? "int8" : "none"));
       return r;
     });
   }

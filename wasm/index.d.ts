@@ -27,12 +27,20 @@ export interface InitOptions {
 export function init(options?: InitOptions): Promise<void>;
 
 export type ModelSource = Uint8Array | ArrayBuffer | ArrayBufferView | Blob | Response | URL | string;
+export interface LoadOptions {
+  /**
+   * 'int8': hold the model's matrices as int8 with a scale per row (as `attnseq quantize` writes
+   * them): about a quarter of the weight memory, and int8 products in encode and step.
+   */
+  quantize?: 'int8' | undefined;
+}
 /**
  * Loads a .safetensors checkpoint (bytes, a fetch Response, a URL, or a file path in Node; the
- * http:/https: scheme in any case). BAD_INPUT for a Response whose body was already read or a
- * detached buffer, LOAD_FAILED for what cannot be read, BAD_CHECKPOINT for a malformed file.
+ * http:/https: scheme in any case), f32, f16, bf16 or int8. BAD_INPUT for a Response whose body was
+ * already read, a detached buffer or a bad option, LOAD_FAILED for what cannot be read,
+ * BAD_CHECKPOINT for a malformed file (an int8 matrix without its scales included).
  */
-export function loadModel(source: ModelSource): Promise<Model>;
+export function loadModel(source: ModelSource, options?: LoadOptions): Promise<Model>;
 
 export interface ModelConfig {
   readonly cell: 'gru' | 'lstm';
@@ -64,6 +72,8 @@ export interface ModelConfig {
   readonly eos: number;
   readonly unk: number;
   readonly parameters: number;
+  /** 'int8' when the model's matrices are held as int8 (an int8 file, or loadModel's quantize option). */
+  readonly quantization: 'none' | 'int8';
   readonly name: string | null;
   readonly task: string | null;
   /** Free-form checkpoint metadata (name, task, description, ...). */

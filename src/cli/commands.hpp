@@ -8,4 +8,5 @@ int translate(const std::vector<std::string>& args);
 int info(const std::vector<std::string>& args);
 int train_cmd(const std::vector<std::string>& args);
 int eval_cmd(const std::vector<std::string>& args);
+int quantize_cmd(const std::vector<std::string>& args);
 }  // namespace attnseq::cli

@@ -1,7 +1,7 @@
 // attnseq command line: `attnseq translate --model FILE [--beam K] [--max-length N] [--json]
 // [--ids 5,17,42 | TEXT]` prints the output and its alignment as a text heatmap (or JSON).
 // `attnseq train` / `attnseq eval` train on a task, a TSV or a pronunciation dictionary and evaluate
-// (src/cli/train.cpp).
+// (src/cli/train.cpp); `attnseq quantize` writes an int8 checkpoint (src/cli/quantize.cpp).
 #include <csignal>
 #include <cstdio>
 #include <cstring>
@@ -28,6 +28,7 @@ void usage(FILE* f) {
       "                     [--stop-after N] [architecture and optimiser options as above] [--resume OUT.last] --out FILE\n"
       "       attnseq eval --model FILE (--task T | --data FILE.tsv) [--n N] [--seed S] [--beam K] [--json]\n"
       "       attnseq eval --model FILE --pron FILE [--dev-fraction X --dev-seed S] [--beam K] [--threads N] [--json]\n"
+      "       attnseq quantize --in FILE --out FILE\n"
       "       attnseq --version\n"
       "\n"
       "attnseq COMMAND --help lists the command's options and their defaults.\n",
@@ -54,6 +55,7 @@ int main(int argc, char** argv) {
     if (cmd == "info") return attnseq::cli::info(args);
     if (cmd == "train") return attnseq::cli::train_cmd(args);
     if (cmd == "eval") return attnseq::cli::eval_cmd(args);
+    if (cmd == "quantize") return attnseq::cli::quantize_cmd(args);
     std::fprintf(stderr, "attnseq: unknown command '%s'\n", cmd.c_str());
     usage(stderr);
     return 2;

@@ -270,7 +270,16 @@ int info(const std::vector<std::string>& argv) {
               c.src_emb, c.tgt_emb, c.enc_hidden, c.dec_hidden, c.attn_dim, tokenizer_str(c).c_str());
   for (const auto& kv : c.extra) std::printf("%s: %s\n", kv.first.c_str(), kv.second.c_str());
   std::size_t n = model.params().data.size();
-  std::printf("parameters: %zu\n", n);
+  if (model.quantized()) {  // an int8 checkpoint (attnseq quantize): how many of its matrices are int8
+    int q = 0, total = 0;
+    for (std::size_t i = 0; i < model.params().specs.size(); ++i) {
+      total += model.params().specs[i].int8;
+      q += i < model.params().q8.size() && !model.params().q8[i].q.empty();
+    }
+    std::printf("parameters: %zu (int8: %d of %d matrices, a scale per row)\n", n, q, total);
+  } else {
+    std::printf("parameters: %zu\n", n);
+  }
   // The instruction set in use (chosen at start-up, ATTNSEQ_ARCH lowers it): what a speed report needs.
   std::printf("kernels: xsimd %s%s\n", simd::arch_name(), kernels::uses_reference ? " (reference kernels)" : "");
   return 0;

@@ -14,8 +14,12 @@ namespace attnseq::simd {
 namespace sse2 { const KernelTable& table(); }
 namespace avx2 { const KernelTable& table(); }
 namespace avx512 { const KernelTable& table(); }
+namespace q8_sse2 { const Q8Table& q8_table(); }
+namespace q8_avx2 { const Q8Table& q8_table(); }
+namespace q8_avx512vnni { const Q8Table& q8_table(); }
 #else
 namespace native { const KernelTable& table(); }
+namespace q8_native { const Q8Table& q8_table(); }
 #endif
 
 const std::vector<const KernelTable*>& runnable_tables() {
@@ -32,6 +36,41 @@ const std::vector<const KernelTable*>& runnable_tables() {
     return v;
   }();
   return tables;
+}
+
+const std::vector<const Q8Table*>& runnable_q8_tables() {
+  static const std::vector<const Q8Table*> tables = [] {
+    std::vector<const Q8Table*> v;
+#if defined(ATTNSEQ_DISPATCH_X86)
+    const auto cpu = xsimd::available_architectures();
+    if (cpu.avx512bw && cpu.avx512vnni_bw) v.push_back(&q8_avx512vnni::q8_table());
+    if (cpu.avx2) v.push_back(&q8_avx2::q8_table());
+    v.push_back(&q8_sse2::q8_table());
+#else
+    v.push_back(&q8_native::q8_table());
+#endif
+    return v;
+  }();
+  return tables;
+}
+
+const Q8Table& active_q8() {
+  static const Q8Table& t = [&]() -> const Q8Table& {
+    const auto& q8 = runnable_q8_tables();
+#if defined(ATTNSEQ_DISPATCH_X86)
+    // The float arch decides the level (so ATTNSEQ_ARCH lowers both); VNNI only within AVX-512.
+    const std::string level = active().name;
+    for (const Q8Table* t : q8) {
+      const std::string n = t->name;
+      if (n == "avx512vnni" && level == "avx512f") return *t;
+      if (n == "avx2" && (level == "avx512f" || level == "fma3+avx2")) return *t;
+    }
+    return *q8.back();  // sse2
+#else
+    return *q8.front();
+#endif
+  }();
+  return t;
 }
 
 bool arch_matches(const KernelTable& t, const std::string& wanted) {

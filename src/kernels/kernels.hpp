@@ -57,17 +57,64 @@
   X(void, topk, (const float* x, std::size_t n, std::size_t k, std::int32_t* idx, float* val),     \
     (x, n, k, idx, val))
 
+// ---- int8 weights (Model::quantize; the file format is in docs/checkpoint-format.md) -------------
+// A matrix W (M, N) is held as int8 q (M, N) in [-127, 127] with one f32 scale per row (output):
+// W[m][n] ~ scale[m] q[m][n], scale[m] = max_n |W[m][n]| / 127 (0 for a row of zeros). A product
+// quantises each activation row x (N) on the fly to int16 with its own scale (quantize_i16), sums
+// q_w q_x in int32 (exact: q8_act_max(N) keeps N 127 qmax below 2^31, so any order gives the same
+// sum) and scales back: y[m] = float(sum) * (xscale * scale[m]), rounded, then + bias[m].
+// Activations are int16, not int8: WebAssembly SIMD's only integer dot product multiplies int16
+// (i32x4.dot_i16x8_s), so int8 activations would be widened anyway and gain nothing there; on x86,
+// int8 x int8 through maddubs saturates (which exactness against the reference rules out); and
+// int16 makes the activations' rounding negligible (1/32767 of a row's range, not 1/127), leaving
+// the weights' as the one error, for the same weight bytes.
+#define ATTNSEQ_Q8_KERNEL_LIST(X)                                                                  \
+  /* q (n) = x quantised to int16 in [-qmax, qmax]: q[i] = round-half-even(x[i] * (qmax / a)),   \
+     a = max |x|; returns the scale a / qmax. Returns 0 with q = 0 when a < kQ8MinAbs (the row    \
+     is zero to float precision), and NaN with q = 0 when x holds inf or NaN. */                   \
+  X(float, quantize_i16, (const float* x, std::size_t n, std::int32_t qmax, std::int16_t* q),       \
+    (x, n, qmax, q))                                                                               \
+  /* C (B, M) = X W^T (+ bias) with W int8 in the q8 packed layout (q8_pack) and wscale (M) its   \
+     row scales; X given quantised: Xq (B, ldq) from quantize_i16 with xscale (B). A row of Xq is  \
+     read up to N rounded up to even (that element multiplies zero padding). |Xq| <= q8_act_max(N).\
+     C[b][m] = float(sum_n Xq[b][n] q[m][n]) * (xscale[b] * wscale[m]) (+ bias[m]): the product    \
+     is rounded before the bias is added, never fused. */                                          \
+  X(void, gemm_q8, (const std::int16_t* Xq, std::size_t ldq, const float* xscale, const std::int8_t* P, \
+                    const float* wscale, const float* bias, float* C, std::size_t ldc, std::size_t B,  \
+                    std::size_t M, std::size_t N),                                                 \
+    (Xq, ldq, xscale, P, wscale, bias, C, ldc, B, M, N))
+
 namespace attnseq {
+
+// The int8 layout and the choices that are the same on every arch (reference.cpp).
+constexpr std::size_t kQ8Panel = 32;   // rows per packed panel: 2 AVX-512, 4 AVX2, 8 SSE2/wasm vectors
+constexpr float kQ8MinAbs = 1e-30f;    // activation rows with max |x| below this quantise to zero
+// The largest activation magnitude for rows of N columns: min(32767, (2^31 - 1) / (127 N)).
+std::int32_t q8_act_max(std::size_t N);
+// Bytes of an (M, N) int8 matrix in the packed layout: panels of kQ8Panel rows; within a panel,
+// for each column pair (n, n + 1), the panel's rows in order, each as its two int8. Zero padded
+// (rows to a whole panel, N to even).
+std::size_t q8_packed_size(std::size_t M, std::size_t N);
+void q8_pack(const std::int8_t* Q, std::size_t M, std::size_t N, std::int8_t* P);
+// Per-row quantisation of a finite W (M, N) (the caller checks): scale[m] = max |W[m]| / 127 and
+// Q[m][n] = round-half-even(W[m][n] / scale[m]), clamped to [-127, 127]; a row whose scale is 0
+// (all zeros, or under float's range) gets Q = 0, scale 0.
+void q8_quantize_rows(const float* W, std::size_t M, std::size_t N, std::int8_t* Q, float* scale);
 
 #define ATTNSEQ_DECLARE(ret, name, params, args) ret name params;
 namespace ref {
 ATTNSEQ_KERNEL_LIST(ATTNSEQ_DECLARE)
+ATTNSEQ_Q8_KERNEL_LIST(ATTNSEQ_DECLARE)
 // The packed layout for an explicit panel height R (4 x the vector width of the arch that reads it).
 std::size_t packed_size_panels(std::size_t M, std::size_t N, std::size_t R);
 void pack_panels(const float* W, std::size_t M, std::size_t N, float* P, std::size_t R);
 }
 namespace simd {
 ATTNSEQ_KERNEL_LIST(ATTNSEQ_DECLARE)
+ATTNSEQ_Q8_KERNEL_LIST(ATTNSEQ_DECLARE)
+// Name of the int8 kernels in use ("sse2", "avx2", "avx512vnni", "wasm", "scalar"): they follow the
+// float arch (kernels/dispatch.hpp), with AVX-512 VNNI where the CPU has it.
+const char* q8_arch_name();
 // Name of the instruction set in use (e.g. "sse2", "fma3+avx2", "avx512f", "wasm", "emulated").
 const char* arch_name();
 // Floats per vector of that arch: the column chunk of the packed layout (both namespaces use it).
@@ -86,6 +133,7 @@ constexpr bool uses_reference = false;
 #define ATTNSEQ_FORWARD(ret, name, params, args) \
   inline ret name params { return impl::name args; }
 ATTNSEQ_KERNEL_LIST(ATTNSEQ_FORWARD)
+ATTNSEQ_Q8_KERNEL_LIST(ATTNSEQ_FORWARD)
 #undef ATTNSEQ_FORWARD
 }  // namespace kernels
 

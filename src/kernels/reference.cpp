@@ -1,11 +1,14 @@
 // Reference kernels: the plainest correct loops. They define what every SIMD kernel must compute
 // and are the whole kernel set when ATTNSEQ_REFERENCE_KERNELS is on.
 #include <algorithm>
+#include <climits>
 #include <cmath>
+#include <cstdint>
 #include <numeric>
 #include <vector>
 
 #include "kernels/kernels.hpp"
+#include "kernels/q8_detail.hpp"
 
 namespace attnseq::ref {
 
@@ -129,4 +132,77 @@ void topk(const float* x, std::size_t n, std::size_t k, std::int32_t* idx, float
   }
 }
 
+// ---- int8 (kernels.hpp: the q8 section) -----------------------------------------------------
+
+float quantize_i16(const float* x, std::size_t n, std::int32_t qmax, std::int16_t* q) {
+  float a = 0.f;
+  bool finite = true;
+  for (std::size_t i = 0; i < n; ++i) {
+    finite = finite && std::isfinite(x[i]);
+    a = std::max(a, std::fabs(x[i]));
+  }
+  if (!finite || !(a >= kQ8MinAbs)) {
+    std::fill(q, q + n, std::int16_t(0));
+    return finite ? 0.f : NAN;
+  }
+  const float inv = float(qmax) / a, lim = float(qmax);
+  for (std::size_t i = 0; i < n; ++i) {
+    const float r = std::nearbyint(x[i] * inv);  // the default rounding mode: half to even
+    q[i] = std::int16_t(std::min(std::max(r, -lim), lim));
+  }
+  return a / float(qmax);
+}
+
+void gemm_q8(const std::int16_t* Xq, std::size_t ldq, const float* xscale, const std::int8_t* P,
+             const float* wscale, const float* bias, float* C, std::size_t ldc, std::size_t B, std::size_t M,
+             std::size_t N) {
+  const std::size_t R = kQ8Panel, pairs = (N + 1) / 2;
+  for (std::size_t b = 0; b < B; ++b)
+    for (std::size_t m = 0; m < M; ++m) {
+      const std::int8_t* p = P + (m / R) * R * 2 * pairs + (m % R) * 2;
+      const std::int16_t* x = Xq + b * ldq;
+      std::int32_t s = 0;
+      for (std::size_t k = 0; k < pairs; ++k, p += 2 * R) s += p[0] * x[2 * k] + p[1] * x[2 * k + 1];
+      float y = float(s) * (xscale[b] * wscale[m]);
+      q8_no_fuse(y);
+      C[b * ldc + m] = bias ? y + bias[m] : y;
+    }
+}
+
 }  // namespace attnseq::ref
+
+namespace attnseq {
+
+std::int32_t q8_act_max(std::size_t N) {
+  const std::uint64_t lim = std::uint64_t(INT32_MAX) / (127u * std::max<std::uint64_t>(N, 1));
+  return std::int32_t(std::min<std::uint64_t>(lim, 32767));
+}
+
+std::size_t q8_packed_size(std::size_t M, std::size_t N) {
+  return (M + kQ8Panel - 1) / kQ8Panel * kQ8Panel * ((N + 1) / 2 * 2);
+}
+
+void q8_pack(const std::int8_t* Q, std::size_t M, std::size_t N, std::int8_t* P) {
+  const std::size_t R = kQ8Panel, pairs = (N + 1) / 2;
+  for (std::size_t k = 0; k < (M + R - 1) / R; ++k)
+    for (std::size_t c = 0; c < pairs; ++c)
+      for (std::size_t r = 0; r < R; ++r)
+        for (std::size_t j = 0; j < 2; ++j) {
+          const std::size_t m = k * R + r, n = 2 * c + j;
+          *P++ = m < M && n < N ? Q[m * N + n] : std::int8_t(0);
+        }
+}
+
+void q8_quantize_rows(const float* W, std::size_t M, std::size_t N, std::int8_t* Q, float* scale) {
+  for (std::size_t m = 0; m < M; ++m) {
+    const float* w = W + m * N;
+    float a = 0.f;
+    for (std::size_t n = 0; n < N; ++n) a = std::max(a, std::fabs(w[n]));
+    const float s = a / 127.f;
+    scale[m] = s;
+    for (std::size_t n = 0; n < N; ++n)
+      Q[m * N + n] = s > 0.f ? std::int8_t(std::min(std::max(std::nearbyint(w[n] / s), -127.f), 127.f)) : 0;
+  }
+}
+
+}  // namespace attnseq

@@ -10,7 +10,13 @@ namespace attnseq::simd {
 ATTNSEQ_KERNEL_LIST(ATTNSEQ_FORWARD_ACTIVE)
 #undef ATTNSEQ_FORWARD_ACTIVE
 
+#define ATTNSEQ_FORWARD_Q8(ret, name, params, args) \
+  ret name params { return active_q8().name args; }
+ATTNSEQ_Q8_KERNEL_LIST(ATTNSEQ_FORWARD_Q8)
+#undef ATTNSEQ_FORWARD_Q8
+
 const char* arch_name() { return active().name; }
+const char* q8_arch_name() { return active_q8().name; }
 std::size_t pack_width() { return active().pack_width; }
 
 }  // namespace attnseq::simd

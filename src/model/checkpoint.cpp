@@ -1,6 +1,7 @@
 // Checkpoint load and save. Loading is in three passes: the container (safetensors::parse), the
 // configuration (shapes first, metadata checked against them), then every tensor against the
-// shapes that configuration implies, converted to F32 and checked for NaN/Inf.
+// shapes that configuration implies, converted to F32 and checked for NaN/Inf (an I8 matrix is
+// checked with its scales and kept as int8 beside its dequantised floats; saving writes it back).
 #include "model/checkpoint.hpp"
 
 #include <algorithm>
@@ -237,6 +238,39 @@ ModelConfig infer_config(const safetensors::File& f) {
   return c;
 }
 
+const std::string kScaleSuffix = ".scale";
+
+// An I8 matrix and its F32 scales NAME.scale (one per row): both present, of the right dtypes and
+// shapes, values in [-127, 127] and scales finite and >= 0, or the file is refused naming the tensor.
+void read_q8(const safetensors::File& f, const ParamSpec& spec, Q8Matrix& m) {
+  if (!spec.int8)
+    fail("tensor '" + spec.name + "' is I8, but only the embeddings and the weight matrices of the RNNs, bridge, " +
+         "attention, combine and output may be int8 (docs/checkpoint-format.md)");
+  const std::string sname = spec.name + kScaleSuffix;
+  const auto* st = f.find(sname);
+  if (!st) fail("tensor '" + spec.name + "' is I8 but its scales '" + sname + "' are missing");
+  const std::vector<std::int64_t> rows = {spec.shape[0]};
+  if (st->dtype != safetensors::DType::F32)
+    fail("scales '" + sname + "' of I8 tensor '" + spec.name + "' are " + safetensors::dtype_name(st->dtype) +
+         "; expected F32");
+  if (st->shape != rows)
+    fail("scales '" + sname + "' have shape " + shape_str(st->shape) + ", expected " + shape_str(rows) +
+         " (one per row of '" + spec.name + "')");
+  const std::size_t M = std::size_t(spec.shape[0]), N = std::size_t(spec.shape[1]);
+  m.q.resize(M * N);
+  m.scale.resize(M);
+  safetensors::read_i8(f, *f.find(spec.name), m.q.data());
+  safetensors::read_f32(f, *st, m.scale.data());
+  for (std::size_t k = 0; k < M * N; ++k)
+    if (m.q[k] == -128)
+      fail("tensor '" + spec.name + "' holds -128 at row " + std::to_string(k / N) + ", column " + std::to_string(k % N) +
+           "; int8 weights are in [-127, 127]");
+  for (std::size_t r = 0; r < M; ++r)
+    if (!std::isfinite(m.scale[r]) || m.scale[r] < 0.f)
+      fail("scales '" + sname + "' hold " + std::to_string(m.scale[r]) + " at row " + std::to_string(r) +
+           "; a scale must be finite and >= 0");
+}
+
 Model load(const std::uint8_t* bytes, std::size_t size) {
   const safetensors::File f = safetensors::parse(bytes, size);
   ModelConfig c = infer_config(f);
@@ -253,13 +287,33 @@ Model load(const std::uint8_t* bytes, std::size_t size) {
   for (std::size_t i = 0; i < p.specs.size(); ++i) {
     const auto& spec = p.specs[i];
     float* dst = p.data.data() + p.offsets[i];
-    safetensors::read_f32(f, *f.find(spec.name), dst);
+    const auto& t = *f.find(spec.name);
+    if (t.dtype == safetensors::DType::I8) {
+      if (p.q8.empty()) p.q8.resize(p.specs.size());
+      read_q8(f, spec, p.q8[i]);
+      const std::size_t M = std::size_t(spec.shape[0]), N = std::size_t(spec.shape[1]);
+      const Q8Matrix& m = p.q8[i];
+      for (std::size_t r = 0; r < M; ++r)
+        for (std::size_t n = 0; n < N; ++n) dst[r * N + n] = float(m.q[r * N + n]) * m.scale[r];
+      continue;
+    }
+    safetensors::read_f32(f, t, dst);
     for (std::int64_t k = 0; k < spec.numel(); ++k)
       if (!std::isfinite(dst[k])) fail("tensor '" + spec.name + "' holds a non-finite value at index " + std::to_string(k));
   }
   for (const auto& t : f.tensors) {
     bool expected = false;
     for (const auto& s : p.specs) expected = expected || s.name == t.name;
+    // NAME.scale belongs to an I8 tensor NAME (read_q8 has checked it); beside an F32 one it is stray.
+    if (!expected && has_suffix(t.name, kScaleSuffix)) {
+      const auto* owner = f.find(t.name.substr(0, t.name.size() - kScaleSuffix.size()));
+      bool owner_is_param = false;
+      for (const auto& s : p.specs) owner_is_param = owner_is_param || (owner && s.name == owner->name);
+      if (owner_is_param && owner->dtype == safetensors::DType::I8) continue;
+      if (owner_is_param)
+        fail("unexpected tensor '" + t.name + "': '" + owner->name + "' is " + safetensors::dtype_name(owner->dtype) +
+             ", not I8, so it has no scales");
+    }
     if (!expected) fail("unexpected tensor '" + t.name + "' for a " + std::string(to_string(c.cell)) + " " +
                         to_string(c.style) + " model");
   }
@@ -298,8 +352,14 @@ std::vector<std::uint8_t> save_checkpoint(const Model& model) {
   const auto& c = model.config();
   const auto& p = model.params();
   std::vector<safetensors::TensorOut> ts;
-  for (std::size_t i = 0; i < p.specs.size(); ++i)
+  for (std::size_t i = 0; i < p.specs.size(); ++i) {
+    if (i < p.q8.size() && !p.q8[i].q.empty()) {  // int8: the integers and their scales (read_q8)
+      ts.push_back({p.specs[i].name, p.specs[i].shape, nullptr, p.q8[i].q.data()});
+      ts.push_back({p.specs[i].name + kScaleSuffix, {p.specs[i].shape[0]}, p.q8[i].scale.data()});
+      continue;
+    }
     ts.push_back({p.specs[i].name, p.specs[i].shape, p.data.data() + p.offsets[i]});
+  }
   std::vector<std::pair<std::string, std::string>> m = {
       {"style", to_string(c.style)}, {"score", to_string(c.score)},
       {"input_feeding", c.input_feeding ? "true" : "false"}, {"cell", to_string(c.cell)},

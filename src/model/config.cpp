@@ -86,42 +86,42 @@ std::vector<ParamSpec> param_specs(const ModelConfig& c) {
   using S = std::vector<std::int64_t>;
   std::vector<ParamSpec> p;
   const std::int64_t G = c.gates(), He = c.enc_hidden, Hd = c.dec_hidden, Ho = c.enc_out();
-  p.push_back({"encoder.embedding.weight", S{c.src_vocab, c.src_emb}});
+  p.push_back({"encoder.embedding.weight", S{c.src_vocab, c.src_emb}, true});
   for (int l = 0; l < c.layers; ++l) {
     const std::int64_t in = l == 0 ? c.src_emb : Ho;
     for (const char* suffix : {"", "_reverse"}) {
       if (*suffix && !c.bidirectional) continue;
       const std::string k = "_l" + std::to_string(l) + suffix;
-      p.push_back({"encoder.rnn.weight_ih" + k, S{G * He, in}});
-      p.push_back({"encoder.rnn.weight_hh" + k, S{G * He, He}});
+      p.push_back({"encoder.rnn.weight_ih" + k, S{G * He, in}, true});
+      p.push_back({"encoder.rnn.weight_hh" + k, S{G * He, He}, true});
       p.push_back({"encoder.rnn.bias_ih" + k, S{G * He}});
       p.push_back({"encoder.rnn.bias_hh" + k, S{G * He}});
     }
   }
   if (c.bridge) {
-    p.push_back({"bridge.weight", S{Hd, Ho}});
+    p.push_back({"bridge.weight", S{Hd, Ho}, true});
     p.push_back({"bridge.bias", S{Hd}});
   }
-  p.push_back({"decoder.embedding.weight", S{c.tgt_vocab, c.tgt_emb}});
+  p.push_back({"decoder.embedding.weight", S{c.tgt_vocab, c.tgt_emb}, true});
   for (int l = 0; l < c.layers; ++l) {
     const std::int64_t in = l == 0 ? c.dec_input() : Hd;
     const std::string k = "_l" + std::to_string(l);
-    p.push_back({"decoder.rnn.weight_ih" + k, S{G * Hd, in}});
-    p.push_back({"decoder.rnn.weight_hh" + k, S{G * Hd, Hd}});
+    p.push_back({"decoder.rnn.weight_ih" + k, S{G * Hd, in}, true});
+    p.push_back({"decoder.rnn.weight_hh" + k, S{G * Hd, Hd}, true});
     p.push_back({"decoder.rnn.bias_ih" + k, S{G * Hd}});
     p.push_back({"decoder.rnn.bias_hh" + k, S{G * Hd}});
   }
   if (c.style != Style::None) {
-    if (c.score == Score::General) p.push_back({"decoder.attention.weight", S{Hd, Ho}});
+    if (c.score == Score::General) p.push_back({"decoder.attention.weight", S{Hd, Ho}, true});
     if (c.score == Score::Additive) {
-      p.push_back({"decoder.attention.query.weight", S{c.attn_dim, Hd}});
-      p.push_back({"decoder.attention.key.weight", S{c.attn_dim, Ho}});
+      p.push_back({"decoder.attention.query.weight", S{c.attn_dim, Hd}, true});
+      p.push_back({"decoder.attention.key.weight", S{c.attn_dim, Ho}, true});
       p.push_back({"decoder.attention.v.weight", S{1, c.attn_dim}});
     }
-    p.push_back({"decoder.combine.weight", S{Hd, Ho + Hd}});
+    p.push_back({"decoder.combine.weight", S{Hd, Ho + Hd}, true});
     p.push_back({"decoder.combine.bias", S{Hd}});
   }
-  p.push_back({"decoder.out.weight", S{c.tgt_vocab, Hd}});
+  p.push_back({"decoder.out.weight", S{c.tgt_vocab, Hd}, true});
   p.push_back({"decoder.out.bias", S{c.tgt_vocab}});
   return p;
 }

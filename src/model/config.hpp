@@ -72,6 +72,10 @@ struct ModelConfig {
 struct ParamSpec {
   std::string name;
   std::vector<std::int64_t> shape;
+  // A matrix a quantised model holds as int8 (Model::quantize): the RNN, bridge, attention, combine
+  // and output weights, multiplied in int8, and the embeddings, int8 in the file only (they are
+  // looked up, and read as their dequantised floats). Biases and the additive score's v stay f32.
+  bool int8 = false;
   std::int64_t numel() const;
 };
 std::vector<ParamSpec> param_specs(const ModelConfig& c);

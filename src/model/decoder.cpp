@@ -44,6 +44,7 @@ void Model::start(const Encoded& enc, DecoderState& st, int capacity) const {
   st.cat.assign(cap * (Ho + Hd), 0.f);
   st.attn_scratch.assign(cap * A + T * A, 0.f);
   st.tmp.assign(L * cap * Hd, 0.f);
+  if (q8_cols_) nn::q8_reserve(cap, q8_cols_);  // so that no step grows the int8 products' scratch
   for (std::size_t l = 0; l < L; ++l) {
     std::memcpy(&st.h[l * cap * Hd], &enc.init_h[l * Hd], Hd * sizeof(float));
     std::memcpy(&st.c[l * cap * Hd], &enc.init_c[l * Hd], Hd * sizeof(float));
@@ -62,6 +63,10 @@ const float* Model::input_projection(const float* rest, std::size_t ldr, const s
       // gemm_packed overwrites, so add the rest's product through the scratch (B, GH).
       float* tmp = gi + B * GH;
       kernels::gemm_packed(rest, ldr, dec_w_rest_p_, nullptr, tmp, GH, B, GH, R);
+      kernels::add(tmp, gi, B * GH);
+    } else if (R && dec_w_rest_q_.packed) {
+      float* tmp = gi + B * GH;
+      nn::linear_q8(rest, ldr, dec_w_rest_q_, nullptr, tmp, GH, B, GH, R);
       kernels::add(tmp, gi, B * GH);
     } else if (R) {
       kernels::gemm_nt(rest, ldr, dec_w_rest_.data(), gi, GH, B, GH, R, true);
@@ -128,12 +133,14 @@ void Model::step(const Encoded& enc, DecoderState& st, const std::int32_t* prev,
         std::memcpy(&st.x[b * D], dec_emb_ + std::size_t(prev[b]) * E, E * sizeof(float));
         if (D > E) std::memcpy(&st.x[b * D + E], rest + b * ldr, (D - E) * sizeof(float));
       }
-      nn::linear_any(st.x.data(), D, dec_rnn_[0].w_ih, dec_rnn_[0].w_ih_packed, dec_rnn_[0].b_ih, st.gi.data(), GH, B, GH, D);
+      nn::linear_any(st.x.data(), D, dec_rnn_[0].w_ih, dec_rnn_[0].w_ih_packed, dec_rnn_[0].b_ih, st.gi.data(), GH, B, GH, D,
+                       dec_rnn_[0].w_ih_q8);
     }
     for (std::size_t l = 0; l < L; ++l) {
       float* h = &st.h[l * cap * Hd];
       if (l > 0)
-        nn::linear_any(h - cap * Hd, Hd, dec_rnn_[l].w_ih, dec_rnn_[l].w_ih_packed, dec_rnn_[l].b_ih, st.gi.data(), GH, B, GH, Hd);
+        nn::linear_any(h - cap * Hd, Hd, dec_rnn_[l].w_ih, dec_rnn_[l].w_ih_packed, dec_rnn_[l].b_ih, st.gi.data(), GH, B, GH, Hd,
+                       dec_rnn_[l].w_ih_q8);
       nn::cell_forward(dec_rnn_[l], st.gi.data(), st.gh.data(), h, &st.c[l * cap * Hd], B);
     }
   };
@@ -143,9 +150,9 @@ void Model::step(const Encoded& enc, DecoderState& st, const std::int32_t* prev,
       std::memcpy(&st.cat[b * (Ho + Hd)], &st.context[b * Ho], Ho * sizeof(float));
       std::memcpy(&st.cat[b * (Ho + Hd) + Ho], h_top + b * Hd, Hd * sizeof(float));
     }
-    nn::linear_any(st.cat.data(), Ho + Hd, combine_w_, combine_p_, combine_b_, st.htilde.data(), Hd, B, Hd, Ho + Hd);
+    nn::linear_any(st.cat.data(), Ho + Hd, combine_w_, combine_p_, combine_b_, st.htilde.data(), Hd, B, Hd, Ho + Hd, combine_q_);
     kernels::tanh(st.htilde.data(), B * Hd);
-    nn::linear_any(st.htilde.data(), Hd, out_w_, out_p_, out_b_, st.logits.data(), V, B, V, Hd);
+    nn::linear_any(st.htilde.data(), Hd, out_w_, out_p_, out_b_, st.logits.data(), V, B, V, Hd, out_q_);
   };
 
   switch (c.style) {
@@ -162,7 +169,7 @@ void Model::step(const Encoded& enc, DecoderState& st, const std::int32_t* prev,
     case Style::None:
       run_rnn(nullptr, 0);
       std::memcpy(st.query.data(), h_top, B * Hd * sizeof(float));
-      nn::linear_any(h_top, Hd, out_w_, out_p_, out_b_, st.logits.data(), V, B, V, Hd);
+      nn::linear_any(h_top, Hd, out_w_, out_p_, out_b_, st.logits.data(), V, B, V, Hd, out_q_);
       break;
   }
 }

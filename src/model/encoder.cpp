@@ -33,6 +33,7 @@ void Model::encode(const std::int32_t* src, int T, Encoded& e) const {
   e.h.resize(He);
   e.c.resize(He);
   e.final_h.assign(L * Ho, 0.f);
+  if (q8_cols_) nn::q8_reserve(std::max<std::size_t>(T, L), q8_cols_);  // the int8 products' scratch
   std::vector<float>& final_c_enc = e.final_c;  // (L, Ho) only LSTM needs the encoder's final cells
   if (c.cell == Cell::LSTM) final_c_enc.assign(L * Ho, 0.f);
 
@@ -46,7 +47,7 @@ void Model::encode(const std::int32_t* src, int T, Encoded& e) const {
         const float* table = enc_table_[d].data();
         for (int t = 0; t < T; ++t) std::memcpy(&e.gi[t * G * He], table + std::size_t(src[t]) * G * He, G * He * sizeof(float));
       } else {
-        nn::linear_any(e.layer_in.data(), in, w.w_ih, w.w_ih_packed, w.b_ih, e.gi.data(), G * He, T, G * He, in);
+        nn::linear_any(e.layer_in.data(), in, w.w_ih, w.w_ih_packed, w.b_ih, e.gi.data(), G * He, T, G * He, in, w.w_ih_q8);
       }
       std::fill(e.h.begin(), e.h.end(), 0.f);
       std::fill(e.c.begin(), e.c.end(), 0.f);
@@ -68,18 +69,18 @@ void Model::encode(const std::int32_t* src, int T, Encoded& e) const {
   e.keys.clear();
   if (c.has_attention() && c.score == Score::General) {
     e.keys.resize(std::size_t(T) * Hd);
-    nn::linear_any(e.memory.data(), Ho, att_general_, att_general_p_, nullptr, e.keys.data(), Hd, T, Hd, Ho);
+    nn::linear_any(e.memory.data(), Ho, att_general_, att_general_p_, nullptr, e.keys.data(), Hd, T, Hd, Ho, att_general_q_);
   } else if (c.has_attention() && c.score == Score::Additive) {
     const std::size_t A = c.attn_dim;
     e.keys.resize(std::size_t(T) * A);
-    nn::linear_any(e.memory.data(), Ho, att_key_, att_key_p_, nullptr, e.keys.data(), A, T, A, Ho);
+    nn::linear_any(e.memory.data(), Ho, att_key_, att_key_p_, nullptr, e.keys.data(), A, T, A, Ho, att_key_q_);
   }
 
   // Decoder initial state s_0 per layer: the encoder's final state, through the bridge if present.
   auto init = [&](const std::vector<float>& from, std::vector<float>& to) {
     to.resize(L * Hd);
     if (bridge_w_) {
-      nn::linear_any(from.data(), Ho, bridge_w_, bridge_p_, bridge_b_, to.data(), Hd, L, Hd, Ho);
+      nn::linear_any(from.data(), Ho, bridge_w_, bridge_p_, bridge_b_, to.data(), Hd, L, Hd, Ho, bridge_q_);
       kernels::tanh(to.data(), L * Hd);
     } else {
       std::copy(from.begin(), from.end(), to.begin());

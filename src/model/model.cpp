@@ -2,11 +2,14 @@
 // inference tables (per-token input projections) that make encode and step cheaper.
 #include "model/model.hpp"
 
+#include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstring>
 #include <stdexcept>
 
 #include "kernels/kernels.hpp"
+#include "model/errors.hpp"
 
 namespace attnseq {
 
@@ -17,6 +20,12 @@ Params::Params(const ModelConfig& c) : specs(param_specs(c)) {
     total += std::size_t(s.numel());
   }
   data.assign(total, 0.f);
+}
+
+bool Params::quantized() const {
+  for (const auto& m : q8)
+    if (!m.q.empty()) return true;
+  return false;
 }
 
 const float* Params::find(std::string_view name) const {
@@ -58,6 +67,15 @@ Model::Model(ModelConfig config, Params params)
     if (expect[i].name != params_.specs[i].name || expect[i].shape != params_.specs[i].shape)
       throw std::invalid_argument("model: parameter " + std::to_string(i) + " is '" + params_.specs[i].name +
                                   "', expected '" + expect[i].name + "'");
+  if (!params_.q8.empty() && params_.q8.size() != expect.size())
+    throw std::invalid_argument("model: " + std::to_string(params_.q8.size()) + " int8 entries for " +
+                                std::to_string(expect.size()) + " parameter tensors");
+  for (std::size_t i = 0; i < params_.q8.size(); ++i) {
+    const auto& m = params_.q8[i];
+    if (m.q.empty()) continue;
+    if (!expect[i].int8 || m.q.size() != std::size_t(expect[i].numel()) || m.scale.size() != std::size_t(expect[i].shape[0]))
+      throw std::invalid_argument("model: the int8 copy of '" + expect[i].name + "' does not fit it");
+  }
   prepare();
 }
 
@@ -104,6 +122,10 @@ void Model::prepare(bool token_tables, bool packed) {
   bind();
   packs_.clear();
   bridge_p_ = att_general_p_ = att_key_p_ = combine_p_ = out_p_ = dec_w_rest_p_ = nullptr;
+  q8_packs_.clear();
+  q8_rest_ = Q8Matrix{};
+  bridge_q_ = att_general_q_ = att_key_q_ = combine_q_ = out_q_ = dec_w_rest_q_ = nn::Q8Weights{};
+  q8_cols_ = 0;
   const auto& c = config_;
   const std::size_t G = c.gates();
   // A per-token table replaces emb(y) W_ih^T + b_ih by a row copy. It costs G H / E times the
@@ -119,13 +141,33 @@ void Model::prepare(bool token_tables, bool packed) {
   if (packed) build_packs();
 }
 
+const Q8Matrix* Model::q8_of(const float* W) const {
+  if (!W) return nullptr;
+  for (std::size_t i = 0; i < params_.q8.size(); ++i)
+    if (!params_.q8[i].q.empty() && params_.data.data() + params_.offsets[i] == W) return &params_.q8[i];
+  return nullptr;
+}
+
+nn::Q8Weights Model::pack_q8(const Q8Matrix& m, std::size_t M, std::size_t N) {
+  std::vector<std::int8_t, Align64<std::int8_t>> p(q8_packed_size(M, N));
+  q8_pack(m.q.data(), M, N, p.data());
+  q8_packs_.push_back(std::move(p));  // a moved vector keeps its buffer: earlier pointers stay valid
+  q8_cols_ = std::max(q8_cols_, N);
+  return {q8_packs_.back().data(), m.scale.data()};
+}
+
 // Packed copies (kernels::pack) of every matrix inference multiplies by: the product then reads one
-// sequential stream, measured 1.3-2.3x faster than the row-major kernel at these sizes.
+// sequential stream, measured 1.3-2.3x faster than the row-major kernel at these sizes. A matrix
+// with an int8 copy (a quantised model) is packed as int8 instead (kernels::q8_pack).
 void Model::build_packs() {
   const auto& c = config_;
-  auto pack = [&](const float* W, std::size_t M, std::size_t N) -> const float* {
+  auto pack = [&](const float* W, std::size_t M, std::size_t N, nn::Q8Weights* q8) -> const float* {
     if (!W) return nullptr;
-    std::vector<float> p(kernels::packed_size(M, N));
+    if (const Q8Matrix* m = q8_of(W)) {
+      *q8 = pack_q8(*m, M, N);
+      return nullptr;
+    }
+    std::vector<float, Align64<float>> p(kernels::packed_size(M, N));
     kernels::pack(W, M, N, p.data());
     packs_.push_back(std::move(p));
     return packs_.back().data();
@@ -135,22 +177,67 @@ void Model::build_packs() {
   for (std::size_t i = 0; i < enc_rnn_.size(); ++i) {
     auto& w = enc_rnn_[i];
     const bool layer0 = i < std::size_t(c.bidirectional ? 2 : 1);
-    if (!(layer0 && tables_)) w.w_ih_packed = pack(w.w_ih, G * w.hidden, w.in);
-    w.w_hh_packed = pack(w.w_hh, G * w.hidden, w.hidden);
+    if (!(layer0 && tables_)) w.w_ih_packed = pack(w.w_ih, G * w.hidden, w.in, &w.w_ih_q8);
+    w.w_hh_packed = pack(w.w_hh, G * w.hidden, w.hidden, &w.w_hh_q8);
   }
   for (std::size_t l = 0; l < dec_rnn_.size(); ++l) {
     auto& w = dec_rnn_[l];
-    if (!(l == 0 && tables_)) w.w_ih_packed = pack(w.w_ih, G * w.hidden, w.in);
-    w.w_hh_packed = pack(w.w_hh, G * w.hidden, w.hidden);
+    if (!(l == 0 && tables_)) w.w_ih_packed = pack(w.w_ih, G * w.hidden, w.in, &w.w_ih_q8);
+    w.w_hh_packed = pack(w.w_hh, G * w.hidden, w.hidden, &w.w_hh_q8);
   }
   const std::size_t Hd = c.dec_hidden, Ho = c.enc_out(), A = c.attn_dim;
-  if (tables_ && !dec_w_rest_.empty()) dec_w_rest_p_ = pack(dec_w_rest_.data(), G * Hd, c.dec_input() - c.tgt_emb);
-  bridge_p_ = pack(bridge_w_, Hd, Ho);
-  att_general_p_ = pack(att_general_, Hd, Ho);
-  att_key_p_ = pack(att_key_, A, Ho);
-  attn_.w_q_packed = pack(attn_.w_q, A, Hd);
-  combine_p_ = pack(combine_w_, Hd, Ho + Hd);
-  out_p_ = pack(out_w_, c.tgt_vocab, Hd);
+  if (tables_ && !dec_w_rest_.empty()) {
+    const std::size_t E = c.tgt_emb, D = c.dec_input(), R = D - E, GH = G * Hd;
+    if (const Q8Matrix* w = q8_of(dec_rnn_[0].w_ih)) {
+      // The rest columns of W_ih as int8: the same integers and row scales, so the same matrix.
+      q8_rest_.q.resize(GH * R);
+      for (std::size_t r = 0; r < GH; ++r)
+        std::copy(w->q.begin() + r * D + E, w->q.begin() + (r + 1) * D, q8_rest_.q.begin() + r * R);
+      q8_rest_.scale = w->scale;
+      dec_w_rest_q_ = pack_q8(q8_rest_, GH, R);
+    } else {
+      dec_w_rest_p_ = pack(dec_w_rest_.data(), GH, R, &dec_w_rest_q_);
+    }
+  }
+  bridge_p_ = pack(bridge_w_, Hd, Ho, &bridge_q_);
+  att_general_p_ = pack(att_general_, Hd, Ho, &att_general_q_);
+  att_key_p_ = pack(att_key_, A, Ho, &att_key_q_);
+  attn_.w_q_packed = pack(attn_.w_q, A, Hd, &attn_.w_q_q8);
+  combine_p_ = pack(combine_w_, Hd, Ho + Hd, &combine_q_);
+  out_p_ = pack(out_w_, c.tgt_vocab, Hd, &out_q_);
+}
+
+int Model::quantize() {
+  auto& p = params_;
+  p.q8.resize(p.specs.size());
+  // Every matrix is checked before any changes, so a refused model is left as it was.
+  for (std::size_t i = 0; i < p.specs.size(); ++i) {
+    const auto& spec = p.specs[i];
+    if (!spec.int8 || !p.q8[i].q.empty()) continue;
+    const std::size_t N = std::size_t(spec.shape[1]);
+    const float* w = p.data.data() + p.offsets[i];
+    for (std::int64_t k = 0; k < spec.numel(); ++k)
+      if (!std::isfinite(w[k]))
+        throw BadCheckpoint("quantize: tensor '" + spec.name + "' holds " + std::to_string(w[k]) + " at row " +
+                            std::to_string(std::size_t(k) / N) + ", column " + std::to_string(std::size_t(k) % N) +
+                            "; int8 needs finite weights");
+  }
+  int done = 0;
+  for (std::size_t i = 0; i < p.specs.size(); ++i) {
+    const auto& spec = p.specs[i];
+    if (!spec.int8 || !p.q8[i].q.empty()) continue;
+    const std::size_t M = std::size_t(spec.shape[0]), N = std::size_t(spec.shape[1]);
+    float* w = p.data.data() + p.offsets[i];
+    Q8Matrix& m = p.q8[i];
+    m.q.resize(M * N);
+    m.scale.resize(M);
+    q8_quantize_rows(w, M, N, m.q.data(), m.scale.data());
+    for (std::size_t r = 0; r < M; ++r)
+      for (std::size_t n = 0; n < N; ++n) w[r * N + n] = float(m.q[r * N + n]) * m.scale[r];
+    ++done;
+  }
+  prepare();
+  return done;
 }
 
 void Model::build_tables() {

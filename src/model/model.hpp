@@ -6,6 +6,7 @@
 // Decoding strategies (greedy, beam, sampling, prefix) sit on top of step, in src/decode/.
 #pragma once
 #include <cstdint>
+#include <new>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,12 +16,41 @@
 
 namespace attnseq {
 
+// Storage for the packed weight copies, on 64-byte boundaries: where malloc happened to place them
+// (16-byte aligned) decided whether AVX-512's 64-byte loads split cache lines, which moved the f32
+// encode by 4 % when other allocations changed (bench/RESULTS.md, "int8").
+template <class T>
+struct Align64 {
+  using value_type = T;
+  Align64() = default;
+  template <class U>
+  Align64(const Align64<U>&) {}
+  T* allocate(std::size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t(64))); }
+  void deallocate(T* p, std::size_t) { ::operator delete(p, std::align_val_t(64)); }
+  template <class U>
+  bool operator==(const Align64<U>&) const { return true; }
+  template <class U>
+  bool operator!=(const Align64<U>&) const { return false; }
+};
+
+// A matrix held as int8 (kernels.hpp, the q8 section): q (M, N) row-major in [-127, 127], one
+// scale per row; the matrix it stands for is q[m][n] * scale[m].
+struct Q8Matrix {
+  std::vector<std::int8_t> q;
+  std::vector<float> scale;
+};
+
 // All parameters as named views into one flat buffer, in param_specs() order, so that zeroing,
 // optimiser updates, saving and gradient checks are loops over one array.
 struct Params {
   std::vector<ParamSpec> specs;
   std::vector<std::size_t> offsets;  // offsets[i] is where specs[i] starts in data
   std::vector<float> data;
+  // A quantised model's int8 matrices, per spec (empty, or an empty q: the tensor is f32 only). data
+  // then holds their dequantised values, q * scale, so that whatever reads the floats (the per-token
+  // tables, the plain product) sees the matrix the int8 products multiply by.
+  std::vector<Q8Matrix> q8;
+  bool quantized() const;
 
   explicit Params(const ModelConfig& c);
   Params() = default;
@@ -83,9 +113,21 @@ class Model {
   // Derives what inference reads from the parameters (layer views, per-token input tables, packed
   // weight copies). Call again after changing parameters. token_tables=false and packed=false force
   // the plain matrix path (what training uses).
+  // A quantised model's int8 matrices replace its packed f32 copies; packed=false multiplies by the
+  // dequantised floats instead.
   void prepare(bool token_tables = true, bool packed = true);
   bool uses_token_tables() const { return tables_; }
   bool uses_packed_weights() const { return !packs_.empty(); }
+  bool uses_int8_weights() const { return !q8_packs_.empty(); }
+
+  // Holds every matrix a ParamSpec marks int8 as int8 with a scale per row (kernels.hpp), replaces
+  // its floats by the dequantised values and prepare()s: encode and step then multiply in int8 (the
+  // embeddings, looked up rather than multiplied, are int8 only in a saved checkpoint).
+  // Matrices already int8 (from an int8 checkpoint) are kept as they are. A row of zeros gets scale
+  // 0; a matrix holding inf or NaN is refused (BadCheckpoint naming the tensor, row and column)
+  // before anything changes. Returns how many matrices it quantised.
+  int quantize();
+  bool quantized() const { return params_.quantized(); }
 
   // Runs the encoder on src (T ids, each in [0, Vs)). Throws std::invalid_argument on bad input.
   void encode(const std::int32_t* src, int T, Encoded& out) const;
@@ -102,6 +144,8 @@ class Model {
   void bind();  // resolves layer views into params_
   void build_tables();
   void build_packs();
+  nn::Q8Weights pack_q8(const Q8Matrix& m, std::size_t M, std::size_t N);
+  const Q8Matrix* q8_of(const float* W) const;  // the int8 copy of the parameter at W, if it has one
   // Decoder layer 0's gi from the token table (+ the rest's product); nullptr without tables.
   const float* input_projection(const float* rest, std::size_t ldr, const std::int32_t* ids, std::size_t B,
                                 float* gi) const;
@@ -120,9 +164,14 @@ class Model {
   std::vector<std::vector<float>> enc_table_;  // per direction: (Vs, G He) = emb W_ih^T + b_ih
   std::vector<float> dec_table_;               // (Vt, G Hd) = emb W_ih[:, :E]^T + b_ih
   std::vector<float> dec_w_rest_;              // (G Hd, R) = W_ih[:, E:] (input feeding / bahdanau context)
-  std::vector<std::vector<float>> packs_;      // packed copies of the matrices a step or encode reads
+  std::vector<std::vector<float, Align64<float>>> packs_;  // packed copies of the matrices a step or encode reads
   const float *bridge_p_ = nullptr, *att_general_p_ = nullptr, *att_key_p_ = nullptr;
   const float *combine_p_ = nullptr, *out_p_ = nullptr, *dec_w_rest_p_ = nullptr;
+  // int8 copies (q8_pack layout) of the matrices a quantised model holds as int8, in place of packs_.
+  std::vector<std::vector<std::int8_t, Align64<std::int8_t>>> q8_packs_;
+  Q8Matrix q8_rest_;  // dec_w_rest_ as int8: W_ih's rest columns, with W_ih's row scales
+  nn::Q8Weights bridge_q_, att_general_q_, att_key_q_, combine_q_, out_q_, dec_w_rest_q_;
+  std::size_t q8_cols_ = 0;  // widest int8 matrix: the activation scratch a row needs
 };
 
 }  // namespace attnseq

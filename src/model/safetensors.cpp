@@ -24,11 +24,12 @@ const char* dtype_name(DType t) {
     case DType::F32: return "F32";
     case DType::F16: return "F16";
     case DType::BF16: return "BF16";
+    case DType::I8: return "I8";
   }
   return "?";
 }
 
-std::size_t dtype_size(DType t) { return t == DType::F32 ? 4 : 2; }
+std::size_t dtype_size(DType t) { return t == DType::F32 ? 4 : t == DType::I8 ? 1 : 2; }
 
 std::uint64_t TensorInfo::numel() const {
   std::uint64_t n = 1;
@@ -107,7 +108,7 @@ bool as_uint(const json::Value& v, double limit, std::uint64_t* out) {
 constexpr double kMaxOffset = 9007199254740991.0;  // 2^53 - 1
 
 bool dtype_from(const std::string& s, DType* out) {
-  for (DType t : {DType::F32, DType::F16, DType::BF16})
+  for (DType t : {DType::F32, DType::F16, DType::BF16, DType::I8})
     if (s == dtype_name(t)) return *out = t, true;
   return false;
 }
@@ -145,7 +146,7 @@ TensorInfo parse_entry(const std::string& name, const json::Value& entry, std::s
   t.name = name;
   if (!dtype->is_string()) fail("dtype of tensor " + show(name) + " is " + type_name(*dtype) + ", not a string");
   if (!dtype_from(dtype->string, &t.dtype))
-    fail("dtype " + cut(dtype->string, 16) + " of tensor " + show(name) + " is not supported (F32, F16, BF16 are)");
+    fail("dtype " + cut(dtype->string, 16) + " of tensor " + show(name) + " is not supported (F32, F16, BF16, I8 are)");
 
   if (!shape->is_array()) fail("shape of tensor " + show(name) + " is " + type_name(*shape) + ", not an array");
   if (shape->array.size() > kMaxRank)
@@ -268,14 +269,30 @@ File parse(const std::uint8_t* bytes, std::size_t size) {
   return f;
 }
 
-void read_f32(const File& f, const TensorInfo& t, float* out) {
-  // The TensorInfo may not come from this File's parse(): re-check it against the data section.
+namespace {
+// The TensorInfo may not come from this File's parse(): re-check it against the data section.
+const std::uint8_t* checked_data(const File& f, const TensorInfo& t) {
   const std::uint64_t n = t.numel();
   if (t.begin > t.end || t.end > f.data_size || (f.data == nullptr && t.end > 0) ||
       n > (t.end - t.begin) / dtype_size(t.dtype) || t.end - t.begin != n * dtype_size(t.dtype))
     fail("tensor " + show(t.name) + " " + offsets_str(t.begin, t.end) + " does not fit the data section of " +
          std::to_string(f.data_size) + " bytes");
-  const std::uint8_t* p = f.data + t.begin;
+  return f.data + t.begin;
+}
+}  // namespace
+
+void read_i8(const File& f, const TensorInfo& t, std::int8_t* out) {
+  if (t.dtype != DType::I8)
+    fail("tensor " + show(t.name) + " is " + dtype_name(t.dtype) + " where I8 is expected");
+  const std::uint8_t* p = checked_data(f, t);
+  if (t.numel()) std::memcpy(out, p, t.numel());
+}
+
+void read_f32(const File& f, const TensorInfo& t, float* out) {
+  if (t.dtype == DType::I8)
+    fail("tensor " + show(t.name) + " is I8 where F32, F16 or BF16 is expected");
+  const std::uint64_t n = t.numel();
+  const std::uint8_t* p = checked_data(f, t);
   switch (t.dtype) {
     case DType::F32:
       if (n) std::memcpy(out, p, n * 4);
@@ -286,6 +303,8 @@ void read_f32(const File& f, const TensorInfo& t, float* out) {
     case DType::BF16:
       for (std::uint64_t i = 0; i < n; ++i) out[i] = bf16_to_f32(load_u16(p + 2 * i));
       break;
+    case DType::I8:
+      break;  // refused above
   }
 }
 
@@ -324,12 +343,13 @@ std::vector<std::uint8_t> write(const std::vector<TensorOut>& tensors,
     for (std::int64_t d : t.shape)
       if (d < 0 || d > kMaxDim)
         fail_write("tensor " + show(t.name) + " shape " + shape_str(t.shape) + " has a dimension outside [0, 2^40]");
-    const std::uint64_t nbytes = byte_length(t.name, t.shape, DType::F32);
-    if (nbytes && !t.data) fail_write("tensor " + show(t.name) + " has no data");
+    const DType dt = t.i8 ? DType::I8 : DType::F32;
+    const std::uint64_t nbytes = byte_length(t.name, t.shape, dt);
+    if (nbytes && !t.data && !t.i8) fail_write("tensor " + show(t.name) + " has no data");
     if (nbytes > static_cast<std::uint64_t>(kMaxOffset) - offset)
       fail_write("tensor " + show(t.name) + " takes the data section past 2^53 bytes");
     if (header.size() > 1) header += ",";
-    header += json::quote(t.name) + ":{\"dtype\":\"F32\",\"shape\":[";
+    header += json::quote(t.name) + ":{\"dtype\":\"" + dtype_name(dt) + "\",\"shape\":[";
     for (std::size_t i = 0; i < t.shape.size(); ++i) header += (i ? "," : "") + std::to_string(t.shape[i]);
     header += "],\"data_offsets\":[" + std::to_string(offset) + "," + std::to_string(offset + nbytes) + "]}";
     offset += nbytes;
@@ -349,7 +369,8 @@ std::vector<std::uint8_t> write(const std::vector<TensorOut>& tensors,
   std::memcpy(out.data() + 8, header.data(), header.size());
   std::uint8_t* p = out.data() + 8 + header.size();
   for (std::size_t i = 0; i < tensors.size(); ++i) {
-    if (lengths[i]) std::memcpy(p, tensors[i].data, static_cast<std::size_t>(lengths[i]));
+    const void* src = tensors[i].i8 ? static_cast<const void*>(tensors[i].i8) : tensors[i].data;
+    if (lengths[i]) std::memcpy(p, src, static_cast<std::size_t>(lengths[i]));
     p += lengths[i];
   }
   return out;

@@ -1,6 +1,7 @@
 // The safetensors container: 8-byte little-endian header length, JSON header, raw little-endian data.
 // parse() validates the container completely (lengths, dtypes, shapes, offsets, overlaps) and points
-// into the caller's buffer without copying; read_f32() converts one tensor to float; write() emits F32.
+// into the caller's buffer without copying; read_f32() converts one tensor to float, read_i8() copies
+// an int8 one; write() emits F32 (and I8 for the tensors given as int8).
 // What the tensors mean (names, shapes against each other) is the checkpoint loader's business.
 #pragma once
 #include <cstddef>
@@ -12,8 +13,9 @@
 
 namespace attnseq::safetensors {
 
-// The dtypes attnseq reads; others are refused by name ("dtype I8 of tensor 'x' is not supported").
-enum class DType { F32, F16, BF16 };
+// The dtypes attnseq reads; others are refused by name ("dtype I16 of tensor 'x' is not supported").
+// I8 holds a quantised matrix, whose F32 scales are a tensor of their own (docs/checkpoint-format.md).
+enum class DType { F32, F16, BF16, I8 };
 const char* dtype_name(DType);
 std::size_t dtype_size(DType);
 
@@ -39,16 +41,20 @@ struct File {
 // must outlive the File). Throws std::invalid_argument("safetensors: ...") naming the tensor and numbers.
 File parse(const std::uint8_t* bytes, std::size_t size);
 
-// Converts F32/F16/BF16 (little-endian) to float: t.numel() values into out.
+// Converts F32/F16/BF16 (little-endian) to float: t.numel() values into out. An I8 tensor is refused
+// (its values mean nothing without its scales).
 void read_f32(const File& f, const TensorInfo& t, float* out);
+// Copies an I8 tensor: t.numel() values into out. Any other dtype is refused.
+void read_i8(const File& f, const TensorInfo& t, std::int8_t* out);
 
 struct TensorOut {
   std::string name;
   std::vector<std::int64_t> shape;
-  const float* data;  // numel(shape) floats
+  const float* data;               // numel(shape) floats, written F32 (unless i8 is given)
+  const std::int8_t* i8 = nullptr;  // numel(shape) int8, written I8 instead
 };
 
-// An F32 file: header padded with spaces to a multiple of 8 (so the data starts 8-byte aligned),
+// An F32 file (I8 for the tensors given as int8): header padded with spaces to a multiple of 8 (so the data starts 8-byte aligned),
 // tensors laid out contiguously in the given order. with_metadata=false writes no __metadata__ key.
 std::vector<std::uint8_t> write(const std::vector<TensorOut>& tensors,
                                 const std::vector<std::pair<std::string, std::string>>& metadata,

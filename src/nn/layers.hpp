@@ -16,10 +16,27 @@ namespace attnseq::nn {
 void linear_forward(const float* X, std::size_t ldx, const float* W, const float* b, float* Y,
                     std::size_t ldy, std::size_t B, std::size_t M, std::size_t N);
 
-// The same product reading W from its packed copy P (kernels::pack) when there is one.
+// A matrix (M, N) held as int8 for inference (Model::quantize): its q8_pack layout and row scales.
+struct Q8Weights {
+  const std::int8_t* packed = nullptr;
+  const float* scale = nullptr;  // (M)
+};
+
+// Y (B, M) = X W^T + b through the int8 copy: each row of X is quantised to int16 on the fly
+// (kernels::quantize_i16) into this thread's scratch, then kernels::gemm_q8.
+void linear_q8(const float* X, std::size_t ldx, const Q8Weights& Q, const float* b, float* Y, std::size_t ldy,
+               std::size_t B, std::size_t M, std::size_t N);
+// Grows this thread's linear_q8 scratch to rows x cols, so that products within that size allocate
+// nothing (Model::start reserves what its steps need).
+void q8_reserve(std::size_t rows, std::size_t cols);
+
+// The same product reading W from its int8 copy Q when there is one, else its packed copy P
+// (kernels::pack), else W itself.
 inline void linear_any(const float* X, std::size_t ldx, const float* W, const float* P, const float* b,
-                       float* Y, std::size_t ldy, std::size_t B, std::size_t M, std::size_t N) {
-  if (P) kernels::gemm_packed(X, ldx, P, b, Y, ldy, B, M, N);
+                       float* Y, std::size_t ldy, std::size_t B, std::size_t M, std::size_t N,
+                       const Q8Weights& Q = {}) {
+  if (Q.packed) linear_q8(X, ldx, Q, b, Y, ldy, B, M, N);
+  else if (P) kernels::gemm_packed(X, ldx, P, b, Y, ldy, B, M, N);
   else linear_forward(X, ldx, W, b, Y, ldy, B, M, N);
 }
 
@@ -35,6 +52,7 @@ struct RnnWeights {
   const float* b_hh = nullptr;
   const float* w_ih_packed = nullptr;  // inference copies in the packed layout (Model::prepare)
   const float* w_hh_packed = nullptr;
+  Q8Weights w_ih_q8, w_hh_q8;          // int8 copies instead, in a quantised model (Model::quantize)
   int in = 0, hidden = 0;
   Cell cell = Cell::GRU;
   int gates() const { return cell == Cell::GRU ? 3 : 4; }
@@ -56,6 +74,7 @@ struct AttentionWeights {
   Score score = Score::Dot;
   const float* w_q = nullptr;  // additive: W_q (A, Hd)
   const float* w_q_packed = nullptr;
+  Q8Weights w_q_q8;
   const float* v = nullptr;    // additive: v (A)
   int attn_dim = 0;            // A
 };

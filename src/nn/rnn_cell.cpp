@@ -7,7 +7,7 @@ namespace attnseq::nn {
 
 void gru_cell_forward(const RnnWeights& w, float* gi, float* gh, float* h, std::size_t B) {
   const std::size_t H = w.hidden, G = 3 * H;
-  linear_any(h, H, w.w_hh, w.w_hh_packed, w.b_hh, gh, G, B, G, H);  // gh (B, 3H) = h W_hh^T + b_hh
+  linear_any(h, H, w.w_hh, w.w_hh_packed, w.b_hh, gh, G, B, G, H, w.w_hh_q8);  // gh (B, 3H) = h W_hh^T + b_hh
   for (std::size_t r = 0; r < B; ++r) {
     float* x = gi + r * G;  // [r; z; n] pre-activations from the input
     const float* g = gh + r * G;
@@ -25,7 +25,7 @@ void gru_cell_forward(const RnnWeights& w, float* gi, float* gh, float* h, std::
 
 void lstm_cell_forward(const RnnWeights& w, float* gi, float* gh, float* h, float* c, std::size_t B) {
   const std::size_t H = w.hidden, G = 4 * H;
-  linear_any(h, H, w.w_hh, w.w_hh_packed, w.b_hh, gh, G, B, G, H);
+  linear_any(h, H, w.w_hh, w.w_hh_packed, w.b_hh, gh, G, B, G, H, w.w_hh_q8);
   for (std::size_t r = 0; r < B; ++r) {
     float* x = gi + r * G;  // [i; f; g; o]
     kernels::add(gh + r * G, x, G);

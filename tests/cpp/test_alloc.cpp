@@ -37,7 +37,7 @@ void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
 
 using namespace attnseq;
 
-TEST_CASE("step allocates nothing, for every style and both weight paths") {
+TEST_CASE("step allocates nothing, for every style and all three weight paths (packed, plain, int8)") {
   const ModelConfig cfgs[] = {
       test::small_config(Cell::GRU, Style::Luong, Score::Dot),
       test::small_config(Cell::LSTM, Style::Luong, Score::Additive, true, true, 2, true),
@@ -45,16 +45,21 @@ TEST_CASE("step allocates nothing, for every style and both weight paths") {
       test::small_config(Cell::LSTM, Style::None, Score::Dot, false, false, 2),
   };
   for (const auto& cfg : cfgs)
-    for (bool fast : {true, false}) {
+    for (int path : {0, 1, 2}) {
       Model m(cfg);
       test::randomize(m, 9, 1.0f);
-      m.prepare(fast, fast);
-      std::vector<std::int32_t> src = {4, 5, 6, 7, 8};
+      m.prepare(path != 1, path != 1);
+      if (path == 2) m.quantize();
+      CHECK(m.uses_int8_weights() == (path == 2));
+      // int8: a source shorter than the beam, so that a step multiplies more rows than encode did
+      // (the activation scratch must have been sized by start()).
+      const std::vector<std::int32_t> src = path == 2 ? std::vector<std::int32_t>{4, 5} : std::vector<std::int32_t>{4, 5, 6, 7, 8};
+      const int T = int(src.size());
       Encoded enc;
-      m.encode(src.data(), 5, enc);
+      m.encode(src.data(), T, enc);
       DecoderState st;
       m.start(enc, st, 4);
-      std::vector<float> ov(4 * 5, 0.25f);
+      std::vector<float> ov(4 * T, 0.25f);
       std::int32_t prev[4] = {1, 9, 10, 11}, parents[4] = {0, 0, 1, 0};
       const long before = g_allocations.load();
       for (int k = 0; k < 30; ++k) {

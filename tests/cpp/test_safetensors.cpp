@@ -132,6 +132,36 @@ TEST_CASE("safetensors: write then parse round trip") {
   CHECK(f.meta("absent") == nullptr);
 }
 
+TEST_CASE("safetensors: I8 tensors are written and read byte for byte, and only as int8") {
+  const std::vector<std::int8_t> q = {-127, -1, 0, 1, 127, 5, -128};
+  const std::vector<float> scale = {0.5f, 0.25f};
+  const Bytes file = st::write({{"w", {2, 3}, nullptr, q.data()}, {"w.scale", {2}, scale.data()}, {"odd", {1}, nullptr, q.data() + 6}}, {});
+  const st::File f = st::parse(file.data(), file.size());
+  REQUIRE(f.tensors.size() == 3);
+  CHECK(f.tensors[0].dtype == st::DType::I8);
+  CHECK(f.tensors[0].end - f.tensors[0].begin == 6);  // one byte per value
+  CHECK(f.tensors[1].dtype == st::DType::F32);
+  std::vector<std::int8_t> got(6);
+  st::read_i8(f, f.tensors[0], got.data());
+  CHECK(got == std::vector<std::int8_t>(q.begin(), q.begin() + 6));
+  std::int8_t odd = 0;
+  st::read_i8(f, f.tensors[2], &odd);
+  CHECK(odd == -128);  // the container keeps any byte; the checkpoint loader decides what is valid
+  CHECK(read_all(f, f.tensors[1]) == scale);
+  // An int8 tensor read as floats would lose its scales; a float one read as int8 is no better.
+  auto message = [](auto&& read) -> std::string {
+    try {
+      read();
+    } catch (const std::invalid_argument& e) {
+      return e.what();
+    }
+    return "<no error>";
+  };
+  float sink[6];
+  CHECK(message([&] { st::read_f32(f, f.tensors[0], sink); }) == "safetensors: tensor 'w' is I8 where F32, F16 or BF16 is expected");
+  CHECK(message([&] { st::read_i8(f, f.tensors[1], got.data()); }) == "safetensors: tensor 'w.scale' is F32 where I8 is expected");
+}
+
 TEST_CASE("safetensors: metadata present, empty or absent") {
   const float v[2] = {1, 2};
   const Bytes none = st::write({{"w", {2}, v}}, {}, false);
@@ -281,8 +311,8 @@ TEST_CASE("safetensors: every malformed file is refused with a message naming th
   }
   SUBCASE("dtype not a string") { check_error(make_file(entry("5", "[1]", "[0,4]"), 4), {"dtype of tensor 'x' is a number"}); }
   SUBCASE("unsupported dtype") {
-    check_error(make_file(entry("\"I8\"", "[4]", "[0,4]"), 4),
-                {"dtype I8 of tensor 'x' is not supported (F32, F16, BF16 are)"});
+    check_error(make_file(entry("\"I16\"", "[4]", "[0,8]"), 8),
+                {"dtype I16 of tensor 'x' is not supported (F32, F16, BF16, I8 are)"});
     check_error(make_file(entry("\"F64\"", "[1]", "[0,8]"), 8), {"dtype F64 of tensor 'x'"});
     check_error(make_file(entry("\"f32\"", "[1]", "[0,4]"), 4), {"dtype f32 of tensor 'x'"});  // case matters
   }

@@ -3,10 +3,11 @@
 // clamped to the vocabulary, and a short text through the model's own tokenizer if it has one),
 // decodes (max_length 4) greedily, with a beam and a forced prefix, and by sampling, on both
 // inference paths (per-token tables and plain products), and saves and reloads
-// it (the reload must succeed and save the same bytes). Everything else is a finding: a crash, a
+// it (the reload must succeed and save the same bytes), then all of it again on its int8 copy
+// (Model::quantize). Everything else is a finding: a crash, a
 // sanitizer report, any other exception, or an invalid_argument from a model that had loaded.
-// Seeds (tests/fuzz/corpus/checkpoint): four parity fixtures, tiny saved models of each style
-// (char/word vocabularies, F16/BF16, weights of +-3e38), three malformed headers, and the inputs
+// Seeds (tests/fuzz/corpus/checkpoint): four parity fixtures (one of them also as int8), tiny saved
+// models of each style (char/word vocabularies, F16/BF16, weights of +-3e38), three malformed headers, and the inputs
 // libFuzzer found (SHA-1 names, merged with -merge=1). tests/fuzz/run.sh builds and runs it.
 #include <algorithm>
 #include <cstdint>
@@ -95,6 +96,12 @@ void exercise(Model& m) {
   const std::vector<std::uint8_t> a = save_checkpoint(m);
   Model again = load_checkpoint(a.data(), a.size());
   if (save_checkpoint(again) != a) finding("save/load/save", "bytes differ");
+
+  // Held as int8 (its weights are finite, so quantize() cannot refuse), all of the above again.
+  if (!m.quantized()) {
+    m.quantize();
+    exercise(m);
+  }
 }
 
 }  // namespace

@@ -118,13 +118,14 @@ function synopsisFlags(overview, command) {
 
 test('native: each command --help lists every flag its parser accepts, with defaults', () => {
   const overview = ok('native', ['--help']);
-  for (const command of ['translate', 'info', 'train', 'eval']) {
+  for (const command of ['translate', 'info', 'train', 'eval', 'quantize']) {
     const help = ok('native', [command, '--help']);
     assert.match(help, new RegExp(`^usage: attnseq ${command} `));
     const opts = optionsOf(help);
     checkFlags('native', command, opts, synopsisFlags(overview, command));
-    // --help wins over everything else on the line, even a missing --model.
-    assert.equal(ok('native', [command, ...(command === 'train' ? ['--out'] : ['--model']), 'missing', '--help']), help);
+    // --help wins over everything else on the line, even a missing --model (a missing --in).
+    const file = { train: '--out', quantize: '--in' }[command] ?? '--model';
+    assert.equal(ok('native', [command, file, 'missing', '--help']), help);
   }
 });
 

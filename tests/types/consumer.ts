@@ -8,7 +8,7 @@ import {
   memoryStats,
 } from 'attnseq';
 import type {
-  AlignmentLike, AttnseqErrorCode, Decoder, DecoderOptions, Encoded, Hypothesis, Input, ModelConfig,
+  AlignmentLike, AttnseqErrorCode, Decoder, DecoderOptions, Encoded, Hypothesis, Input, LoadOptions, ModelConfig,
   ModelSource, StepOptions, StepResult, TrainEvaluation, Trainer, TrainerOptions, TrainStepReport,
   TranslateOptions, Translation,
 } from 'attnseq';
@@ -40,6 +40,13 @@ check(typeof description === 'string' && name === 'gru_luong_general', 'metadata
 check(model.srcVocab !== null && model.srcVocab.length === config.srcVocabSize, 'srcVocab');
 const specials: number[] = [config.pad, config.bos, config.eos, config.unk];
 check(specials.join() === '0,1,2,3', 'special ids');
+
+// The same checkpoint held as int8.
+const loadOptions: LoadOptions = { quantize: 'int8' };
+const int8: Model = await loadModel(new URL('./model.safetensors', import.meta.url), loadOptions);
+const quantization: 'none' | 'int8' = int8.config.quantization;
+check(quantization === 'int8' && config.quantization === 'none', 'quantization');
+int8.dispose();
 
 // tokenize / encode / memory.
 const { ids, tokens } = model.tokenize('w5 w6 w7', 'source');
@@ -160,6 +167,8 @@ async function refused(m: Model, d: Decoder, src: ModelSource): Promise<void> {
   m.config.hidden = 3;
   // @ts-expect-error a number is not a model source
   await loadModel(42);
+  // @ts-expect-error int8 is the only quantization
+  await loadModel(src, { quantize: 'int4' });
   // @ts-expect-error not an error code
   if (new AttnseqError('BAD_INPUT', 'x').code === 'NOPE') return;
   // @ts-expect-error not a built-in task (and not { tsv })

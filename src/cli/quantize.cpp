@@ -1,0 +1,66 @@
+// `attnseq quantize --in F --out G`: reads a checkpoint, holds its weight matrices as int8 with a
+// scale per row (Model::quantize) and writes the int8 checkpoint (docs/checkpoint-format.md) through
+// a temporary file, so a failed write leaves G as it was. An int8 input is written out unchanged.
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "cli/args.hpp"
+#include "cli/commands.hpp"
+#include "cli/files.hpp"
+#include "model/checkpoint.hpp"
+#include "model/errors.hpp"
+
+namespace attnseq::cli {
+namespace {
+
+const std::vector<Option>& quantize_options() {
+  static const std::vector<Option> t = {
+      {"--in", "FILE", "", ".safetensors checkpoint to read (f32, f16, bf16 or already int8; required)"},
+      {"--out", "FILE", "", "int8 .safetensors checkpoint to write (required; may be --in itself)"},
+      {"--help", "", "", "print this help"},
+  };
+  return t;
+}
+
+}  // namespace
+
+int quantize_cmd(const std::vector<std::string>& a) {
+  const auto& table = quantize_options();
+  std::string in, out;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const std::string& f = a[i];
+    if (f.rfind("--", 0) != 0) throw std::invalid_argument("unexpected argument '" + f + "'");
+    if (!find_option(table, f)) throw std::invalid_argument("unknown option " + f + " for 'quantize'");
+    if (f == "--help") {
+      std::fputs(help_text("attnseq quantize --in FILE --out FILE", table).c_str(), stdout);
+      return 0;
+    }
+    if (i + 1 >= a.size()) throw std::invalid_argument(f + " needs a value");
+    (f == "--in" ? in : out) = a[++i];
+  }
+  if (in.empty()) throw std::invalid_argument("--in FILE is required");
+  if (out.empty()) throw std::invalid_argument("--out FILE is required");
+  check_writable(out);  // before the work, and before anything is written
+  const auto in_bytes = read_file_bytes(in);
+  Model model = [&] {
+    try {
+      return load_checkpoint(in_bytes.data(), in_bytes.size());
+    } catch (const std::invalid_argument& e) {
+      raise_with_context(in + ": ", e);
+    }
+  }();
+  const int matrices = model.quantize();
+  const auto bytes = save_checkpoint(model);
+  OutputFile file(out, bytes);
+  file.commit();
+  int total = 0;
+  for (const auto& s : model.params().specs) total += s.int8;
+  std::printf("%s: %d of %d matrices quantised to int8 (%d already were); %zu -> %zu bytes (%.2fx), %s\n",
+              in.c_str(), matrices, total, total - matrices, in_bytes.size(), bytes.size(),
+              double(bytes.size()) / double(in_bytes.size()), out.c_str());
+  return 0;
+}
+
+}  // namespace attnseq::cli
