@@ -120,7 +120,7 @@ TEST_CASE("int8 reverse-vanilla: exact match within 0.5 points of f32's on 1200 
 // the other builds). Its greedy agreement with f32 on the first 1000 test words is 987: short of the
 // 99.5 % asked of every shipped model (bench/RESULTS.md says so); asserted at >= 98.5 % so that it
 // cannot fall further unseen.
-TEST_CASE("int8 g2p-en: test WER at beam 5 within 0.3 points of f32's; greedy agreement on 1000 test words >= 98.5 %") {
+TEST_CASE("int8 g2p-en: test WER at beam 5 within 0.3 points of f32's, greedy agreement on 1000 test words >= 98.5 %") {
   const std::string path = kModels + "/g2p-en.safetensors";
   const Model f32 = load_checkpoint_file(path);
   Model q8 = load_checkpoint_file(path);
