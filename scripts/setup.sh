@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything attnseq needs on a Debian 12 machine, as root, idempotently:
-# Debian packages (Emscripten 3.1.6, wabt, doctest, clang for fuzzing, Chromium, a Hangul font, numpy
-# for the float64 check of the parity fixtures),
+# Debian packages (Emscripten 3.1.6, wabt, doctest, clang for fuzzing, clang-format 14 for the house
+# style, Chromium, a Hangul font, numpy for the float64 check of the parity fixtures),
 # the private header-only xsimd 13 (from Debian trixie, unpacked into third_party/, never installed
 # system-wide), and the npm dev dependencies. Fast when everything is already there.
 set -euo pipefail
@@ -13,7 +13,7 @@ SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 
 # --- Debian packages -------------------------------------------------------------------------
-PKGS=(emscripten wabt doctest-dev cmake g++ clang libclang-rt-14-dev llvm-14 chromium fonts-nanum ca-certificates python3-numpy)
+PKGS=(emscripten wabt doctest-dev cmake g++ clang clang-format-14 libclang-rt-14-dev llvm-14 chromium fonts-nanum ca-certificates python3-numpy)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -58,7 +58,7 @@ export async function openDemo(ctx, base, { width = 1280, height = 900, dark = f
   } catch (e) {
     const empty = await page.evaluate((panels) => panels.filter(([id, mounted]) =>
       !document.querySelector(`#${id} ${mounted}, #${id} .panel-error`)).map(([id]) => id), PANELS);
-    throw new Error(`panel(s) ${empty.join(', ')} neither mounted nor showed an error in 20 s (${e.message.split('\n')[0]}); problems: ${problems.join('; ')}`);
+    throw new Error(`panel(s) ${empty.join(', ')} neither mounted nor showed an error in 20 s (${e.message.split('\n')[0]}); problems: ${problems.join('; ')}`, { cause: e });
   }
   return { page, problems };
 }

@@ -222,7 +222,7 @@ test('errors: CODE on stderr and exit 1; usage errors exit 2 with the usage text
   usageErrors.forEach((args, i) => {
     const u = usageResults[i];
     assert.equal(u.code, 2, `${args.join(' ')}: ${u.err}`);
-    assert.match(u.err, /^attnseq: USAGE: .+\n\nusage:\n  attnseq translate --model FILE/, args.join(' '));
+    assert.match(u.err, /^attnseq: USAGE: .+\n\nusage:\n {2}attnseq translate --model FILE/, args.join(' '));
     assert.equal(u.out, '');
   });
   (await engineResults).forEach((e, i) => {
@@ -236,7 +236,7 @@ test('errors: CODE on stderr and exit 1; usage errors exit 2 with the usage text
   for (const args of [['--help'], ['translate', '--help'], ['info', '-h']]) {
     r = cli(args);
     assert.equal(r.code, 0);
-    assert.match(r.out, /^usage:\n  attnseq translate --model FILE/);
+    assert.match(r.out, /^usage:\n {2}attnseq translate --model FILE/);
     assert.match(r.out, /--beam K/);
     assert.equal(r.err, '');
   }

@@ -10,11 +10,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createTrainer, loadModel } from '../../wasm/attnseq.js';
 import { NATIVE_CLI, requireNativeCli } from './native.mjs';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CLI = NATIVE_CLI;
 
 const MODEL = (n) => new URL(`../../models/${n}.safetensors`, import.meta.url);
