@@ -10,10 +10,10 @@
 // --what=...,int8 measures the model against its int8 copy (Model::quantize) side by side.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cmath>
 #include <cstring>
 #include <functional>
 #include <memory>
@@ -36,11 +36,11 @@
 namespace {
 
 using Clock = std::chrono::steady_clock;
-constexpr int kT = 32;           // source length
-constexpr int kVocab = 1000;     // both vocabularies
-constexpr int kRestart = 64;     // steps between start() calls (start is not timed)
-constexpr int kStepsPerRep = 192;  // steps averaged per repetition (3 segments of 64)
-constexpr int kEncodesPerRep = 20; // encodes averaged per repetition
+constexpr int kT = 32;              // source length
+constexpr int kVocab = 1000;        // both vocabularies
+constexpr int kRestart = 64;        // steps between start() calls (start is not timed)
+constexpr int kStepsPerRep = 192;   // steps averaged per repetition (3 segments of 64)
+constexpr int kEncodesPerRep = 20;  // encodes averaged per repetition
 
 const char* build_label() {
 #if defined(__EMSCRIPTEN__) && defined(__wasm_simd128__)
@@ -264,7 +264,8 @@ void report_pair(int H, const char* what, int B, const Samples& f32, const Sampl
   }
   std::printf("INT8 build=%s arch=%s q8=%s H=%d what=%s B=%d ratio=%.3f cpu_ratio=%.3f paired=%.3f cpu_paired=%.3f\n",
               build_label(), attnseq::simd::arch_name(), attnseq::simd::q8_arch_name(), H, what, B,
-              median(q8.wall_us) / median(f32.wall_us), median(q8.cpu_us) / median(f32.cpu_us), median(wall), median(cpu));
+              median(q8.wall_us) / median(f32.wall_us), median(q8.cpu_us) / median(f32.cpu_us), median(wall),
+              median(cpu));
   std::fflush(stdout);
 }
 
@@ -335,8 +336,8 @@ void bench_int8(const Options& o, int H) {
 
 // ---- kernel micro-benchmark: the calls one step / one encode makes, at their shapes -------------
 // bytes: weight bytes one call streams (its matrix), for the GB/s column; 0 if not meaningful.
-void bench_kernel(const Options& o, int H, const char* name, const char* shape, double flops, double bytes,
-                  int calls, const std::function<void()>& f) {
+void bench_kernel(const Options& o, int H, const char* name, const char* shape, double flops, double bytes, int calls,
+                  const std::function<void()>& f) {
   Options k = o;
   k.budget = std::min(o.budget, 0.3);
   auto s = repeat(k, [&](Stopwatch& sw) {
@@ -390,23 +391,36 @@ void bench_kernels(const Options& o, int H) {
     g_sink = xsimd::reduce_add((a0 + a1) + (a2 + a3));
   };
   bench_kernel(o, H, "read_Whh_bytes", sh(G, h), 0, F * G * h, c, [&] { read_all(big.data(), G * h); });
-  bench_kernel(o, H, "read_step_bytes", sh(1, step_floats), 0, F * step_floats, c / 4 + 1, [&] { read_all(big.data(), step_floats); });
-  bench_kernel(o, H, "gemv_Whh", sh(G, h), 2.0 * G * h, F * G * h, c, [&] { K::gemv(w_hh.data(), x.data(), y.data(), G, h, true); });
-  bench_kernel(o, H, "gemv_combine", sh(h, 2 * h), 4.0 * h * h, F * 2 * h * h, c, [&] { K::gemv(w_c.data(), x.data(), y.data(), h, 2 * h, true); });
-  bench_kernel(o, H, "gemv_out", sh(V, h), 2.0 * V * h, F * V * h, c, [&] { K::gemv(w_o.data(), x.data(), y.data(), V, h, true); });
+  bench_kernel(o, H, "read_step_bytes", sh(1, step_floats), 0, F * step_floats, c / 4 + 1,
+               [&] { read_all(big.data(), step_floats); });
+  bench_kernel(o, H, "gemv_Whh", sh(G, h), 2.0 * G * h, F * G * h, c,
+               [&] { K::gemv(w_hh.data(), x.data(), y.data(), G, h, true); });
+  bench_kernel(o, H, "gemv_combine", sh(h, 2 * h), 4.0 * h * h, F * 2 * h * h, c,
+               [&] { K::gemv(w_c.data(), x.data(), y.data(), h, 2 * h, true); });
+  bench_kernel(o, H, "gemv_out", sh(V, h), 2.0 * V * h, F * V * h, c,
+               [&] { K::gemv(w_o.data(), x.data(), y.data(), V, h, true); });
   // The three matrices of a step back to back, as the step meets them (each evicts the others).
   bench_kernel(o, H, "gemv_step_chain", sh(1, step_floats), 2.0 * step_floats, F * step_floats, c / 4 + 1, [&] {
     K::gemv(w_hh.data(), x.data(), y.data(), G, h, true);
     K::gemv(w_c.data(), x.data(), y.data(), h, 2 * h, true);
     K::gemv(w_o.data(), x.data(), y.data(), V, h, true);
   });
-  bench_kernel(o, H, "scores_gemm_nt", sh(T, h), 2.0 * T * h, 0, 4000, [&] { K::gemm_nt(x.data(), h, mem.data(), s.data(), T, 1, T, h, false); });
+  bench_kernel(o, H, "scores_gemm_nt", sh(T, h), 2.0 * T * h, 0, 4000,
+               [&] { K::gemm_nt(x.data(), h, mem.data(), s.data(), T, 1, T, h, false); });
   bench_kernel(o, H, "softmax", sh(1, T), 0, 0, 4000, [&] { K::masked_softmax(s.data(), T, T); });
-  bench_kernel(o, H, "context_gemv_t", sh(T, h), 2.0 * T * h, 0, 4000, [&] { K::gemv_t(mem.data(), s.data(), y.data(), T, h); });
-  bench_kernel(o, H, "sigmoid", sh(1, 2 * h), 0, 0, 4000, [&] { std::memcpy(y.data(), x.data(), 2 * h * 4); K::sigmoid(y.data(), 2 * h); });
-  bench_kernel(o, H, "tanh", sh(1, h), 0, 0, 4000, [&] { std::memcpy(y.data(), x.data(), h * 4); K::tanh(y.data(), h); });
+  bench_kernel(o, H, "context_gemv_t", sh(T, h), 2.0 * T * h, 0, 4000,
+               [&] { K::gemv_t(mem.data(), s.data(), y.data(), T, h); });
+  bench_kernel(o, H, "sigmoid", sh(1, 2 * h), 0, 0, 4000, [&] {
+    std::memcpy(y.data(), x.data(), 2 * h * 4);
+    K::sigmoid(y.data(), 2 * h);
+  });
+  bench_kernel(o, H, "tanh", sh(1, h), 0, 0, 4000, [&] {
+    std::memcpy(y.data(), x.data(), h * 4);
+    K::tanh(y.data(), h);
+  });
   bench_kernel(o, H, "argmax", sh(1, V), 0, 0, 4000, [&] { g_sink = float(K::argmax(table.data(), V)); });
-  bench_kernel(o, H, "table_row_copy", sh(1, G), 0, 0, 4000, [&] { std::memcpy(g.data(), &table[(rng.next() % V) * G], G * 4); });
+  bench_kernel(o, H, "table_row_copy", sh(1, G), 0, 0, 4000,
+               [&] { std::memcpy(g.data(), &table[(rng.next() % V) * G], G * 4); });
   // The whole GRU cell (gemv + elementwise) as the engine calls it, batch 1.
   attnseq::nn::RnnWeights rw;
   auto b_hh = rand_vec(G);
@@ -421,9 +435,8 @@ void bench_kernels(const Options& o, int H) {
   });
   // Beam: 4 rows through W_hh in one gemm_nt (the matrix is read once per 4-row block).
   auto x4 = rand_vec(4 * h), y4 = rand_vec(4 * G);
-  bench_kernel(o, H, "gemm_nt_Whh_B4", sh(G, h), 8.0 * G * h, F * G * h, c, [&] {
-    K::gemm_nt(x4.data(), h, w_hh.data(), y4.data(), G, 4, G, h, true);
-  });
+  bench_kernel(o, H, "gemm_nt_Whh_B4", sh(G, h), 8.0 * G * h, F * G * h, c,
+               [&] { K::gemm_nt(x4.data(), h, w_hh.data(), y4.data(), G, 4, G, h, true); });
 }
 
 // ---- kernel lab: candidate gemv / gemm layouts, to size what src/kernels/simd_impl.inc could gain
@@ -550,8 +563,10 @@ void gemm4_pack4x2(const float* X, const float* P, float* C, std::size_t M, std:
       }
       float* r0 = C + b * M + m;
       float* r1 = r0 + M;
-      r0[0] = xsimd::reduce_add(a0), r0[1] = xsimd::reduce_add(a1), r0[2] = xsimd::reduce_add(a2), r0[3] = xsimd::reduce_add(a3);
-      r1[0] = xsimd::reduce_add(c0), r1[1] = xsimd::reduce_add(c1), r1[2] = xsimd::reduce_add(c2), r1[3] = xsimd::reduce_add(c3);
+      r0[0] = xsimd::reduce_add(a0), r0[1] = xsimd::reduce_add(a1), r0[2] = xsimd::reduce_add(a2),
+      r0[3] = xsimd::reduce_add(a3);
+      r1[0] = xsimd::reduce_add(c0), r1[1] = xsimd::reduce_add(c1), r1[2] = xsimd::reduce_add(c2),
+      r1[3] = xsimd::reduce_add(c3);
     }
   }
 }
@@ -567,7 +582,10 @@ void bench_lab(const Options& o, int H) {
   const std::size_t h = H, V = kVocab;
   const double F = 4.0;
   char shape[64];
-  struct Mat { const char* name; std::size_t M, N; };
+  struct Mat {
+    const char* name;
+    std::size_t M, N;
+  };
   const Mat mats[] = {{"Whh", 3 * h, h}, {"combine", h, 2 * h}, {"out", V, h}};
   for (const auto& mt : mats) {
     const std::size_t M = mt.M, N = mt.N;
@@ -589,19 +607,23 @@ void bench_lab(const Options& o, int H) {
     const int c = M * N >= (1u << 19) ? 50 : 200;
     std::string n;
     n = std::string("engine_gemv_") + mt.name;
-    bench_kernel(o, H, n.c_str(), shape, 2.0 * M * N, F * M * N, c, [&] { attnseq::kernels::gemv(W.data(), x.data(), y.data(), M, N, false); });
+    bench_kernel(o, H, n.c_str(), shape, 2.0 * M * N, F * M * N, c,
+                 [&] { attnseq::kernels::gemv(W.data(), x.data(), y.data(), M, N, false); });
     lab::gemv_dot8(W.data(), x.data(), y.data(), M, N);
     std::printf("# lab dot8 max|err| %.2g\n", check(y.data()));
     n = std::string("lab_dot8_") + mt.name;
-    bench_kernel(o, H, n.c_str(), shape, 2.0 * M * N, F * M * N, c, [&] { lab::gemv_dot8(W.data(), x.data(), y.data(), M, N); });
+    bench_kernel(o, H, n.c_str(), shape, 2.0 * M * N, F * M * N, c,
+                 [&] { lab::gemv_dot8(W.data(), x.data(), y.data(), M, N); });
     lab::gemv_pack4(P4.data(), x.data(), y.data(), M, N);
     std::printf("# lab pack4 max|err| %.2g\n", check(y.data()));
     n = std::string("lab_pack4_") + mt.name;
-    bench_kernel(o, H, n.c_str(), shape, 2.0 * M * N, F * M * N, c, [&] { lab::gemv_pack4(P4.data(), x.data(), y.data(), M, N); });
+    bench_kernel(o, H, n.c_str(), shape, 2.0 * M * N, F * M * N, c,
+                 [&] { lab::gemv_pack4(P4.data(), x.data(), y.data(), M, N); });
     lab::gemv_panel(PT.data(), x.data(), yp.data(), Mp, N);
     std::printf("# lab panel max|err| %.2g\n", check(yp.data()));
     n = std::string("lab_panel_") + mt.name;
-    bench_kernel(o, H, n.c_str(), shape, 2.0 * M * N, F * M * N, c, [&] { lab::gemv_panel(PT.data(), x.data(), yp.data(), Mp, N); });
+    bench_kernel(o, H, n.c_str(), shape, 2.0 * M * N, F * M * N, c,
+                 [&] { lab::gemv_panel(PT.data(), x.data(), yp.data(), Mp, N); });
   }
   // Beam: 4 rows through W_hh.
   const std::size_t M = 3 * h, N = h;
@@ -619,11 +641,12 @@ void bench_lab(const Options& o, int H) {
   for (std::size_t i = 0; i < 4 * M; ++i) e = std::max(e, double(std::fabs(C[i] - C0[i])));
   std::printf("# lab pack4x2 max|err| %.2g\n", e);
   const int c = H >= 512 ? 50 : 200;
-  bench_kernel(o, H, "engine_gemm_nt_B4_Whh", shape, 8.0 * M * N, F * M * N, c, [&] {
-    attnseq::kernels::gemm_nt(X.data(), N, W.data(), C.data(), M, 4, M, N, false);
-  });
-  bench_kernel(o, H, "lab_4x4_B4_Whh", shape, 8.0 * M * N, F * M * N, c, [&] { lab::gemm4_4x4(X.data(), W.data(), C.data(), M, N); });
-  bench_kernel(o, H, "lab_pack4x2_B4_Whh", shape, 8.0 * M * N, F * M * N, c, [&] { lab::gemm4_pack4x2(X.data(), P4.data(), C.data(), M, N); });
+  bench_kernel(o, H, "engine_gemm_nt_B4_Whh", shape, 8.0 * M * N, F * M * N, c,
+               [&] { attnseq::kernels::gemm_nt(X.data(), N, W.data(), C.data(), M, 4, M, N, false); });
+  bench_kernel(o, H, "lab_4x4_B4_Whh", shape, 8.0 * M * N, F * M * N, c,
+               [&] { lab::gemm4_4x4(X.data(), W.data(), C.data(), M, N); });
+  bench_kernel(o, H, "lab_pack4x2_B4_Whh", shape, 8.0 * M * N, F * M * N, c,
+               [&] { lab::gemm4_pack4x2(X.data(), P4.data(), C.data(), M, N); });
 }
 
 std::vector<int> parse_list(const char* s) {
@@ -640,8 +663,10 @@ void usage() {
   std::puts(
       "attnseq_bench [--H=128,256,512] [--what=encode,step,beam,kernels,lab,int8] [--budget=SECONDS] [--min-reps=N]\n"
       "  encode: model.encode of 32 tokens; step: model.step batch 1; beam: model.step with 4 rows;\n"
-      "  int8: each of encode/step/beam named for the model and its int8 copy in alternating repetitions (INT8 lines);\n"
-      "  kernels: each kernel at the shapes a step/encode uses; lab: candidate gemv layouts. Prints RESULT/KERNEL lines (median µs).");
+      "  int8: each of encode/step/beam named for the model and its int8 copy in alternating repetitions (INT8 "
+      "lines);\n"
+      "  kernels: each kernel at the shapes a step/encode uses; lab: candidate gemv layouts. Prints RESULT/KERNEL "
+      "lines (median µs).");
 }
 
 }  // namespace
@@ -672,8 +697,10 @@ int main(int argc, char** argv) {
   std::printf("# attnseq_bench build=%s arch=%s T=%d V=%d steps/rep=%d encodes/rep=%d restart=%d\n", build_label(),
               attnseq::simd::arch_name(), kT, kVocab, kStepsPerRep, kEncodesPerRep, kRestart);
   for (int H : o.H) {
-    if (o.int8) bench_int8(o, H);
-    else if (o.encode || o.step || o.beam) bench_model(o, H);
+    if (o.int8)
+      bench_int8(o, H);
+    else if (o.encode || o.step || o.beam)
+      bench_model(o, H);
     if (o.kernels) bench_kernels(o, H);
     if (o.lab) bench_lab(o, H);
   }

@@ -53,28 +53,50 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&]() -> std::string {
-      if (i + 1 >= argc) { std::fprintf(stderr, "%s needs a value\n", a.c_str()); std::exit(2); }
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "%s needs a value\n", a.c_str());
+        std::exit(2);
+      }
       return argv[++i];
     };
-    if (a == "--data") data = next();
-    else if (a == "--task") task_name = next();
-    else if (a == "--src-tokenizer") src_tok = next();
-    else if (a == "--tgt-tokenizer") tgt_tok = next();
-    else if (a == "--score") score = next();
-    else if (a == "--hidden") hidden = std::stoi(next());
-    else if (a == "--embedding") emb = std::stoi(next());
-    else if (a == "--batch") batch = std::stoi(next());
-    else if (a == "--seconds") budget = std::stod(next());
-    else if (a == "--bidirectional") bidir = true;
-    else if (a == "--bridge") bridge = true;
-    else if (a == "--input-feeding") feed = true;
-    else if (a == "--dump-tsv") dump_n = std::stol(next()), dump_file = next();
-    else { std::fprintf(stderr, "unknown option %s (see the header of bench/train_flops.cpp)\n", a.c_str()); return 2; }
+    if (a == "--data")
+      data = next();
+    else if (a == "--task")
+      task_name = next();
+    else if (a == "--src-tokenizer")
+      src_tok = next();
+    else if (a == "--tgt-tokenizer")
+      tgt_tok = next();
+    else if (a == "--score")
+      score = next();
+    else if (a == "--hidden")
+      hidden = std::stoi(next());
+    else if (a == "--embedding")
+      emb = std::stoi(next());
+    else if (a == "--batch")
+      batch = std::stoi(next());
+    else if (a == "--seconds")
+      budget = std::stod(next());
+    else if (a == "--bidirectional")
+      bidir = true;
+    else if (a == "--bridge")
+      bridge = true;
+    else if (a == "--input-feeding")
+      feed = true;
+    else if (a == "--dump-tsv")
+      dump_n = std::stol(next()), dump_file = next();
+    else {
+      std::fprintf(stderr, "unknown option %s (see the header of bench/train_flops.cpp)\n", a.c_str());
+      return 2;
+    }
   }
   std::unique_ptr<train::Task> task;
   if (!data.empty()) {
     std::ifstream in(data, std::ios::binary);
-    if (!in) { std::fprintf(stderr, "cannot open %s\n", data.c_str()); return 1; }
+    if (!in) {
+      std::fprintf(stderr, "cannot open %s\n", data.c_str());
+      return 1;
+    }
     std::stringstream ss;
     ss << in.rdbuf();
     auto kind = [](const std::string& k) { return k == "word" ? TokenizerKind::Word : TokenizerKind::Char; };
@@ -132,24 +154,30 @@ int main(int argc, char** argv) {
   std::vector<float> grad(model.params().data.size());
   train::Workspace ws;
   std::size_t next = 0;
-  const double per_batch = time_per_call([&] {
-    train::forward_backward(model, batches[next++ % batches.size()], grad.data(), {}, &ws);
-  }, budget);
+  const double per_batch = time_per_call(
+      [&] { train::forward_backward(model, batches[next++ % batches.size()], grad.data(), {}, &ws); }, budget);
   // time_per_call ran whole rounds over the same batches, so the mean FLOPs per batch apply.
   const double gflops = flops / batches.size() / per_batch / 1e9;
-  std::printf("RESULT what=train_step arch=%s params=%zu batch=%d fwd_bwd_ms=%.2f target_tok_s=%.0f gflop_per_batch=%.3f gflops=%.1f\n",
-              simd::arch_name(), model.params().data.size(), batch, per_batch * 1e3, tokens / batches.size() / per_batch,
-              flops / batches.size() / 1e9, gflops);
+  std::printf(
+      "RESULT what=train_step arch=%s params=%zu batch=%d fwd_bwd_ms=%.2f target_tok_s=%.0f gflop_per_batch=%.3f "
+      "gflops=%.1f\n",
+      simd::arch_name(), model.params().data.size(), batch, per_batch * 1e3, tokens / batches.size() / per_batch,
+      flops / batches.size() / 1e9, gflops);
 
   // The two kernels alone on the decoder's recurrent shape: (B x H) by (H x 3H), and its backward.
   const std::size_t M = std::size_t(c.gates()) * c.dec_hidden, N = c.dec_hidden, B = batch;
   std::vector<float> W(M * N, 0.01f), X(B * N, 0.02f), Y(B * M), P(kernels::packed_size(M, N)), dW(M * N), dX(B * N);
   kernels::pack(W.data(), M, N, P.data());
-  const double fwd = time_per_call([&] { kernels::gemm_packed(X.data(), N, P.data(), nullptr, Y.data(), M, B, M, N); }, 0.5);
-  const double bwd_w = time_per_call([&] { kernels::gemm_acc(Y.data(), 1, M, X.data(), N, dW.data(), N, M, N, B); }, 0.5);
-  const double bwd_x = time_per_call([&] { kernels::gemm_acc(Y.data(), M, 1, W.data(), N, dX.data(), N, B, N, M); }, 0.5);
+  const double fwd =
+      time_per_call([&] { kernels::gemm_packed(X.data(), N, P.data(), nullptr, Y.data(), M, B, M, N); }, 0.5);
+  const double bwd_w =
+      time_per_call([&] { kernels::gemm_acc(Y.data(), 1, M, X.data(), N, dW.data(), N, M, N, B); }, 0.5);
+  const double bwd_x =
+      time_per_call([&] { kernels::gemm_acc(Y.data(), M, 1, W.data(), N, dX.data(), N, B, N, M); }, 0.5);
   const double f = 2.0 * B * M * N / 1e9;
-  std::printf("RESULT what=kernels shape=%zux%zu_by_%zux%zu gemm_packed_gflops=%.1f gemm_acc_dW_gflops=%.1f gemm_acc_dX_gflops=%.1f\n",
-              B, N, N, M, f / fwd, f / bwd_w, f / bwd_x);
+  std::printf(
+      "RESULT what=kernels shape=%zux%zu_by_%zux%zu gemm_packed_gflops=%.1f gemm_acc_dW_gflops=%.1f "
+      "gemm_acc_dX_gflops=%.1f\n",
+      B, N, N, M, f / fwd, f / bwd_w, f / bwd_x);
   return 0;
 }

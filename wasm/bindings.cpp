@@ -26,8 +26,8 @@
 #include "model/errors.hpp"
 #include "model/vocab.hpp"
 #include "train/evaluate.hpp"
-#include "train/tasks.hpp"
 #include "train/settings.hpp"
+#include "train/tasks.hpp"
 #include "train/trainer.hpp"
 
 using emscripten::val;
@@ -398,8 +398,6 @@ class DecoderHandle {
   std::string err_code_, err_msg_;
 };
 
-
-
 // Training in the engine: a model from a configuration, a task (built-in or TSV), and the trainer.
 class TrainerHandle {
  public:
@@ -408,20 +406,25 @@ class TrainerHandle {
       auto str = [](const val& o, const char* k, const char* def) {
         const val v = o[k];
         if (v.isUndefined() || v.isNull()) return std::string(def);
-        if (v.typeOf().as<std::string>() != "string") throw std::invalid_argument(std::string("'") + k + "' must be a string");
+        if (v.typeOf().as<std::string>() != "string")
+          throw std::invalid_argument(std::string("'") + k + "' must be a string");
         return v.as<std::string>();
       };
       auto num = [](const val& o, const char* k, double def, double lo, double hi) {
         const val v = o[k];
         if (v.isUndefined() || v.isNull()) return def;
-        if (v.typeOf().as<std::string>() != "number") throw std::invalid_argument(std::string("'") + k + "' must be a number");
+        if (v.typeOf().as<std::string>() != "number")
+          throw std::invalid_argument(std::string("'") + k + "' must be a number");
         const double x = v.as<double>();
         if (!(x >= lo && x <= hi))
-          throw std::invalid_argument(std::string("'") + k + "' is " + num_str(x) + "; it must be in [" +
-                                      num_str(lo) + ", " + num_str(hi) + "]");
+          throw std::invalid_argument(std::string("'") + k + "' is " + num_str(x) + "; it must be in [" + num_str(lo) +
+                                      ", " + num_str(hi) + "]");
         return x;
       };
-      auto flag = [](const val& o, const char* k) { const val v = o[k]; return !v.isUndefined() && !v.isNull() && v.as<bool>(); };
+      auto flag = [](const val& o, const char* k) {
+        const val v = o[k];
+        return !v.isUndefined() && !v.isNull() && v.as<bool>();
+      };
       std::unique_ptr<train::Task> t;
       if (task.typeOf().as<std::string>() == "string") {
         train::TaskOptions to;
@@ -443,7 +446,8 @@ class TrainerHandle {
       auto setting = [&](const val& o, const char* cli, double def) {
         const auto& s = train::setting(cli);
         const double x = num(o, s.js, def, s.lo, s.hi);
-        if (s.integer && x != std::floor(x)) throw std::invalid_argument(std::string("'") + s.js + "' must be an integer");
+        if (s.integer && x != std::floor(x))
+          throw std::invalid_argument(std::string("'") + s.js + "' must be an integer");
         return x;
       };
       auto dflt = [](const char* cli) { return train::setting(cli).def; };
@@ -581,7 +585,8 @@ std::string build_info() {
 
 // dec.step()'s one call per step: plain numbers in, a status out, no Embind conversion. `handle` is
 // DecoderHandle::address() of a live handle; the wrapper checks for dispose() before calling.
-extern "C" EMSCRIPTEN_KEEPALIVE int attnseq_decoder_step(std::uintptr_t handle, int forced, int topk, int use_override) {
+extern "C" EMSCRIPTEN_KEEPALIVE int attnseq_decoder_step(std::uintptr_t handle, int forced, int topk,
+                                                         int use_override) {
   return reinterpret_cast<DecoderHandle*>(handle)->step_impl(forced, use_override != 0, topk);
 }
 

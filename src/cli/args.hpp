@@ -63,11 +63,12 @@ inline std::int64_t parse_int_in(const std::string& flag, const std::string& v, 
 
 // A finite number that fits a float (every consumer stores a float). Underflow rounds toward 0.
 inline double parse_number(const std::string& flag, const std::string& v) {
-  const bool blank_start = v.empty() || v[0] == ' ' || v[0] == '\t' || v[0] == '\n' || v[0] == '\r' ||
-                           v[0] == '\f' || v[0] == '\v';
+  const bool blank_start =
+      v.empty() || v[0] == ' ' || v[0] == '\t' || v[0] == '\n' || v[0] == '\r' || v[0] == '\f' || v[0] == '\v';
   char* end = nullptr;
   const double x = blank_start ? 0.0 : std::strtod(v.c_str(), &end);
-  if (blank_start || end != v.c_str() + v.size()) throw std::invalid_argument(flag + " expects a number, got '" + v + "'");
+  if (blank_start || end != v.c_str() + v.size())
+    throw std::invalid_argument(flag + " expects a number, got '" + v + "'");
   if (!std::isfinite(x) || std::fabs(x) > double(std::numeric_limits<float>::max()))
     throw std::invalid_argument(flag + " expects a finite number, got '" + v + "'");
   return x;

@@ -57,8 +57,8 @@ int quantize_cmd(const std::vector<std::string>& a) {
   file.commit();
   int total = 0;
   for (const auto& s : model.params().specs) total += s.int8;
-  std::printf("%s: %d of %d matrices quantised to int8 (%d already were); %zu -> %zu bytes (%.2fx), %s\n",
-              in.c_str(), matrices, total, total - matrices, in_bytes.size(), bytes.size(),
+  std::printf("%s: %d of %d matrices quantised to int8 (%d already were); %zu -> %zu bytes (%.2fx), %s\n", in.c_str(),
+              matrices, total, total - matrices, in_bytes.size(), bytes.size(),
               double(bytes.size()) / double(in_bytes.size()), out.c_str());
   return 0;
 }

@@ -22,8 +22,8 @@
 #include "train/epochs.hpp"
 #include "train/evaluate.hpp"
 #include "train/pron_data.hpp"
-#include "train/tasks.hpp"
 #include "train/settings.hpp"
+#include "train/tasks.hpp"
 #include "train/trainer.hpp"
 #include "train/wer.hpp"
 
@@ -46,7 +46,8 @@ struct Flags {
 };
 
 // `table` lists the flags the command takes (a value name: the flag takes a value; none: a switch);
-// anything else, and a flag given twice, is refused. --help stops the parse: the command prints its help and nothing else.
+// anything else, and a flag given twice, is refused. --help stops the parse: the command prints its help and nothing
+// else.
 Flags parse_flags(const char* command, const std::vector<std::string>& a, const std::vector<Option>& table) {
   Flags f;
   for (std::size_t i = 0; i < a.size(); ++i) {
@@ -91,14 +92,17 @@ const std::vector<Option>& train_options() {
         {"--style", "luong|bahdanau|none", "luong", "attention style (none: no attention)"},
         {"--score", "dot|general|additive", "dot", "attention score function"},
         {"--cell", "gru|lstm", "gru", "recurrent cell"},
-        {"--hidden", "N", train::default_text(train::setting("--hidden")), "decoder hidden size (and encoder output size)"},
+        {"--hidden", "N", train::default_text(train::setting("--hidden")),
+         "decoder hidden size (and encoder output size)"},
         {"--embedding", "N", "", "embedding size (default: --hidden)"},
-        {"--layers", "N", train::default_text(train::setting("--layers")), "stacked layers, at most " + train::number_text(train::setting("--layers").hi)},
+        {"--layers", "N", train::default_text(train::setting("--layers")),
+         "stacked layers, at most " + train::number_text(train::setting("--layers").hi)},
         {"--attn-dim", "N", "", "additive score's inner size (default: --hidden)"},
         {"--bidirectional", "", "", "bidirectional encoder"},
         {"--input-feeding", "", "", "Luong input feeding"},
         {"--bridge", "", "", "a learned map from the encoder's final state to the decoder's initial state"},
-        {"--steps", "N", train::default_text(train::setting("--steps")), "total optimiser steps (counted from the start when resuming; not with --pron)"},
+        {"--steps", "N", train::default_text(train::setting("--steps")),
+         "total optimiser steps (counted from the start when resuming; not with --pron)"},
         {"--epochs", "N", "40", "--pron: at most this many passes over the training words"},
         {"--patience", "N", "5", "--pron: stop after N epochs in a row without a better dev WER (0: never)"},
         {"--lr-decay", "X", "0.5", "--pron: multiply the rate by X after each epoch without a better dev WER"},
@@ -113,9 +117,12 @@ const std::vector<Option>& train_options() {
         {"--dropout", "X", "0", "dropout on embeddings, between layers and before the output (train/backprop.hpp)"},
         {"--label-smoothing", "X", "0", "label smoothing of the training objective"},
         {"--seed", "S", train::default_text(train::setting("--seed")), "initialisation and sampling seed"},
-        {"--threads", "N", "", "training threads (default: every core, at most " + std::to_string(train::kMaxThreads) + ")"},
+        {"--threads", "N", "",
+         "training threads (default: every core, at most " + std::to_string(train::kMaxThreads) + ")"},
         {"--resume", "FILE", "", "continue the run saved in FILE and FILE.trainer (--pron: OUT.last)"},
-        {"--out", "FILE.safetensors", "", "where to save the model (required; + FILE.trainer, or with --pron the best epoch's model, + FILE.last and FILE.last.trainer)"},
+        {"--out", "FILE.safetensors", "",
+         "where to save the model (required; + FILE.trainer, or with --pron the best epoch's model, + FILE.last and "
+         "FILE.last.trainer)"},
         {"--name", "NAME", "", "model name (default: TASK-STYLE-SCORE)"},
         {"--description", "TEXT", "", "description stored in the checkpoint"},
         {"--quiet", "", "", "no progress line"},
@@ -138,7 +145,9 @@ const std::vector<Option>& eval_options() {
         {"--n", "N", "2000", "held-out examples (not with --pron: every word is scored)"},
         {"--seed", "S", "20261130", "seed of the held-out examples (not with --pron)"},
         {"--beam", "K", "1", "beam width"},
-        {"--threads", "N", "", "evaluation threads (default: every core, at most " + std::to_string(train::kMaxThreads) + "; the figures are the same for any count)"},
+        {"--threads", "N", "",
+         "evaluation threads (default: every core, at most " + std::to_string(train::kMaxThreads) +
+             "; the figures are the same for any count)"},
         {"--json", "", "", "print one JSON object"},
         {"--help", "", "", "print this help"},
     };
@@ -170,9 +179,14 @@ std::unique_ptr<train::Task> task_from(const Flags& f, const std::vector<Option>
   std::stringstream ss;
   ss << in.rdbuf();
   // --tokenizer sets both sides; --src-tokenizer / --tgt-tokenizer override one side.
-  auto kind = [&](const char* flag, const std::string& v) { return train::parse_text_tokenizer(v, std::string("--") + flag); };
+  auto kind = [&](const char* flag, const std::string& v) {
+    return train::parse_text_tokenizer(v, std::string("--") + flag);
+  };
   const TokenizerKind both = kind("tokenizer", value_or_default(f, table, "tokenizer"));
-  auto side = [&](const char* flag) { const auto* v = f.get(flag); return v ? kind(flag, *v) : both; };
+  auto side = [&](const char* flag) {
+    const auto* v = f.get(flag);
+    return v ? kind(flag, *v) : both;
+  };
   return train::make_tsv_task(ss.str(), side("src-tokenizer"), side("tgt-tokenizer"));
 }
 
@@ -184,15 +198,20 @@ int default_threads() {
 
 std::string fmt_time(double s) {
   char b[32];
-  if (s >= 3600) std::snprintf(b, sizeof b, "%dh%02dm", int(s / 3600), int(s / 60) % 60);
-  else std::snprintf(b, sizeof b, "%dm%02ds", int(s / 60), int(s) % 60);
+  if (s >= 3600)
+    std::snprintf(b, sizeof b, "%dh%02dm", int(s / 3600), int(s / 60) % 60);
+  else
+    std::snprintf(b, sizeof b, "%dm%02ds", int(s / 60), int(s) % 60);
   return b;
 }
 
 // The architecture flags, shared by both ways of training; vocabularies and tokenizers are the caller's.
 ModelConfig architecture(const Flags& f, const std::vector<Option>& table) {
   auto str = [&](const char* k) { return value_or_default(f, table, k); };
-  auto str_or = [&](const char* k, const std::string& def) { const auto* v = f.get(k); return v ? *v : def; };
+  auto str_or = [&](const char* k, const std::string& def) {
+    const auto* v = f.get(k);
+    return v ? *v : def;
+  };
   train::ModelChoice m;
   m.style = train::parse_style(str("style"), "--style");
   m.score = train::parse_score(str("score"), "--score");
@@ -233,7 +252,8 @@ train::TrainOptions optimiser(const Flags& f, const std::vector<Option>& table) 
   o.warmup = int(integer("--warmup"));
   o.clip = float(real("--clip"));
   o.dropout = float(parse_number("--dropout", str("dropout")));
-  if (!(o.dropout >= 0.f && o.dropout < 1.f)) throw std::invalid_argument("--dropout expects a number in [0, 1), got '" + str("dropout") + "'");
+  if (!(o.dropout >= 0.f && o.dropout < 1.f))
+    throw std::invalid_argument("--dropout expects a number in [0, 1), got '" + str("dropout") + "'");
   o.label_smoothing = float(parse_number("--label-smoothing", str("label-smoothing")));
   if (!(o.label_smoothing >= 0.f && o.label_smoothing < 1.f))
     throw std::invalid_argument("--label-smoothing expects a number in [0, 1), got '" + str("label-smoothing") + "'");
@@ -261,7 +281,8 @@ train::PronData read_pron(const std::string& path) {
 
 double parse_fraction(const char* flag, const std::string& v) {
   const double x = parse_number(flag, v);
-  if (!(x > 0.0 && x <= 0.5)) throw std::invalid_argument(std::string(flag) + " expects a number in (0, 0.5], got '" + v + "'");
+  if (!(x > 0.0 && x <= 0.5))
+    throw std::invalid_argument(std::string(flag) + " expects a number in (0, 0.5], got '" + v + "'");
   return x;
 }
 
@@ -319,8 +340,9 @@ int train_pron(const Flags& f, const std::vector<Option>& table) {
   const train::PronData data = read_pron(path);
   const train::PronSplit sp = train::split_dev(data, fraction, dev_seed);
   if (sp.dev.empty())
-    throw std::invalid_argument("--dev-fraction " + str("dev-fraction") + " of the " + std::to_string(data.entries.size()) +
-                                " words of '" + path + "' holds out no word; the dev set chooses the best epoch");
+    throw std::invalid_argument("--dev-fraction " + str("dev-fraction") + " of the " +
+                                std::to_string(data.entries.size()) + " words of '" + path +
+                                "' holds out no word; the dev set chooses the best epoch");
   if (sp.train.empty()) throw std::invalid_argument("'" + path + "' leaves no training word after the dev split");
   std::vector<train::Pair> pairs;
   for (auto& it : train::pron_items(c, sp.train, path))
@@ -341,7 +363,8 @@ int train_pron(const Flags& f, const std::vector<Option>& table) {
     ModelConfig bc = c;
     char wer[32], per[32];
     std::snprintf(wer, sizeof wer, "%.6f", double(et.best_errors()) / double(et.dev_words()));
-    std::snprintf(per, sizeof per, "%.6f", et.best_ref_tokens() ? double(et.best_edits()) / double(et.best_ref_tokens()) : 0.0);
+    std::snprintf(per, sizeof per, "%.6f",
+                  et.best_ref_tokens() ? double(et.best_edits()) / double(et.best_ref_tokens()) : 0.0);
     bc.extra.push_back({"epoch", std::to_string(et.best_epoch())});
     bc.extra.push_back({"dev_wer", wer});
     bc.extra.push_back({"dev_per", per});
@@ -376,24 +399,28 @@ int train_pron(const Flags& f, const std::vector<Option>& table) {
     }
     if (et.stopped_early())
       throw std::invalid_argument("--resume: the run in '" + from + "' stopped at epoch " + std::to_string(et.epoch()) +
-                                  ", " + std::to_string(et.bad_epochs()) + " epochs without a better dev WER: nothing left to do");
+                                  ", " + std::to_string(et.bad_epochs()) +
+                                  " epochs without a better dev WER: nothing left to do");
     if (et.finished())
-      throw std::invalid_argument("--epochs " + std::to_string(e.epochs) + " must exceed the " + std::to_string(et.epoch()) +
-                                  " epochs already done in '" + from + "' (--epochs is the total)");
+      throw std::invalid_argument("--epochs " + std::to_string(e.epochs) + " must exceed the " +
+                                  std::to_string(et.epoch()) + " epochs already done in '" + from +
+                                  "' (--epochs is the total)");
     if (et.best_epoch() > 0) save_best();
   }
 
   const bool quiet = f.has("quiet");
   if (!quiet)
-    std::fprintf(stderr, "%zu training pairs (%zu words), %zu dev words (--dev-fraction %s, --dev-seed %llu); %d batches of %d per epoch\n",
+    std::fprintf(stderr,
+                 "%zu training pairs (%zu words), %zu dev words (--dev-fraction %s, --dev-seed %llu); %d batches of %d "
+                 "per epoch\n",
                  n_pairs, sp.train.size(), sp.dev.size(), split, static_cast<unsigned long long>(dev_seed),
                  et.batches_per_epoch(), o.batch_size);
   if (!quiet && f.get("resume")) {
-    std::fprintf(stderr, "resuming %s.trainer at epoch %d, batch %d/%d (step %d)", f.get("resume")->c_str(), et.epoch() + 1,
-                 et.batch(), et.batches_per_epoch(), et.steps_done());
+    std::fprintf(stderr, "resuming %s.trainer at epoch %d, batch %d/%d (step %d)", f.get("resume")->c_str(),
+                 et.epoch() + 1, et.batch(), et.batches_per_epoch(), et.steps_done());
     if (et.best_epoch())
-      std::fprintf(stderr, "; best dev WER so far %.4f (epoch %d), rewritten to %s", double(et.best_errors()) / double(et.dev_words()),
-                   et.best_epoch(), out->c_str());
+      std::fprintf(stderr, "; best dev WER so far %.4f (epoch %d), rewritten to %s",
+                   double(et.best_errors()) / double(et.dev_words()), et.best_epoch(), out->c_str());
     std::fprintf(stderr, "\n");
   }
   const auto t0 = std::chrono::steady_clock::now();
@@ -416,10 +443,13 @@ int train_pron(const Flags& f, const std::vector<Option>& table) {
       save_last();
       saved = true;
       if (!quiet) {
-        std::fprintf(stderr, "\repoch %d/%d: train loss %.4f, dev WER %.4f PER %.4f (%ld words, beam %d): ", r.epoch, e.epochs,
-                     r.train_loss, r.dev.wer(), r.dev.per(), r.dev.words, r.dev.beam);
-        if (r.improved) std::fprintf(stderr, "best so far, saved %s", out->c_str());
-        else std::fprintf(stderr, "not better than epoch %d (%d in a row), rate x%g", et.best_epoch(), et.bad_epochs(), r.lr_scale);
+        std::fprintf(stderr, "\repoch %d/%d: train loss %.4f, dev WER %.4f PER %.4f (%ld words, beam %d): ", r.epoch,
+                     e.epochs, r.train_loss, r.dev.wer(), r.dev.per(), r.dev.words, r.dev.beam);
+        if (r.improved)
+          std::fprintf(stderr, "best so far, saved %s", out->c_str());
+        else
+          std::fprintf(stderr, "not better than epoch %d (%d in a row), rate x%g", et.best_epoch(), et.bad_epochs(),
+                       r.lr_scale);
         std::fprintf(stderr, "%s\n", r.stop && et.stopped_early() ? "; stopping (--patience)" : "          ");
       }
     } else if (save_every && et.steps_done() % save_every == 0) {
@@ -433,10 +463,14 @@ int train_pron(const Flags& f, const std::vector<Option>& table) {
       const long left_run = et.finished() ? 0 : left_epoch + long(e.epochs - et.epoch() - 1) * et.batches_per_epoch();
       char best[48] = "";
       if (et.best_epoch())
-        std::snprintf(best, sizeof best, " (best %.4f, epoch %d)", double(et.best_errors()) / double(et.dev_words()), et.best_epoch());
-      std::fprintf(stderr, "\repoch %d/%d  batch %d/%d  step %d  loss %.4f  dev WER %s%s  %.0f tok/s  left %s (epoch), <= %s (run)   ",
-                   std::min(et.epoch() + 1, e.epochs), e.epochs, et.batch(), et.batches_per_epoch(), et.steps_done(), loss_avg,
-                   dev_text.c_str(), best, tokens / el, fmt_time(left_epoch * per_step).c_str(), fmt_time(left_run * per_step).c_str());
+        std::snprintf(best, sizeof best, " (best %.4f, epoch %d)", double(et.best_errors()) / double(et.dev_words()),
+                      et.best_epoch());
+      std::fprintf(
+          stderr,
+          "\repoch %d/%d  batch %d/%d  step %d  loss %.4f  dev WER %s%s  %.0f tok/s  left %s (epoch), <= %s (run)   ",
+          std::min(et.epoch() + 1, e.epochs), e.epochs, et.batch(), et.batches_per_epoch(), et.steps_done(), loss_avg,
+          dev_text.c_str(), best, tokens / el, fmt_time(left_epoch * per_step).c_str(),
+          fmt_time(left_run * per_step).c_str());
     }
   }
   if (!saved) save_last();
@@ -444,18 +478,22 @@ int train_pron(const Flags& f, const std::vector<Option>& table) {
   if (!quiet) std::fprintf(stderr, "\n");
   std::printf("trained %d steps in %.1f s (%.0f target tokens/s); ", et.steps_done() - start, el, tokens / el);
   if (et.finished())
-    std::printf("best dev WER %.4f at epoch %d of %d, saved %s (+ %s, %s)\n", double(et.best_errors()) / double(et.dev_words()),
-                et.best_epoch(), et.epoch(), out->c_str(), last.c_str(), state_path.c_str());
+    std::printf("best dev WER %.4f at epoch %d of %d, saved %s (+ %s, %s)\n",
+                double(et.best_errors()) / double(et.dev_words()), et.best_epoch(), et.epoch(), out->c_str(),
+                last.c_str(), state_path.c_str());
   else
-    std::printf("stopped at epoch %d, batch %d/%d (--stop-after %d); saved %s (+ .trainer): continue with --resume %s\n",
-                et.epoch() + 1, et.batch(), et.batches_per_epoch(), stop_after, last.c_str(), last.c_str());
+    std::printf(
+        "stopped at epoch %d, batch %d/%d (--stop-after %d); saved %s (+ .trainer): continue with --resume %s\n",
+        et.epoch() + 1, et.batch(), et.batches_per_epoch(), stop_after, last.c_str(), last.c_str());
   return 0;
 }
 
 // `attnseq eval --pron`: WER and PER of every word of the file (or of its dev split), by word length.
 int eval_pron(const Flags& f, const std::vector<Option>& table, const std::string& model_path) {
-  refuse_flags(f, {"n", "seed"}, "does not apply to --pron, which scores every word of the file (or its --dev-fraction split)");
-  refuse_flags(f, {"tokenizer", "src-tokenizer", "tgt-tokenizer"}, "does not apply to --pron: the model's own tokenizers read it");
+  refuse_flags(f, {"n", "seed"},
+               "does not apply to --pron, which scores every word of the file (or its --dev-fraction split)");
+  refuse_flags(f, {"tokenizer", "src-tokenizer", "tgt-tokenizer"},
+               "does not apply to --pron: the model's own tokenizers read it");
   refuse_flags(f, {"min-len", "max-len"}, "applies to the reverse and copy tasks only");
   const std::string path = *f.get("pron");
   const int beam = int(parse_int_in("--beam", value_or_default(f, table, "beam"), 1, kMaxBeam));
@@ -468,25 +506,34 @@ int eval_pron(const Flags& f, const std::vector<Option>& table, const std::strin
   const Model model = load_checkpoint_file(model_path);
   const train::PronData data = read_pron(path);
   std::vector<train::PronEntry> entries = df ? train::split_dev(data, fraction, dev_seed).dev : data.entries;
-  if (entries.empty()) throw std::invalid_argument("'" + path + "'" + (df ? ": the dev split holds no word" : ": no word"));
+  if (entries.empty())
+    throw std::invalid_argument("'" + path + "'" + (df ? ": the dev split holds no word" : ": no word"));
   const auto items = train::pron_items(model.config(), entries, path);
   const auto r = train::evaluate_refs(model, items, beam, threads);
-  const std::string scope = df ? " of its dev split (--dev-fraction " + *df + ", --dev-seed " + std::to_string(dev_seed) + ")" : "";
+  const std::string scope =
+      df ? " of its dev split (--dev-fraction " + *df + ", --dev-seed " + std::to_string(dev_seed) + ")" : "";
   if (f.has("json")) {
-    std::printf("{\"words\":%ld,\"wer\":%.6f,\"per\":%.6f,\"word_errors\":%ld,\"phoneme_edits\":%ld,\"ref_phonemes\":%ld,\"beam\":%d,"
-                "\"by_length\":[", r.words, r.wer(), r.per(), r.errors, r.edits, r.ref_tokens, beam);
+    std::printf(
+        "{\"words\":%ld,\"wer\":%.6f,\"per\":%.6f,\"word_errors\":%ld,\"phoneme_edits\":%ld,\"ref_phonemes\":%ld,"
+        "\"beam\":%d,"
+        "\"by_length\":[",
+        r.words, r.wer(), r.per(), r.errors, r.edits, r.ref_tokens, beam);
     for (std::size_t i = 0; i < r.by_length.size(); ++i) {
       const auto& b = r.by_length[i];
-      std::printf("%s{\"letters\":%d,\"words\":%ld,\"wer\":%.6f,\"per\":%.6f,\"word_errors\":%ld,\"phoneme_edits\":%ld,\"ref_phonemes\":%ld}",
-                  i ? "," : "", b.length, b.words, double(b.errors) / double(b.words),
-                  b.ref_tokens ? double(b.edits) / double(b.ref_tokens) : 0.0, b.errors, b.edits, b.ref_tokens);
+      std::printf(
+          "%s{\"letters\":%d,\"words\":%ld,\"wer\":%.6f,\"per\":%.6f,\"word_errors\":%ld,\"phoneme_edits\":%ld,\"ref_"
+          "phonemes\":%ld}",
+          i ? "," : "", b.length, b.words, double(b.errors) / double(b.words),
+          b.ref_tokens ? double(b.edits) / double(b.ref_tokens) : 0.0, b.errors, b.edits, b.ref_tokens);
     }
     std::printf("]}\n");
     return 0;
   }
   std::printf("pron %s: %ld words%s, beam %d\n", path.c_str(), r.words, scope.c_str(), beam);
-  std::printf("WER  %.4f (%ld/%ld words wrong: the output equals none of the word's pronunciations)\n", r.wer(), r.errors, r.words);
-  std::printf("PER  %.4f (%ld phoneme edits / %ld phonemes of the closest pronunciations)\n", r.per(), r.edits, r.ref_tokens);
+  std::printf("WER  %.4f (%ld/%ld words wrong: the output equals none of the word's pronunciations)\n", r.wer(),
+              r.errors, r.words);
+  std::printf("PER  %.4f (%ld phoneme edits / %ld phonemes of the closest pronunciations)\n", r.per(), r.edits,
+              r.ref_tokens);
   std::printf("by word length (letters):\n");
   for (const auto& b : r.by_length)
     std::printf("  %4d  n=%-6ld WER %.4f  PER %.4f\n", b.length, b.words, double(b.errors) / double(b.words),
@@ -500,21 +547,30 @@ int train_cmd(const std::vector<std::string>& args) {
   const auto& table = train_options();
   const Flags f = parse_flags("train", args, table);
   if (f.has("help")) {
-    std::fputs(help_text("attnseq train (--task NAME | --data FILE.tsv | --pron FILE) [options] --out FILE.safetensors", table).c_str(), stdout);
+    std::fputs(
+        help_text("attnseq train (--task NAME | --data FILE.tsv | --pron FILE) [options] --out FILE.safetensors", table)
+            .c_str(),
+        stdout);
     return 0;
   }
   if (f.get("pron")) {
-    if (f.get("task") || f.get("data")) throw std::invalid_argument("give exactly one of --task NAME, --data FILE.tsv or --pron FILE");
+    if (f.get("task") || f.get("data"))
+      throw std::invalid_argument("give exactly one of --task NAME, --data FILE.tsv or --pron FILE");
     return train_pron(f, table);
   }
-  refuse_flags(f, {"epochs", "patience", "lr-decay", "bucket", "eval-beam", "save-every", "stop-after", "dev-fraction", "dev-seed"},
-               "applies to --pron training (in epochs) only");
+  refuse_flags(
+      f,
+      {"epochs", "patience", "lr-decay", "bucket", "eval-beam", "save-every", "stop-after", "dev-fraction", "dev-seed"},
+      "applies to --pron training (in epochs) only");
   const auto task = task_from(f, table);
   const auto* out = f.get("out");
   if (!out) throw std::invalid_argument("--out FILE.safetensors is required");
   const std::string state_path = *out + ".trainer";
   auto str = [&](const char* k) { return value_or_default(f, table, k); };
-  auto str_or = [&](const char* k, const std::string& def) { const auto* v = f.get(k); return v ? *v : def; };
+  auto str_or = [&](const char* k, const std::string& def) {
+    const auto* v = f.get(k);
+    return v ? *v : def;
+  };
   ModelConfig c = architecture(f, table);
   const std::string style = str("style"), score = str("score");
   c.src_tokenizer = task->src_tokenizer();
@@ -527,7 +583,8 @@ int train_cmd(const std::vector<std::string>& args) {
              {"task", task->name()},
              {"description", str("description")}};
   train::TrainOptions o = optimiser(f, table);
-  o.steps = int(parse_int_in("--steps", str("steps"), std::int64_t(train::setting("--steps").lo), std::int64_t(train::setting("--steps").hi)));
+  o.steps = int(parse_int_in("--steps", str("steps"), std::int64_t(train::setting("--steps").lo),
+                             std::int64_t(train::setting("--steps").hi)));
 
   // Both outputs are known to be writable before any training time is spent.
   check_writable(*out);
@@ -591,13 +648,16 @@ int eval_cmd(const std::vector<std::string>& args) {
   const auto& table = eval_options();
   const Flags f = parse_flags("eval", args, table);
   if (f.has("help")) {
-    std::fputs(help_text("attnseq eval --model FILE (--task NAME | --data FILE.tsv | --pron FILE) [options]", table).c_str(), stdout);
+    std::fputs(
+        help_text("attnseq eval --model FILE (--task NAME | --data FILE.tsv | --pron FILE) [options]", table).c_str(),
+        stdout);
     return 0;
   }
   const auto* mp = f.get("model");
   if (!mp) throw std::invalid_argument("--model FILE is required");
   if (f.get("pron")) {
-    if (f.get("task") || f.get("data")) throw std::invalid_argument("give exactly one of --task NAME, --data FILE.tsv or --pron FILE");
+    if (f.get("task") || f.get("data"))
+      throw std::invalid_argument("give exactly one of --task NAME, --data FILE.tsv or --pron FILE");
     return eval_pron(f, table, *mp);
   }
   refuse_flags(f, {"dev-fraction", "dev-seed"}, "applies to --pron only");
@@ -606,8 +666,8 @@ int eval_cmd(const std::vector<std::string>& args) {
   const int n = int(parse_int_in("--n", value_or_default(f, table, "n"), 1, 1000000));
   const auto seed = std::uint64_t(parse_int_in("--seed", value_or_default(f, table, "seed"), 0, 1L << 62));
   const int beam = int(parse_int_in("--beam", value_or_default(f, table, "beam"), 1, kMaxBeam));
-  const int threads = int(parse_int_in("--threads", f.get("threads") ? *f.get("threads") : std::to_string(default_threads()),
-                                       1, train::kMaxThreads));
+  const int threads = int(parse_int_in(
+      "--threads", f.get("threads") ? *f.get("threads") : std::to_string(default_threads()), 1, train::kMaxThreads));
   // The dates task also reports exact match per form (format and letter case) of the same examples.
   const bool dates = f.get("task") && task->name() == "dates";
   train::DateEvalSet ds;
@@ -622,12 +682,14 @@ int eval_cmd(const std::vector<std::string>& args) {
     std::printf("{\"n\":%d,\"exact_match\":%.6f,\"token_accuracy\":%.6f,\"aer\":%s,\"buckets\":[", r.n, r.exact_rate(),
                 r.token_accuracy(), aer);
     for (std::size_t i = 0; i < r.buckets.size(); ++i)
-      std::printf("%s{\"lo\":%d,\"hi\":%d,\"n\":%d,\"exact_match\":%.6f}", i ? "," : "", r.buckets[i].lo, r.buckets[i].hi,
-                  r.buckets[i].n, double(r.buckets[i].exact) / r.buckets[i].n);
+      std::printf("%s{\"lo\":%d,\"hi\":%d,\"n\":%d,\"exact_match\":%.6f}", i ? "," : "", r.buckets[i].lo,
+                  r.buckets[i].hi, r.buckets[i].n, double(r.buckets[i].exact) / r.buckets[i].n);
     std::printf("]");
     // Outputs that are not calendar dates, when every reference is one (null otherwise).
-    if (r.date_refs == r.n) std::printf(",\"not_calendar_dates\":%d", r.not_calendar_dates);
-    else std::printf(",\"not_calendar_dates\":null");
+    if (r.date_refs == r.n)
+      std::printf(",\"not_calendar_dates\":%d", r.not_calendar_dates);
+    else
+      std::printf(",\"not_calendar_dates\":null");
     std::printf(",\"forms\":[");
     bool first = true;
     for (const auto& fs : r.forms) {
@@ -643,9 +705,12 @@ int eval_cmd(const std::vector<std::string>& args) {
               static_cast<unsigned long long>(seed), beam);
   std::printf("exact match     %.4f (%d/%d)\n", r.exact_rate(), r.exact, r.n);
   std::printf("token accuracy  %.4f (teacher-forced, EOS included)\n", r.token_accuracy());
-  if (has_aer) std::printf("AER             %.4f (%ld gold links)\n", r.aer(), r.align_gold);
-  else if (!model.config().has_attention()) std::printf("AER             n/a (style none has no attention)\n");
-  else std::printf("AER             n/a (no gold alignments in the data)\n");
+  if (has_aer)
+    std::printf("AER             %.4f (%ld gold links)\n", r.aer(), r.align_gold);
+  else if (!model.config().has_attention())
+    std::printf("AER             n/a (style none has no attention)\n");
+  else
+    std::printf("AER             n/a (no gold alignments in the data)\n");
   if (r.date_refs == r.n)
     std::printf("not a calendar date  %d/%d outputs (e.g. 2013-02-30: certainly wrong)\n", r.not_calendar_dates, r.n);
   std::printf("by source length:\n");
@@ -654,7 +719,9 @@ int eval_cmd(const std::vector<std::string>& args) {
   if (!r.forms.empty()) {
     std::printf("by form:\n");
     for (const auto& fs : r.forms)
-      if (fs.n) std::printf("  %-38s n=%-5d exact %.4f (%d/%d)\n", fs.name.c_str(), fs.n, double(fs.exact) / fs.n, fs.exact, fs.n);
+      if (fs.n)
+        std::printf("  %-38s n=%-5d exact %.4f (%d/%d)\n", fs.name.c_str(), fs.n, double(fs.exact) / fs.n, fs.exact,
+                    fs.n);
   }
   return 0;
 }

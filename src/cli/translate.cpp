@@ -80,20 +80,35 @@ Args parse(const std::vector<std::string>& a, const char* command) {
     const std::string& f = a[i];
     const bool flag = f.size() > 2 && f.compare(0, 2, "--") == 0;
     if (flag && !find_option(table, f)) throw std::invalid_argument("unknown option " + f + " for '" + command + "'");
-    if (f == "--help") { r.help = true; return r; }
-    else if (f == "--model") r.model = value();
-    else if (info) throw std::invalid_argument("unexpected argument '" + f + "'");
-    else if (f == "--beam") r.opt.beam = int(parse_int_in(f, value(), 1, kMaxBeam));
-    else if (f == "--max-length") r.opt.max_length = int(parse_int_in(f, value(), 1, kMaxTargetLength));
-    else if (f == "--length-penalty") r.opt.length_penalty = float(parse_number(f, value()));
-    else if (f == "--temperature") r.opt.temperature = float(parse_number(f, value()));
-    else if (f == "--seed") r.opt.seed = std::uint64_t(parse_int_in(f, value(), 0, kMaxSeed));
-    else if (f == "--prefix") r.prefix = value();
-    else if (f == "--ids") r.ids = value();
-    else if (f == "--json") r.json = true;
-    else if (flag) throw std::logic_error("option " + f + " is in the table but not parsed");
-    else if (!r.has_text) r.text = f, r.has_text = true;
-    else throw std::invalid_argument("unexpected argument '" + f + "' (give the source text as one argument: quote it)");
+    if (f == "--help") {
+      r.help = true;
+      return r;
+    } else if (f == "--model")
+      r.model = value();
+    else if (info)
+      throw std::invalid_argument("unexpected argument '" + f + "'");
+    else if (f == "--beam")
+      r.opt.beam = int(parse_int_in(f, value(), 1, kMaxBeam));
+    else if (f == "--max-length")
+      r.opt.max_length = int(parse_int_in(f, value(), 1, kMaxTargetLength));
+    else if (f == "--length-penalty")
+      r.opt.length_penalty = float(parse_number(f, value()));
+    else if (f == "--temperature")
+      r.opt.temperature = float(parse_number(f, value()));
+    else if (f == "--seed")
+      r.opt.seed = std::uint64_t(parse_int_in(f, value(), 0, kMaxSeed));
+    else if (f == "--prefix")
+      r.prefix = value();
+    else if (f == "--ids")
+      r.ids = value();
+    else if (f == "--json")
+      r.json = true;
+    else if (flag)
+      throw std::logic_error("option " + f + " is in the table but not parsed");
+    else if (!r.has_text)
+      r.text = f, r.has_text = true;
+    else
+      throw std::invalid_argument("unexpected argument '" + f + "' (give the source text as one argument: quote it)");
   }
   if (r.model.empty()) throw std::invalid_argument("--model FILE is required");
   return r;
@@ -121,9 +136,11 @@ std::size_t display_width(const std::string& s) {
     const unsigned char c = static_cast<unsigned char>(s[i]);
     const std::size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : 4;
     unsigned cp = n == 1 ? c : c & (0x7F >> n);
-    for (std::size_t k = 1; k < n && i + k < s.size(); ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
-    const bool wide = (cp >= 0x1100 && cp <= 0x115F) || (cp >= 0x2E80 && cp <= 0xA4CF) || (cp >= 0xAC00 && cp <= 0xD7A3) ||
-                      (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0xFF00 && cp <= 0xFF60) || (cp >= 0x1F300 && cp <= 0x1FAFF);
+    for (std::size_t k = 1; k < n && i + k < s.size(); ++k)
+      cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
+    const bool wide = (cp >= 0x1100 && cp <= 0x115F) || (cp >= 0x2E80 && cp <= 0xA4CF) ||
+                      (cp >= 0xAC00 && cp <= 0xD7A3) || (cp >= 0xF900 && cp <= 0xFAFF) ||
+                      (cp >= 0xFF00 && cp <= 0xFF60) || (cp >= 0x1F300 && cp <= 0x1FAFF);
     w += wide ? 2 : 1;
     i += n;
   }
@@ -198,7 +215,9 @@ const char* shade(float w) {
 int translate(const std::vector<std::string>& argv) {
   Args a = parse(argv, "translate");
   if (a.help) {
-    std::fputs(help_text("attnseq translate --model FILE [options] (--ids 5,17,42 | TEXT)", translate_options()).c_str(), stdout);
+    std::fputs(
+        help_text("attnseq translate --model FILE [options] (--ids 5,17,42 | TEXT)", translate_options()).c_str(),
+        stdout);
     return 0;
   }
   Model model = load_checkpoint_file(a.model);

@@ -1,7 +1,8 @@
 // Beam search. The live hypotheses are the rows of one DecoderState, so each step is one batched
 // product per weight matrix. Candidates are the top `beam` tokens of each row; the best `beam`
 // non-EOS candidates live on, EOS candidates finish. Stops when `beam` hypotheses have finished and
-// the best live one can no longer beat them, or at max_length (live ones then finish unended). Attention rows are recovered by backtracking.
+// the best live one can no longer beat them, or at max_length (live ones then finish unended). Attention rows are
+// recovered by backtracking.
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -73,7 +74,8 @@ DecodeResult beam_search(const Model& model, const Encoded& enc, const DecodeOpt
       kernels::topk(l, V, n, top_idx.data(), top_val.data());
       for (std::size_t i = 0; i < n; ++i) cands.push_back({b, top_idx[i], live_lp[b] + top_val[i] - lse});
     }
-    std::stable_sort(cands.begin(), cands.end(), [](const Candidate& a, const Candidate& b) { return a.log_prob > b.log_prob; });
+    std::stable_sort(cands.begin(), cands.end(),
+                     [](const Candidate& a, const Candidate& b) { return a.log_prob > b.log_prob; });
 
     // Row b of the state holds the hypothesis hist[k-1] row b ended with (k = 0: just BOS).
     int nb = 0;
@@ -118,7 +120,8 @@ DecodeResult beam_search(const Model& model, const Encoded& enc, const DecodeOpt
     model.reorder(st, parents.data(), nb);
     B = nb;
   }
-  std::stable_sort(finished.begin(), finished.end(), [](const Hypothesis& a, const Hypothesis& b) { return a.score > b.score; });
+  std::stable_sort(finished.begin(), finished.end(),
+                   [](const Hypothesis& a, const Hypothesis& b) { return a.score > b.score; });
   if (finished.size() > wanted) finished.resize(wanted);
   DecodeResult r;
   r.src_len = enc.T;

@@ -59,11 +59,11 @@ class Session {
   // options.beam must be 1; prefix, temperature, seed and max_length apply.
   Session(const Model& model, const Encoded& enc, const DecodeOptions& options);
   struct Step {
-    std::int32_t prev = 0;     // token fed in (BOS on the first step)
-    std::int32_t token = 0;    // token chosen
-    float log_prob = 0.f;      // log p(token)
-    bool forced = false;       // token came from the prefix or the caller
-    bool done = false;         // token is EOS or max_length was reached
+    std::int32_t prev = 0;   // token fed in (BOS on the first step)
+    std::int32_t token = 0;  // token chosen
+    float log_prob = 0.f;    // log p(token)
+    bool forced = false;     // token came from the prefix or the caller
+    bool done = false;       // token is EOS or max_length was reached
   };
   // Runs one step. forced >= 0 chooses the token instead of the model; attn_override (src_len) replaces
   // the attention weights. After EOS or max_length only a forced step is accepted.

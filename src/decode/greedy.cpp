@@ -50,14 +50,17 @@ void validate(const DecodeOptions& o, const ModelConfig& c, int src_len) {
         "] (0 = automatic)");
   if (!std::isfinite(o.temperature) || o.temperature < 0.f)
     bad("temperature is " + std::to_string(o.temperature) + "; it must be a finite number >= 0");
-  if (o.temperature > 0.f && o.beam > 1) bad("temperature sampling needs beam 1 (beam is " + std::to_string(o.beam) + ")");
+  if (o.temperature > 0.f && o.beam > 1)
+    bad("temperature sampling needs beam 1 (beam is " + std::to_string(o.beam) + ")");
   if (!std::isfinite(o.length_penalty) || o.length_penalty < 0.f || o.length_penalty > 10.f)
     bad("length_penalty is " + std::to_string(o.length_penalty) + "; it must be in [0, 10]");
   if (o.num_hypotheses < 0 || o.num_hypotheses > o.beam)
-    bad("num_hypotheses is " + std::to_string(o.num_hypotheses) + "; it must be in [0, beam = " + std::to_string(o.beam) + "]");
+    bad("num_hypotheses is " + std::to_string(o.num_hypotheses) +
+        "; it must be in [0, beam = " + std::to_string(o.beam) + "]");
   const int max_len = effective_max_length(o, src_len);
   if (int(o.prefix.size()) > max_len)
-    bad("the prefix has " + std::to_string(o.prefix.size()) + " tokens, more than max_length " + std::to_string(max_len));
+    bad("the prefix has " + std::to_string(o.prefix.size()) + " tokens, more than max_length " +
+        std::to_string(max_len));
   for (std::size_t i = 0; i < o.prefix.size(); ++i)
     if (o.prefix[i] < 0 || o.prefix[i] >= c.tgt_vocab)
       bad("prefix token " + std::to_string(i) + " has id " + std::to_string(o.prefix[i]) +
@@ -93,10 +96,14 @@ const Session::Step& Session::step(std::int32_t forced, const float* attn_overri
   const std::size_t k = tokens_.size();
   Step s;
   s.prev = prev;
-  if (forced >= 0) s.token = forced, s.forced = true;
-  else if (k < opt_.prefix.size()) s.token = opt_.prefix[k], s.forced = true;
-  else if (opt_.temperature > 0.f) s.token = sample_token(logits, V, opt_.temperature, rng_, scratch_.data());
-  else s.token = std::int32_t(kernels::argmax(logits, V));
+  if (forced >= 0)
+    s.token = forced, s.forced = true;
+  else if (k < opt_.prefix.size())
+    s.token = opt_.prefix[k], s.forced = true;
+  else if (opt_.temperature > 0.f)
+    s.token = sample_token(logits, V, opt_.temperature, rng_, scratch_.data());
+  else
+    s.token = std::int32_t(kernels::argmax(logits, V));
   s.log_prob = logits[s.token] - kernels::logsumexp(logits, V);
   tokens_.push_back(s.token);
   s.done = s.token == c.eos || int(tokens_.size()) >= max_len_;

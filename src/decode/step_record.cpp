@@ -9,9 +9,9 @@
 namespace attnseq {
 
 const char* StepRecordLayout::name(Field f) {
-  static const char* const names[kFieldCount] = {"token", "logProb", "done", "forced", "index", "topkCount",
-                                                 "query", "context", "scores", "attention", "logits",
-                                                 "topkIds", "topkProbs"};
+  static const char* const names[kFieldCount] = {"token",     "logProb", "done",     "forced", "index",
+                                                 "topkCount", "query",   "context",  "scores", "attention",
+                                                 "logits",    "topkIds", "topkProbs"};
   return f >= 0 && f < kFieldCount ? names[f] : "";
 }
 
@@ -54,7 +54,7 @@ void write_step_record(const StepRecordLayout& L, const Session& s, int topk, st
   put(F::TopkCount, float(k));
   float* ids = rec + L[F::TopkIds].offset;
   float* probs = rec + L[F::TopkProbs].offset;
-  kernels::topk(st.logits.data(), V, k, idx, probs);  // the top logits land where their probabilities go
+  kernels::topk(st.logits.data(), V, k, idx, probs);        // the top logits land where their probabilities go
   const float lse = st.logits[step.token] - step.log_prob;  // Session::step already computed it
   for (std::size_t i = 0; i < k; ++i) ids[i] = float(idx[i]), probs[i] = std::exp(probs[i] - lse);
 }

@@ -15,8 +15,19 @@ constexpr int kMaxTopk = 64;  // most next-token candidates one step reports
 
 struct StepRecordLayout {
   enum Field : int {
-    Token, LogProb, Done, Forced, Index, TopkCount,  // one float each (ids, flags and counts as floats)
-    Query, Context, Scores, Attention, Logits, TopkIds, TopkProbs,
+    Token,
+    LogProb,
+    Done,
+    Forced,
+    Index,
+    TopkCount,  // one float each (ids, flags and counts as floats)
+    Query,
+    Context,
+    Scores,
+    Attention,
+    Logits,
+    TopkIds,
+    TopkProbs,
     kFieldCount
   };
   struct Span {

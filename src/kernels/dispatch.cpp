@@ -11,15 +11,31 @@
 namespace attnseq::simd {
 
 #if defined(ATTNSEQ_DISPATCH_X86)
-namespace sse2 { const KernelTable& table(); }
-namespace avx2 { const KernelTable& table(); }
-namespace avx512 { const KernelTable& table(); }
-namespace q8_sse2 { const Q8Table& q8_table(); }
-namespace q8_avx2 { const Q8Table& q8_table(); }
-namespace q8_avx512vnni { const Q8Table& q8_table(); }
+namespace sse2 {
+const KernelTable& table();
+}
+namespace avx2 {
+const KernelTable& table();
+}
+namespace avx512 {
+const KernelTable& table();
+}
+namespace q8_sse2 {
+const Q8Table& q8_table();
+}
+namespace q8_avx2 {
+const Q8Table& q8_table();
+}
+namespace q8_avx512vnni {
+const Q8Table& q8_table();
+}
 #else
-namespace native { const KernelTable& table(); }
-namespace q8_native { const Q8Table& q8_table(); }
+namespace native {
+const KernelTable& table();
+}
+namespace q8_native {
+const Q8Table& q8_table();
+}
 #endif
 
 const std::vector<const KernelTable*>& runnable_tables() {
@@ -88,8 +104,9 @@ const KernelTable& choose() {
     if (arch_matches(*t, env)) return *t;
   std::string choices;
   for (const KernelTable* t : tables) choices += std::string(choices.empty() ? "" : ", ") + t->name;
-  std::fprintf(stderr, "attnseq: ATTNSEQ_ARCH=%s is not an instruction set this binary runs on this CPU (%s); using %s\n",
-               env, choices.c_str(), tables.front()->name);
+  std::fprintf(stderr,
+               "attnseq: ATTNSEQ_ARCH=%s is not an instruction set this binary runs on this CPU (%s); using %s\n", env,
+               choices.c_str(), tables.front()->name);
   return *tables.front();
 }
 }  // namespace

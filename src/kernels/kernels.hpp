@@ -7,55 +7,56 @@
 #include <cstddef>
 #include <cstdint>
 
-#define ATTNSEQ_KERNEL_LIST(X)                                                                     \
-  /* <a, b> */                                                                                     \
-  X(float, dot, (const float* a, const float* b, std::size_t n), (a, b, n))                        \
-  /* y += alpha * x */                                                                             \
-  X(void, axpy, (float alpha, const float* x, float* y, std::size_t n), (alpha, x, y, n))          \
-  /* y = W x (+ y if accumulate). W (M, N), x (N), y (M) */                                        \
-  X(void, gemv, (const float* W, const float* x, float* y, std::size_t M, std::size_t N,           \
-                 bool accumulate), (W, x, y, M, N, accumulate))                                    \
-  /* y += W^T x. W (M, N), x (M), y (N) */                                                         \
-  X(void, gemv_t, (const float* W, const float* x, float* y, std::size_t M, std::size_t N),        \
-    (W, x, y, M, N))                                                                               \
-  /* C = X W^T (+ C). X (B, N) with row stride ldx, W (M, N), C (B, M) with row stride ldc */      \
-  X(void, gemm_nt, (const float* X, std::size_t ldx, const float* W, float* C, std::size_t ldc,    \
-                    std::size_t B, std::size_t M, std::size_t N, bool accumulate),                 \
-    (X, ldx, W, C, ldc, B, M, N, accumulate))                                                      \
-  /* C (M, N) += A (M, K) Bm (K, N). A(i, k) = A[i rsa + k csa], so A may be read transposed;    \
-     Bm and C row-major with strides ldb, ldc. The backward products of a linear layer:           \
-     dX += dY W (A = dY) and dW += dY^T X (A = dY read transposed, Bm = X). */                     \
-  X(void, gemm_acc, (const float* A, std::size_t rsa, std::size_t csa, const float* Bm,            \
-                     std::size_t ldb, float* C, std::size_t ldc, std::size_t M, std::size_t N,     \
-                     std::size_t K), (A, rsa, csa, Bm, ldb, C, ldc, M, N, K))                      \
-  /* y += x */                                                                                     \
-  X(void, add, (const float* x, float* y, std::size_t n), (x, y, n))                               \
-  /* y = a * b (elementwise) */                                                                    \
-  X(void, mul, (const float* a, const float* b, float* y, std::size_t n), (a, b, y, n))            \
-  /* x = sigmoid(x) */                                                                             \
-  X(void, sigmoid, (float* x, std::size_t n), (x, n))                                              \
-  /* x = tanh(x) */                                                                                \
-  X(void, tanh, (float* x, std::size_t n), (x, n))                                                 \
-  /* x[0..valid) = softmax(x[0..valid)), x[valid..n) = 0 */                                        \
-  X(void, masked_softmax, (float* x, std::size_t n, std::size_t valid), (x, n, valid))             \
-  /* max over x[0..n) */                                                                           \
-  X(float, max, (const float* x, std::size_t n), (x, n))                                           \
-  /* log sum exp over x[0..n) */                                                                   \
-  X(float, logsumexp, (const float* x, std::size_t n), (x, n))                                     \
-  /* floats needed to hold an (M, N) matrix in the packed layout */                               \
-  X(std::size_t, packed_size, (std::size_t M, std::size_t N), (M, N))                             \
-  /* P = W (M, N) repacked: blocks of 4 rows, columns interleaved in chunks of pack_width(), so   \
-     the product reads one sequential stream. Padding is zero. */                                \
-  X(void, pack, (const float* W, std::size_t M, std::size_t N, float* P), (W, M, N, P))           \
-  /* C = X W^T (+ bias) with W given packed. X (B, N) stride ldx, C (B, M) stride ldc */          \
-  X(void, gemm_packed, (const float* X, std::size_t ldx, const float* P, const float* bias,       \
-                        float* C, std::size_t ldc, std::size_t B, std::size_t M, std::size_t N),  \
-    (X, ldx, P, bias, C, ldc, B, M, N))                                                            \
-  /* index of the largest element (first on ties); n >= 1 */                                       \
-  X(std::size_t, argmax, (const float* x, std::size_t n), (x, n))                                  \
-  /* k largest elements, descending (ties: lower index first); k <= n */                           \
-  X(void, topk, (const float* x, std::size_t n, std::size_t k, std::int32_t* idx, float* val),     \
-    (x, n, k, idx, val))
+#define ATTNSEQ_KERNEL_LIST(X)                                                                                      \
+  /* <a, b> */                                                                                                      \
+  X(float, dot, (const float* a, const float* b, std::size_t n), (a, b, n))                                         \
+  /* y += alpha * x */                                                                                              \
+  X(void, axpy, (float alpha, const float* x, float* y, std::size_t n), (alpha, x, y, n))                           \
+  /* y = W x (+ y if accumulate). W (M, N), x (N), y (M) */                                                         \
+  X(void, gemv, (const float* W, const float* x, float* y, std::size_t M, std::size_t N, bool accumulate),          \
+    (W, x, y, M, N, accumulate))                                                                                    \
+  /* y += W^T x. W (M, N), x (M), y (N) */                                                                          \
+  X(void, gemv_t, (const float* W, const float* x, float* y, std::size_t M, std::size_t N), (W, x, y, M, N))        \
+  /* C = X W^T (+ C). X (B, N) with row stride ldx, W (M, N), C (B, M) with row stride ldc */                       \
+  X(void, gemm_nt,                                                                                                  \
+    (const float* X, std::size_t ldx, const float* W, float* C, std::size_t ldc, std::size_t B, std::size_t M,      \
+     std::size_t N, bool accumulate),                                                                               \
+    (X, ldx, W, C, ldc, B, M, N, accumulate))                                                                       \
+  /* C (M, N) += A (M, K) Bm (K, N). A(i, k) = A[i rsa + k csa], so A may be read transposed;                       \
+     Bm and C row-major with strides ldb, ldc. The backward products of a linear layer:                             \
+     dX += dY W (A = dY) and dW += dY^T X (A = dY read transposed, Bm = X). */                                      \
+  X(void, gemm_acc,                                                                                                 \
+    (const float* A, std::size_t rsa, std::size_t csa, const float* Bm, std::size_t ldb, float* C, std::size_t ldc, \
+     std::size_t M, std::size_t N, std::size_t K),                                                                  \
+    (A, rsa, csa, Bm, ldb, C, ldc, M, N, K))                                                                        \
+  /* y += x */                                                                                                      \
+  X(void, add, (const float* x, float* y, std::size_t n), (x, y, n))                                                \
+  /* y = a * b (elementwise) */                                                                                     \
+  X(void, mul, (const float* a, const float* b, float* y, std::size_t n), (a, b, y, n))                             \
+  /* x = sigmoid(x) */                                                                                              \
+  X(void, sigmoid, (float* x, std::size_t n), (x, n))                                                               \
+  /* x = tanh(x) */                                                                                                 \
+  X(void, tanh, (float* x, std::size_t n), (x, n))                                                                  \
+  /* x[0..valid) = softmax(x[0..valid)), x[valid..n) = 0 */                                                         \
+  X(void, masked_softmax, (float* x, std::size_t n, std::size_t valid), (x, n, valid))                              \
+  /* max over x[0..n) */                                                                                            \
+  X(float, max, (const float* x, std::size_t n), (x, n))                                                            \
+  /* log sum exp over x[0..n) */                                                                                    \
+  X(float, logsumexp, (const float* x, std::size_t n), (x, n))                                                      \
+  /* floats needed to hold an (M, N) matrix in the packed layout */                                                 \
+  X(std::size_t, packed_size, (std::size_t M, std::size_t N), (M, N))                                               \
+  /* P = W (M, N) repacked: blocks of 4 rows, columns interleaved in chunks of pack_width(), so                     \
+     the product reads one sequential stream. Padding is zero. */                                                   \
+  X(void, pack, (const float* W, std::size_t M, std::size_t N, float* P), (W, M, N, P))                             \
+  /* C = X W^T (+ bias) with W given packed. X (B, N) stride ldx, C (B, M) stride ldc */                            \
+  X(void, gemm_packed,                                                                                              \
+    (const float* X, std::size_t ldx, const float* P, const float* bias, float* C, std::size_t ldc, std::size_t B,  \
+     std::size_t M, std::size_t N),                                                                                 \
+    (X, ldx, P, bias, C, ldc, B, M, N))                                                                             \
+  /* index of the largest element (first on ties); n >= 1 */                                                        \
+  X(std::size_t, argmax, (const float* x, std::size_t n), (x, n))                                                   \
+  /* k largest elements, descending (ties: lower index first); k <= n */                                            \
+  X(void, topk, (const float* x, std::size_t n, std::size_t k, std::int32_t* idx, float* val), (x, n, k, idx, val))
 
 // ---- int8 weights (Model::quantize; the file format is in docs/checkpoint-format.md) -------------
 // A matrix W (M, N) is held as int8 q (M, N) in [-127, 127] with one f32 scale per row (output):
@@ -68,27 +69,26 @@
 // int8 x int8 through maddubs saturates (which exactness against the reference rules out); and
 // int16 makes the activations' rounding negligible (1/32767 of a row's range, not 1/127), leaving
 // the weights' as the one error, for the same weight bytes.
-#define ATTNSEQ_Q8_KERNEL_LIST(X)                                                                  \
-  /* q (n) = x quantised to int16 in [-qmax, qmax]: q[i] = round-half-even(x[i] * (qmax / a)),   \
-     a = max |x|; returns the scale a / qmax. Returns 0 with q = 0 when a < kQ8MinAbs (the row    \
-     is zero to float precision), and NaN with q = 0 when x holds inf or NaN. */                   \
-  X(float, quantize_i16, (const float* x, std::size_t n, std::int32_t qmax, std::int16_t* q),       \
-    (x, n, qmax, q))                                                                               \
-  /* C (B, M) = X W^T (+ bias) with W int8 in the q8 packed layout (q8_pack) and wscale (M) its   \
-     row scales; X given quantised: Xq (B, ldq) from quantize_i16 with xscale (B). A row of Xq is  \
-     read up to N rounded up to even (that element multiplies zero padding). |Xq| <= q8_act_max(N).\
-     C[b][m] = float(sum_n Xq[b][n] q[m][n]) * (xscale[b] * wscale[m]) (+ bias[m]): the product    \
-     is rounded before the bias is added, never fused. */                                          \
-  X(void, gemm_q8, (const std::int16_t* Xq, std::size_t ldq, const float* xscale, const std::int8_t* P, \
-                    const float* wscale, const float* bias, float* C, std::size_t ldc, std::size_t B,  \
-                    std::size_t M, std::size_t N),                                                 \
+#define ATTNSEQ_Q8_KERNEL_LIST(X)                                                                              \
+  /* q (n) = x quantised to int16 in [-qmax, qmax]: q[i] = round-half-even(x[i] * (qmax / a)),                 \
+     a = max |x|; returns the scale a / qmax. Returns 0 with q = 0 when a < kQ8MinAbs (the row                 \
+     is zero to float precision), and NaN with q = 0 when x holds inf or NaN. */                               \
+  X(float, quantize_i16, (const float* x, std::size_t n, std::int32_t qmax, std::int16_t* q), (x, n, qmax, q)) \
+  /* C (B, M) = X W^T (+ bias) with W int8 in the q8 packed layout (q8_pack) and wscale (M) its                \
+     row scales; X given quantised: Xq (B, ldq) from quantize_i16 with xscale (B). A row of Xq is              \
+     read up to N rounded up to even (that element multiplies zero padding). |Xq| <= q8_act_max(N).            \
+     C[b][m] = float(sum_n Xq[b][n] q[m][n]) * (xscale[b] * wscale[m]) (+ bias[m]): the product                \
+     is rounded before the bias is added, never fused. */                                                      \
+  X(void, gemm_q8,                                                                                             \
+    (const std::int16_t* Xq, std::size_t ldq, const float* xscale, const std::int8_t* P, const float* wscale,  \
+     const float* bias, float* C, std::size_t ldc, std::size_t B, std::size_t M, std::size_t N),               \
     (Xq, ldq, xscale, P, wscale, bias, C, ldc, B, M, N))
 
 namespace attnseq {
 
 // The int8 layout and the choices that are the same on every arch (reference.cpp).
-constexpr std::size_t kQ8Panel = 32;   // rows per packed panel: 2 AVX-512, 4 AVX2, 8 SSE2/wasm vectors
-constexpr float kQ8MinAbs = 1e-30f;    // activation rows with max |x| below this quantise to zero
+constexpr std::size_t kQ8Panel = 32;  // rows per packed panel: 2 AVX-512, 4 AVX2, 8 SSE2/wasm vectors
+constexpr float kQ8MinAbs = 1e-30f;   // activation rows with max |x| below this quantise to zero
 // The largest activation magnitude for rows of N columns: min(32767, (2^31 - 1) / (127 N)).
 std::int32_t q8_act_max(std::size_t N);
 // Bytes of an (M, N) int8 matrix in the packed layout: panels of kQ8Panel rows; within a panel,
@@ -108,7 +108,7 @@ ATTNSEQ_Q8_KERNEL_LIST(ATTNSEQ_DECLARE)
 // The packed layout for an explicit panel height R (4 x the vector width of the arch that reads it).
 std::size_t packed_size_panels(std::size_t M, std::size_t N, std::size_t R);
 void pack_panels(const float* W, std::size_t M, std::size_t N, float* P, std::size_t R);
-}
+}  // namespace ref
 namespace simd {
 ATTNSEQ_KERNEL_LIST(ATTNSEQ_DECLARE)
 ATTNSEQ_Q8_KERNEL_LIST(ATTNSEQ_DECLARE)
@@ -119,7 +119,7 @@ const char* q8_arch_name();
 const char* arch_name();
 // Floats per vector of that arch: the column chunk of the packed layout (both namespaces use it).
 std::size_t pack_width();
-}
+}  // namespace simd
 #undef ATTNSEQ_DECLARE
 
 namespace kernels {

@@ -33,8 +33,8 @@ void gemv_t(const float* W, const float* x, float* y, std::size_t M, std::size_t
   for (std::size_t m = 0; m < M; ++m) axpy(x[m], W + m * N, y, N);
 }
 
-void gemm_nt(const float* X, std::size_t ldx, const float* W, float* C, std::size_t ldc,
-             std::size_t B, std::size_t M, std::size_t N, bool accumulate) {
+void gemm_nt(const float* X, std::size_t ldx, const float* W, float* C, std::size_t ldc, std::size_t B, std::size_t M,
+             std::size_t N, bool accumulate) {
   for (std::size_t b = 0; b < B; ++b) gemv(W, X + b * ldx, C + b * ldc, M, N, accumulate);
 }
 
@@ -103,8 +103,8 @@ std::size_t packed_size(std::size_t M, std::size_t N) { return packed_size_panel
 
 void pack(const float* W, std::size_t M, std::size_t N, float* P) { pack_panels(W, M, N, P, 4 * simd::pack_width()); }
 
-void gemm_packed(const float* X, std::size_t ldx, const float* P, const float* bias, float* C,
-                 std::size_t ldc, std::size_t B, std::size_t M, std::size_t N) {
+void gemm_packed(const float* X, std::size_t ldx, const float* P, const float* bias, float* C, std::size_t ldc,
+                 std::size_t B, std::size_t M, std::size_t N) {
   const std::size_t R = 4 * simd::pack_width();
   for (std::size_t b = 0; b < B; ++b)
     for (std::size_t m = 0; m < M; ++m) {
@@ -153,9 +153,8 @@ float quantize_i16(const float* x, std::size_t n, std::int32_t qmax, std::int16_
   return a / float(qmax);
 }
 
-void gemm_q8(const std::int16_t* Xq, std::size_t ldq, const float* xscale, const std::int8_t* P,
-             const float* wscale, const float* bias, float* C, std::size_t ldc, std::size_t B, std::size_t M,
-             std::size_t N) {
+void gemm_q8(const std::int16_t* Xq, std::size_t ldq, const float* xscale, const std::int8_t* P, const float* wscale,
+             const float* bias, float* C, std::size_t ldc, std::size_t B, std::size_t M, std::size_t N) {
   const std::size_t R = kQ8Panel, pairs = (N + 1) / 2;
   for (std::size_t b = 0; b < B; ++b)
     for (std::size_t m = 0; m < M; ++m) {

@@ -6,8 +6,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <functional>
 #include <cstdio>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <stdexcept>
@@ -31,9 +31,11 @@ const safetensors::TensorInfo& need(const safetensors::File& f, const std::strin
   const auto* t = f.find(name);
   if (!t) fail("missing tensor '" + name + "'");
   if (t->shape.size() != rank)
-    fail("tensor '" + name + "' has shape " + shape_str(t->shape) + ", expected " + std::to_string(rank) + " dimensions");
+    fail("tensor '" + name + "' has shape " + shape_str(t->shape) + ", expected " + std::to_string(rank) +
+         " dimensions");
   for (auto d : t->shape)
-    if (d < 1 || d > kMaxDim) fail("tensor '" + name + "' has shape " + shape_str(t->shape) + ": dimension out of range");
+    if (d < 1 || d > kMaxDim)
+      fail("tensor '" + name + "' has shape " + shape_str(t->shape) + ": dimension out of range");
   return *t;
 }
 
@@ -49,8 +51,7 @@ void check_marker(const safetensors::File& f, bool present, const std::string& m
                   const std::function<bool(const std::string&)>& sibling) {
   if (present) return;
   for (const auto& t : f.tensors)
-    if (sibling(t.name))
-      fail("missing tensor '" + marker + "' (or unexpected tensor '" + t.name + "')");
+    if (sibling(t.name)) fail("missing tensor '" + marker + "' (or unexpected tensor '" + t.name + "')");
 }
 
 bool has_suffix(const std::string& s, const std::string& suffix) {
@@ -127,32 +128,45 @@ ModelConfig infer_config(const safetensors::File& f) {
     fail("the decoder has " + std::to_string(dec_layers) + " layers and the encoder " + std::to_string(c.layers) +
          ": s_0 is taken layer by layer, so the counts must be equal");
   c.bidirectional = f.find("encoder.rnn.weight_hh_l0_reverse") != nullptr;
-  check_marker(f, c.bidirectional, "encoder.rnn.weight_hh_l0_reverse",
-               [](const std::string& name) { return has_prefix(name, "encoder.rnn.") && has_suffix(name, "_reverse"); });
+  check_marker(f, c.bidirectional, "encoder.rnn.weight_hh_l0_reverse", [](const std::string& name) {
+    return has_prefix(name, "encoder.rnn.") && has_suffix(name, "_reverse");
+  });
   c.bridge = f.find("bridge.weight") != nullptr;
   check_marker(f, c.bridge, "bridge.weight", [](const std::string& name) { return has_prefix(name, "bridge."); });
   const bool has_combine = f.find("decoder.combine.weight") != nullptr;
-  if (f.find("decoder.attention.weight")) c.score = Score::General;
-  else if (f.find("decoder.attention.v.weight")) c.score = Score::Additive;
-  else c.score = Score::Dot;
+  if (f.find("decoder.attention.weight"))
+    c.score = Score::General;
+  else if (f.find("decoder.attention.v.weight"))
+    c.score = Score::Additive;
+  else
+    c.score = Score::Dot;
   if (c.score == Score::Additive) c.attn_dim = int(need(f, "decoder.attention.v.weight", 2).shape[1]);
 
   // Style from the shapes where they decide it; the metadata settles luong vs bahdanau otherwise.
   const auto& dih = need(f, "decoder.rnn.weight_ih_l0", 2);
   const std::int64_t din = dih.shape[1];
   const auto* meta_style = f.meta("style");
-  if (!has_combine) c.style = Style::None;
-  else if (din == c.tgt_emb) c.style = Style::Luong;
-  else if (din == c.tgt_emb + c.enc_out() && din != c.tgt_emb + c.dec_hidden) c.style = Style::Bahdanau;
-  else if (din == c.tgt_emb + c.dec_hidden && din != c.tgt_emb + c.enc_out()) c.style = Style::Luong;
-  else c.style = (meta_style && *meta_style == "bahdanau") ? Style::Bahdanau : Style::Luong;
+  if (!has_combine)
+    c.style = Style::None;
+  else if (din == c.tgt_emb)
+    c.style = Style::Luong;
+  else if (din == c.tgt_emb + c.enc_out() && din != c.tgt_emb + c.dec_hidden)
+    c.style = Style::Bahdanau;
+  else if (din == c.tgt_emb + c.dec_hidden && din != c.tgt_emb + c.enc_out())
+    c.style = Style::Luong;
+  else
+    c.style = (meta_style && *meta_style == "bahdanau") ? Style::Bahdanau : Style::Luong;
   c.input_feeding = c.style == Style::Luong && din == c.tgt_emb + c.dec_hidden && din != c.tgt_emb;
 
   // Metadata: checked against what the shapes say.
   auto meta = [&](const char* k) { return f.meta(k); };
   if (const auto* s = meta("style")) {
-    Style m = *s == "luong" ? Style::Luong : *s == "bahdanau" ? Style::Bahdanau : *s == "none" ? Style::None
-              : throw BadCheckpoint("checkpoint: metadata 'style' is \"" + *s + "\"; expected luong, bahdanau or none");
+    Style m =
+        *s == "luong"      ? Style::Luong
+        : *s == "bahdanau" ? Style::Bahdanau
+        : *s == "none"
+            ? Style::None
+            : throw BadCheckpoint("checkpoint: metadata 'style' is \"" + *s + "\"; expected luong, bahdanau or none");
     if (m != c.style)
       fail(std::string("metadata says style ") + to_string(m) + " but the tensors describe " + to_string(c.style) +
            " (decoder.rnn.weight_ih_l0 has " + std::to_string(din) + " columns, decoder.combine " +
@@ -196,7 +210,8 @@ ModelConfig infer_config(const safetensors::File& f) {
   };
   const bool mixed = tok && *tok == "mixed";
   if (mixed && (!st || !tt))
-    fail(std::string("metadata 'tokenizer' is mixed but '") + (!st ? "src_tokenizer" : "tgt_tokenizer") + "' is missing");
+    fail(std::string("metadata 'tokenizer' is mixed but '") + (!st ? "src_tokenizer" : "tgt_tokenizer") +
+         "' is missing");
   const TokenizerKind both = tok && !mixed ? kind("tokenizer", *tok) : TokenizerKind::Ids;
   c.src_tokenizer = st ? kind("src_tokenizer", *st) : both;
   c.tgt_tokenizer = tt ? kind("tgt_tokenizer", *tt) : both;
@@ -212,23 +227,28 @@ ModelConfig infer_config(const safetensors::File& f) {
          to_string(c.tgt_tokenizer) + ": either both sides have a vocabulary or neither (ids)");
   if (c.has_text()) {
     if (!sv || !tv)
-      fail(std::string("metadata gives tokenizer ") + to_string(c.src_tokenizer) + " -> " +
-           to_string(c.tgt_tokenizer) + " but " + (!sv ? "src_vocab" : "tgt_vocab") + " is missing");
+      fail(std::string("metadata gives tokenizer ") + to_string(c.src_tokenizer) + " -> " + to_string(c.tgt_tokenizer) +
+           " but " + (!sv ? "src_vocab" : "tgt_vocab") + " is missing");
     c.src_tokens = parse_vocab("src_vocab", *sv);
     c.tgt_tokens = parse_vocab("tgt_vocab", *tv);
   } else if (sv || tv) {
     fail("metadata has a vocabulary but no 'tokenizer' (char or word)");
   }
   if (const auto* s = meta("src_case")) {
-    if (*s == "upper") c.src_case = CaseFold::Upper;
-    else if (*s == "lower") c.src_case = CaseFold::Lower;
-    else if (*s == "keep") c.src_case = CaseFold::Keep;
-    else fail("metadata 'src_case' is \"" + *s + "\"; expected upper, lower or keep");
+    if (*s == "upper")
+      c.src_case = CaseFold::Upper;
+    else if (*s == "lower")
+      c.src_case = CaseFold::Lower;
+    else if (*s == "keep")
+      c.src_case = CaseFold::Keep;
+    else
+      fail("metadata 'src_case' is \"" + *s + "\"; expected upper, lower or keep");
     if (!c.has_text() && c.src_case != CaseFold::Keep)
       fail("metadata 'src_case' is " + *s + " but the model has no source tokenizer (ids)");
   }
-  static const char* known[] = {"style", "score", "input_feeding", "cell", "tokenizer", "src_tokenizer",
-                                "tgt_tokenizer", "src_case", "src_vocab", "tgt_vocab", "pad", "bos", "eos", "unk"};
+  static const char* known[] = {"style",         "score",         "input_feeding", "cell",      "tokenizer",
+                                "src_tokenizer", "tgt_tokenizer", "src_case",      "src_vocab", "tgt_vocab",
+                                "pad",           "bos",           "eos",           "unk"};
   for (const auto& kv : f.metadata) {
     bool k = false;
     for (const char* n : known) k = k || kv.first == n;
@@ -263,8 +283,8 @@ void read_q8(const safetensors::File& f, const ParamSpec& spec, Q8Matrix& m) {
   safetensors::read_f32(f, *st, m.scale.data());
   for (std::size_t k = 0; k < M * N; ++k)
     if (m.q[k] == -128)
-      fail("tensor '" + spec.name + "' holds -128 at row " + std::to_string(k / N) + ", column " + std::to_string(k % N) +
-           "; int8 weights are in [-127, 127]");
+      fail("tensor '" + spec.name + "' holds -128 at row " + std::to_string(k / N) + ", column " +
+           std::to_string(k % N) + "; int8 weights are in [-127, 127]");
   for (std::size_t r = 0; r < M; ++r)
     if (!std::isfinite(m.scale[r]) || m.scale[r] < 0.f)
       fail("scales '" + sname + "' hold " + std::to_string(m.scale[r]) + " at row " + std::to_string(r) +
@@ -299,7 +319,8 @@ Model load(const std::uint8_t* bytes, std::size_t size) {
     }
     safetensors::read_f32(f, t, dst);
     for (std::int64_t k = 0; k < spec.numel(); ++k)
-      if (!std::isfinite(dst[k])) fail("tensor '" + spec.name + "' holds a non-finite value at index " + std::to_string(k));
+      if (!std::isfinite(dst[k]))
+        fail("tensor '" + spec.name + "' holds a non-finite value at index " + std::to_string(k));
   }
   for (const auto& t : f.tensors) {
     bool expected = false;
@@ -314,8 +335,9 @@ Model load(const std::uint8_t* bytes, std::size_t size) {
         fail("unexpected tensor '" + t.name + "': '" + owner->name + "' is " + safetensors::dtype_name(owner->dtype) +
              ", not I8, so it has no scales");
     }
-    if (!expected) fail("unexpected tensor '" + t.name + "' for a " + std::string(to_string(c.cell)) + " " +
-                        to_string(c.style) + " model");
+    if (!expected)
+      fail("unexpected tensor '" + t.name + "' for a " + std::string(to_string(c.cell)) + " " + to_string(c.style) +
+           " model");
   }
   return Model(std::move(c), std::move(p));
 }
@@ -360,11 +382,14 @@ std::vector<std::uint8_t> save_checkpoint(const Model& model) {
     }
     ts.push_back({p.specs[i].name, p.specs[i].shape, p.data.data() + p.offsets[i]});
   }
-  std::vector<std::pair<std::string, std::string>> m = {
-      {"style", to_string(c.style)}, {"score", to_string(c.score)},
-      {"input_feeding", c.input_feeding ? "true" : "false"}, {"cell", to_string(c.cell)},
-      {"pad", std::to_string(c.pad)}, {"bos", std::to_string(c.bos)}, {"eos", std::to_string(c.eos)},
-      {"unk", std::to_string(c.unk)}};
+  std::vector<std::pair<std::string, std::string>> m = {{"style", to_string(c.style)},
+                                                        {"score", to_string(c.score)},
+                                                        {"input_feeding", c.input_feeding ? "true" : "false"},
+                                                        {"cell", to_string(c.cell)},
+                                                        {"pad", std::to_string(c.pad)},
+                                                        {"bos", std::to_string(c.bos)},
+                                                        {"eos", std::to_string(c.eos)},
+                                                        {"unk", std::to_string(c.unk)}};
   if (c.has_text()) {
     // `tokenizer` is kept for readers from before per-side tokenizers; "mixed" makes them refuse a
     // model whose sides differ instead of tokenizing one side wrongly.

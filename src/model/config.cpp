@@ -7,19 +7,13 @@
 namespace attnseq {
 
 const char* to_string(Cell c) { return c == Cell::GRU ? "gru" : "lstm"; }
-const char* to_string(Style s) {
-  return s == Style::Luong ? "luong" : s == Style::Bahdanau ? "bahdanau" : "none";
-}
-const char* to_string(Score s) {
-  return s == Score::Dot ? "dot" : s == Score::General ? "general" : "additive";
-}
+const char* to_string(Style s) { return s == Style::Luong ? "luong" : s == Style::Bahdanau ? "bahdanau" : "none"; }
+const char* to_string(Score s) { return s == Score::Dot ? "dot" : s == Score::General ? "general" : "additive"; }
 const char* to_string(TokenizerKind t) {
   return t == TokenizerKind::Ids ? "ids" : t == TokenizerKind::Char ? "char" : "word";
 }
 
-const char* to_string(CaseFold c) {
-  return c == CaseFold::Keep ? "keep" : c == CaseFold::Upper ? "upper" : "lower";
-}
+const char* to_string(CaseFold c) { return c == CaseFold::Keep ? "keep" : c == CaseFold::Upper ? "upper" : "lower"; }
 
 std::int64_t ParamSpec::numel() const {
   std::int64_t n = 1;
@@ -30,8 +24,8 @@ std::int64_t ParamSpec::numel() const {
 namespace {
 void check_dim(const char* what, std::int64_t v, std::int64_t lo = 1) {
   if (v < lo || v > kMaxDim)
-    throw std::invalid_argument(std::string("model config: ") + what + " = " + std::to_string(v) +
-                                " is outside [" + std::to_string(lo) + ", " + std::to_string(kMaxDim) + "]");
+    throw std::invalid_argument(std::string("model config: ") + what + " = " + std::to_string(v) + " is outside [" +
+                                std::to_string(lo) + ", " + std::to_string(kMaxDim) + "]");
 }
 }  // namespace
 
@@ -58,8 +52,8 @@ void ModelConfig::validate() const {
   for (int id : {pad, bos, eos, unk})
     if (id < 0 || id >= src_vocab || id >= tgt_vocab)
       throw std::invalid_argument("model config: special token id " + std::to_string(id) +
-                                  " is outside the vocabularies (source " + std::to_string(src_vocab) +
-                                  ", target " + std::to_string(tgt_vocab) + ")");
+                                  " is outside the vocabularies (source " + std::to_string(src_vocab) + ", target " +
+                                  std::to_string(tgt_vocab) + ")");
   if ((src_tokenizer == TokenizerKind::Ids) != (tgt_tokenizer == TokenizerKind::Ids))
     throw std::invalid_argument(std::string("model config: the source tokenizer is ") + to_string(src_tokenizer) +
                                 " and the target's " + to_string(tgt_tokenizer) +

@@ -21,36 +21,36 @@ const char* to_string(TokenizerKind);
 const char* to_string(CaseFold);  // "keep", "upper", "lower"
 
 // Documented limits: inputs beyond them are refused with a clear error instead of allocating.
-constexpr int kMaxSourceLength = 1024;   // source tokens per encode
-constexpr int kMaxTargetLength = 1024;   // target tokens per decode
-constexpr int kMaxBeam = 64;             // beam width
-constexpr std::size_t kMaxTextBytes = 1u << 20;  // bytes of user text per call
-constexpr std::int64_t kMaxDim = 1 << 16;         // any single dimension of a model
+constexpr int kMaxSourceLength = 1024;                      // source tokens per encode
+constexpr int kMaxTargetLength = 1024;                      // target tokens per decode
+constexpr int kMaxBeam = 64;                                // beam width
+constexpr std::size_t kMaxTextBytes = 1u << 20;             // bytes of user text per call
+constexpr std::int64_t kMaxDim = 1 << 16;                   // any single dimension of a model
 constexpr std::int64_t kMaxParams = std::int64_t(1) << 28;  // 1 GiB of F32 parameters
 
 struct ModelConfig {
-  Cell cell = Cell::GRU;            // recurrent cell of encoder and decoder
-  Style style = Style::Luong;       // decoder style: luong (query s_k), bahdanau (query s_{k-1}), none
-  Score score = Score::Dot;         // attention score function
-  bool input_feeding = false;       // luong only: feed h~_{k-1} into the decoder input
-  bool bidirectional = false;       // encoder reads both ways; outputs [h_fwd; h_bwd]
-  bool bridge = false;              // s_0 = tanh(bridge(enc_final)) instead of enc_final
-  int layers = 1;                   // encoder layers = decoder layers
-  int src_vocab = 0;                // Vs
-  int tgt_vocab = 0;                // Vt
-  int src_emb = 0;                  // encoder embedding size
-  int tgt_emb = 0;                  // decoder embedding size
-  int enc_hidden = 0;               // He, per direction
-  int dec_hidden = 0;               // Hd
-  int attn_dim = 0;                 // A, additive score only
+  Cell cell = Cell::GRU;       // recurrent cell of encoder and decoder
+  Style style = Style::Luong;  // decoder style: luong (query s_k), bahdanau (query s_{k-1}), none
+  Score score = Score::Dot;    // attention score function
+  bool input_feeding = false;  // luong only: feed h~_{k-1} into the decoder input
+  bool bidirectional = false;  // encoder reads both ways; outputs [h_fwd; h_bwd]
+  bool bridge = false;         // s_0 = tanh(bridge(enc_final)) instead of enc_final
+  int layers = 1;              // encoder layers = decoder layers
+  int src_vocab = 0;           // Vs
+  int tgt_vocab = 0;           // Vt
+  int src_emb = 0;             // encoder embedding size
+  int tgt_emb = 0;             // decoder embedding size
+  int enc_hidden = 0;          // He, per direction
+  int dec_hidden = 0;          // Hd
+  int attn_dim = 0;            // A, additive score only
   // How text becomes ids, per side (Ids: callers pass ids; then both sides are Ids). Checkpoint
   // metadata: src_tokenizer / tgt_tokenizer, and the older single `tokenizer` (README "Decisions").
   TokenizerKind src_tokenizer = TokenizerKind::Ids;
   TokenizerKind tgt_tokenizer = TokenizerKind::Ids;
-  CaseFold src_case = CaseFold::Keep;  // source text is folded so before lookup (metadata src_case)
-  std::vector<std::string> src_tokens;  // source vocabulary (empty for Ids)
-  std::vector<std::string> tgt_tokens;  // target vocabulary (empty for Ids)
-  int pad = 0, bos = 1, eos = 2, unk = 3;   // special ids, shared by both vocabularies
+  CaseFold src_case = CaseFold::Keep;                      // source text is folded so before lookup (metadata src_case)
+  std::vector<std::string> src_tokens;                     // source vocabulary (empty for Ids)
+  std::vector<std::string> tgt_tokens;                     // target vocabulary (empty for Ids)
+  int pad = 0, bos = 1, eos = 2, unk = 3;                  // special ids, shared by both vocabularies
   std::vector<std::pair<std::string, std::string>> extra;  // free-form metadata: name, task, description, ...
 
   int enc_out() const { return bidirectional ? 2 * enc_hidden : enc_hidden; }  // He_out

@@ -52,8 +52,8 @@ void Model::start(const Encoded& enc, DecoderState& st, int capacity) const {
 }
 
 // gi (B, G Hd) = [emb(prev); rest] W_ih^T + b_ih for decoder layer 0; rest (B, R) may be null if R = 0.
-const float* Model::input_projection(const float* rest, std::size_t ldr, const std::int32_t* prev,
-                                     std::size_t B, float* gi) const {
+const float* Model::input_projection(const float* rest, std::size_t ldr, const std::int32_t* prev, std::size_t B,
+                                     float* gi) const {
   const auto& c = config_;
   const std::size_t E = c.tgt_emb, D = c.dec_input(), R = D - E, GH = std::size_t(c.gates()) * c.dec_hidden;
   if (tables_) {
@@ -133,14 +133,14 @@ void Model::step(const Encoded& enc, DecoderState& st, const std::int32_t* prev,
         std::memcpy(&st.x[b * D], dec_emb_ + std::size_t(prev[b]) * E, E * sizeof(float));
         if (D > E) std::memcpy(&st.x[b * D + E], rest + b * ldr, (D - E) * sizeof(float));
       }
-      nn::linear_any(st.x.data(), D, dec_rnn_[0].w_ih, dec_rnn_[0].w_ih_packed, dec_rnn_[0].b_ih, st.gi.data(), GH, B, GH, D,
-                       dec_rnn_[0].w_ih_q8);
+      nn::linear_any(st.x.data(), D, dec_rnn_[0].w_ih, dec_rnn_[0].w_ih_packed, dec_rnn_[0].b_ih, st.gi.data(), GH, B,
+                     GH, D, dec_rnn_[0].w_ih_q8);
     }
     for (std::size_t l = 0; l < L; ++l) {
       float* h = &st.h[l * cap * Hd];
       if (l > 0)
-        nn::linear_any(h - cap * Hd, Hd, dec_rnn_[l].w_ih, dec_rnn_[l].w_ih_packed, dec_rnn_[l].b_ih, st.gi.data(), GH, B, GH, Hd,
-                       dec_rnn_[l].w_ih_q8);
+        nn::linear_any(h - cap * Hd, Hd, dec_rnn_[l].w_ih, dec_rnn_[l].w_ih_packed, dec_rnn_[l].b_ih, st.gi.data(), GH,
+                       B, GH, Hd, dec_rnn_[l].w_ih_q8);
       nn::cell_forward(dec_rnn_[l], st.gi.data(), st.gh.data(), h, &st.c[l * cap * Hd], B);
     }
   };
@@ -150,7 +150,8 @@ void Model::step(const Encoded& enc, DecoderState& st, const std::int32_t* prev,
       std::memcpy(&st.cat[b * (Ho + Hd)], &st.context[b * Ho], Ho * sizeof(float));
       std::memcpy(&st.cat[b * (Ho + Hd) + Ho], h_top + b * Hd, Hd * sizeof(float));
     }
-    nn::linear_any(st.cat.data(), Ho + Hd, combine_w_, combine_p_, combine_b_, st.htilde.data(), Hd, B, Hd, Ho + Hd, combine_q_);
+    nn::linear_any(st.cat.data(), Ho + Hd, combine_w_, combine_p_, combine_b_, st.htilde.data(), Hd, B, Hd, Ho + Hd,
+                   combine_q_);
     kernels::tanh(st.htilde.data(), B * Hd);
     nn::linear_any(st.htilde.data(), Hd, out_w_, out_p_, out_b_, st.logits.data(), V, B, V, Hd, out_q_);
   };

@@ -16,7 +16,7 @@ void Model::encode(const std::int32_t* src, int T, Encoded& e) const {
   if (T <= 0) throw std::invalid_argument("encode: the source is empty (0 tokens)");
   if (T > kMaxSourceLength)
     throw TooLong("encode: the source has " + std::to_string(T) + " tokens; the maximum is " +
-                                std::to_string(kMaxSourceLength));
+                  std::to_string(kMaxSourceLength));
   for (int t = 0; t < T; ++t)
     if (src[t] < 0 || src[t] >= c.src_vocab)
       throw std::invalid_argument("encode: source token " + std::to_string(t) + " has id " + std::to_string(src[t]) +
@@ -45,9 +45,11 @@ void Model::encode(const std::int32_t* src, int T, Encoded& e) const {
       // gi (T, G He) = x W_ih^T + b_ih for every position at once.
       if (l == 0 && tables_) {
         const float* table = enc_table_[d].data();
-        for (int t = 0; t < T; ++t) std::memcpy(&e.gi[t * G * He], table + std::size_t(src[t]) * G * He, G * He * sizeof(float));
+        for (int t = 0; t < T; ++t)
+          std::memcpy(&e.gi[t * G * He], table + std::size_t(src[t]) * G * He, G * He * sizeof(float));
       } else {
-        nn::linear_any(e.layer_in.data(), in, w.w_ih, w.w_ih_packed, w.b_ih, e.gi.data(), G * He, T, G * He, in, w.w_ih_q8);
+        nn::linear_any(e.layer_in.data(), in, w.w_ih, w.w_ih_packed, w.b_ih, e.gi.data(), G * He, T, G * He, in,
+                       w.w_ih_q8);
       }
       std::fill(e.h.begin(), e.h.end(), 0.f);
       std::fill(e.c.begin(), e.c.end(), 0.f);
@@ -69,7 +71,8 @@ void Model::encode(const std::int32_t* src, int T, Encoded& e) const {
   e.keys.clear();
   if (c.has_attention() && c.score == Score::General) {
     e.keys.resize(std::size_t(T) * Hd);
-    nn::linear_any(e.memory.data(), Ho, att_general_, att_general_p_, nullptr, e.keys.data(), Hd, T, Hd, Ho, att_general_q_);
+    nn::linear_any(e.memory.data(), Ho, att_general_, att_general_p_, nullptr, e.keys.data(), Hd, T, Hd, Ho,
+                   att_general_q_);
   } else if (c.has_attention() && c.score == Score::Additive) {
     const std::size_t A = c.attn_dim;
     e.keys.resize(std::size_t(T) * A);
@@ -87,8 +90,10 @@ void Model::encode(const std::int32_t* src, int T, Encoded& e) const {
     }
   };
   init(e.final_h, e.init_h);
-  if (c.cell == Cell::LSTM) init(final_c_enc, e.init_c);
-  else e.init_c.assign(L * Hd, 0.f);
+  if (c.cell == Cell::LSTM)
+    init(final_c_enc, e.init_c);
+  else
+    e.init_c.assign(L * Hd, 0.f);
 }
 
 }  // namespace attnseq

@@ -67,10 +67,14 @@ std::size_t utf8_sequence(std::string_view s, std::size_t i, std::size_t* bad) {
   std::size_t len;
   unsigned char lo = 0x80, hi = 0xBF;  // allowed range of the second byte
   if (c < 0x80) return 1;
-  if (c >= 0xC2 && c <= 0xDF) len = 2;
-  else if (c >= 0xE0 && c <= 0xEF) len = 3, lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
-  else if (c >= 0xF0 && c <= 0xF4) len = 4, lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
-  else return *bad = 0, 0;
+  if (c >= 0xC2 && c <= 0xDF)
+    len = 2;
+  else if (c >= 0xE0 && c <= 0xEF)
+    len = 3, lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
+  else if (c >= 0xF0 && c <= 0xF4)
+    len = 4, lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
+  else
+    return *bad = 0, 0;
   for (std::size_t k = 1; k < len; ++k) {
     if (i + k >= s.size()) return *bad = k, 0;
     const unsigned char lo_k = k == 1 ? lo : 0x80, hi_k = k == 1 ? hi : 0xBF;
@@ -120,9 +124,19 @@ class Parser {
     switch (c) {
       case '{': object(v, depth + 1); break;
       case '[': array(v, depth + 1); break;
-      case '"': v.type = Value::Type::String; v.string = string(); break;
-      case 't': literal("true"); v.type = Value::Type::Bool; v.boolean = true; break;
-      case 'f': literal("false"); v.type = Value::Type::Bool; break;
+      case '"':
+        v.type = Value::Type::String;
+        v.string = string();
+        break;
+      case 't':
+        literal("true");
+        v.type = Value::Type::Bool;
+        v.boolean = true;
+        break;
+      case 'f':
+        literal("false");
+        v.type = Value::Type::Bool;
+        break;
       case 'n': literal("null"); break;
       default:
         if (c == '-' || (c >= '0' && c <= '9')) {
@@ -191,8 +205,7 @@ class Parser {
     if (o.size() < 2) return;
     std::vector<std::size_t> idx(o.size());
     for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = i;
-    std::stable_sort(idx.begin(), idx.end(),
-                     [&](std::size_t a, std::size_t b) { return o[a].first < o[b].first; });
+    std::stable_sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) { return o[a].first < o[b].first; });
     std::size_t first_dup = o.size();  // the earliest key (in text order) that repeats an earlier one
     for (std::size_t i = 1; i < idx.size(); ++i)
       if (o[idx[i]].first == o[idx[i - 1]].first) first_dup = std::min(first_dup, idx[i]);
@@ -204,10 +217,14 @@ class Parser {
     for (int k = 0; k < 4; ++k, ++pos_) {
       const unsigned char c = peek();
       cp <<= 4;
-      if (c >= '0' && c <= '9') cp |= c - '0';
-      else if (c >= 'a' && c <= 'f') cp |= c - 'a' + 10;
-      else if (c >= 'A' && c <= 'F') cp |= c - 'A' + 10;
-      else fail("invalid hex digit " + describe_byte(c) + " in \\u escape");
+      if (c >= '0' && c <= '9')
+        cp |= c - '0';
+      else if (c >= 'a' && c <= 'f')
+        cp |= c - 'a' + 10;
+      else if (c >= 'A' && c <= 'F')
+        cp |= c - 'A' + 10;
+      else
+        fail("invalid hex digit " + describe_byte(c) + " in \\u escape");
     }
     return cp;
   }
@@ -230,8 +247,8 @@ class Parser {
       const std::size_t len = utf8_sequence(s_, pos_, &bad);
       if (len == 0) {
         if (pos_ + bad >= s_.size()) fail_at("unexpected end of input", s_.size());
-        fail_at("invalid UTF-8 byte " + describe_byte(static_cast<unsigned char>(s_[pos_ + bad])) +
-                    " in string", pos_ + bad);
+        fail_at("invalid UTF-8 byte " + describe_byte(static_cast<unsigned char>(s_[pos_ + bad])) + " in string",
+                pos_ + bad);
       }
       out.append(s_.data() + pos_, len);
       pos_ += len;
@@ -371,13 +388,34 @@ std::string quote(std::string_view s) {
   for (std::size_t i = 0; i < s.size();) {
     const unsigned char c = static_cast<unsigned char>(s[i]);
     switch (c) {
-      case '"': out += "\\\""; ++i; continue;
-      case '\\': out += "\\\\"; ++i; continue;
-      case '\b': out += "\\b"; ++i; continue;
-      case '\f': out += "\\f"; ++i; continue;
-      case '\n': out += "\\n"; ++i; continue;
-      case '\r': out += "\\r"; ++i; continue;
-      case '\t': out += "\\t"; ++i; continue;
+      case '"':
+        out += "\\\"";
+        ++i;
+        continue;
+      case '\\':
+        out += "\\\\";
+        ++i;
+        continue;
+      case '\b':
+        out += "\\b";
+        ++i;
+        continue;
+      case '\f':
+        out += "\\f";
+        ++i;
+        continue;
+      case '\n':
+        out += "\\n";
+        ++i;
+        continue;
+      case '\r':
+        out += "\\r";
+        ++i;
+        continue;
+      case '\t':
+        out += "\\t";
+        ++i;
+        continue;
       default: break;
     }
     if (c < 0x20) {

@@ -18,7 +18,7 @@ struct Value {
   Type type = Type::Null;
   bool boolean = false;
   double number = 0;
-  std::string string;                                 // UTF-8
+  std::string string;  // UTF-8
   std::vector<Value> array;
   std::vector<std::pair<std::string, Value>> object;  // insertion order kept; duplicate keys are a parse error
   const Value* find(std::string_view key) const;      // nullptr if not an object or key absent

@@ -33,9 +33,7 @@ const float* Params::find(std::string_view name) const {
     if (specs[i].name == name) return data.data() + offsets[i];
   return nullptr;
 }
-float* Params::find(std::string_view name) {
-  return const_cast<float*>(static_cast<const Params*>(this)->find(name));
-}
+float* Params::find(std::string_view name) { return const_cast<float*>(static_cast<const Params*>(this)->find(name)); }
 const float* Params::get(std::string_view name) const {
   const float* p = find(name);
   if (!p) throw std::invalid_argument("missing parameter '" + std::string(name) + "'");
@@ -73,7 +71,8 @@ Model::Model(ModelConfig config, Params params)
   for (std::size_t i = 0; i < params_.q8.size(); ++i) {
     const auto& m = params_.q8[i];
     if (m.q.empty()) continue;
-    if (!expect[i].int8 || m.q.size() != std::size_t(expect[i].numel()) || m.scale.size() != std::size_t(expect[i].shape[0]))
+    if (!expect[i].int8 || m.q.size() != std::size_t(expect[i].numel()) ||
+        m.scale.size() != std::size_t(expect[i].shape[0]))
       throw std::invalid_argument("model: the int8 copy of '" + expect[i].name + "' does not fit it");
   }
   prepare();
@@ -100,7 +99,8 @@ void Model::bind() {
       enc_rnn_.push_back(rnn("encoder.rnn.", "_l" + std::to_string(l) + (d ? "_reverse" : ""),
                              l == 0 ? c.src_emb : c.enc_out(), c.enc_hidden));
   for (int l = 0; l < c.layers; ++l)
-    dec_rnn_.push_back(rnn("decoder.rnn.", "_l" + std::to_string(l), l == 0 ? c.dec_input() : c.dec_hidden, c.dec_hidden));
+    dec_rnn_.push_back(
+        rnn("decoder.rnn.", "_l" + std::to_string(l), l == 0 ? c.dec_input() : c.dec_hidden, c.dec_hidden));
   enc_emb_ = params_.get("encoder.embedding.weight");
   dec_emb_ = params_.get("decoder.embedding.weight");
   bridge_w_ = params_.find("bridge.weight");
@@ -249,8 +249,8 @@ void Model::build_tables() {
   for (int d = 0; d < dirs; ++d) {
     const auto& w = enc_rnn_[d];
     std::vector<float> t(enc_floats);
-    nn::linear_forward(enc_emb_, c.src_emb, w.w_ih, w.b_ih, t.data(), G * c.enc_hidden, c.src_vocab,
-                       G * c.enc_hidden, c.src_emb);
+    nn::linear_forward(enc_emb_, c.src_emb, w.w_ih, w.b_ih, t.data(), G * c.enc_hidden, c.src_vocab, G * c.enc_hidden,
+                       c.src_emb);
     enc_table_.push_back(std::move(t));
   }
   // Decoder: split W_ih (G Hd, E + R) into its embedding columns (folded into the table) and the

@@ -28,9 +28,13 @@ struct Align64 {
   T* allocate(std::size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t(64))); }
   void deallocate(T* p, std::size_t) { ::operator delete(p, std::align_val_t(64)); }
   template <class U>
-  bool operator==(const Align64<U>&) const { return true; }
+  bool operator==(const Align64<U>&) const {
+    return true;
+  }
   template <class U>
-  bool operator!=(const Align64<U>&) const { return false; }
+  bool operator!=(const Align64<U>&) const {
+    return false;
+  }
 };
 
 // A matrix held as int8 (kernels.hpp, the q8 section): q (M, N) row-major in [-127, 127], one
@@ -56,21 +60,21 @@ struct Params {
   Params() = default;
   const float* find(std::string_view name) const;  // nullptr if absent
   float* find(std::string_view name);
-  const float* get(std::string_view name) const;   // throws std::invalid_argument if absent
+  const float* get(std::string_view name) const;  // throws std::invalid_argument if absent
   float* get(std::string_view name);
 };
 
 // Everything that depends only on the source. Reused across encodes (buffers only grow).
 struct Encoded {
-  int T = 0;                        // source length
-  std::uint64_t model_id = 0;       // Model::id() of the model that encoded it; no other model may decode it
-  std::vector<std::int32_t> src;    // (T) source ids
-  std::vector<float> memory;        // (T, Ho) encoder outputs h_1..h_T: the values (and dot keys)
-  std::vector<float> keys;          // general (T, Hd) = W_a h_i; additive (T, A) = W_k h_i; dot: empty
-  std::vector<float> init_h;        // (L, Hd) initial decoder state s_0 (after the bridge, if any)
-  std::vector<float> init_c;        // (L, Hd) LSTM initial cell state
-  std::vector<float> final_h;       // (L, Ho) encoder final states, before the bridge (h_T for vanilla)
-  std::vector<float> final_c;       // (L, Ho) LSTM encoder final cells, before the bridge
+  int T = 0;                      // source length
+  std::uint64_t model_id = 0;     // Model::id() of the model that encoded it; no other model may decode it
+  std::vector<std::int32_t> src;  // (T) source ids
+  std::vector<float> memory;      // (T, Ho) encoder outputs h_1..h_T: the values (and dot keys)
+  std::vector<float> keys;        // general (T, Hd) = W_a h_i; additive (T, A) = W_k h_i; dot: empty
+  std::vector<float> init_h;      // (L, Hd) initial decoder state s_0 (after the bridge, if any)
+  std::vector<float> init_c;      // (L, Hd) LSTM initial cell state
+  std::vector<float> final_h;     // (L, Ho) encoder final states, before the bridge (h_T for vanilla)
+  std::vector<float> final_c;     // (L, Ho) LSTM encoder final cells, before the bridge
   // scratch for the encoder
   std::vector<float> layer_in, layer_out, gi, gh, h, c;
 };
@@ -78,17 +82,17 @@ struct Encoded {
 // The decoder's state for up to `capacity` rows, plus the outputs of the last step.
 // Sized once by Model::start(); step() allocates nothing.
 struct DecoderState {
-  int B = 0;                // rows in use
-  int capacity = 0;         // rows allocated
-  int T = 0;                // source length of the Encoded this state belongs to
-  std::vector<float> h, c;  // (L, cap, Hd)
-  std::vector<float> htilde;         // (cap, Hd) attentional hidden state h~_k (input feeding)
+  int B = 0;                  // rows in use
+  int capacity = 0;           // rows allocated
+  int T = 0;                  // source length of the Encoded this state belongs to
+  std::vector<float> h, c;    // (L, cap, Hd)
+  std::vector<float> htilde;  // (cap, Hd) attentional hidden state h~_k (input feeding)
   // outputs of the last step
-  std::vector<float> query;          // (cap, Hd) the query Q used for the scores
-  std::vector<float> scores;         // (cap, T) raw attention scores
-  std::vector<float> weights;        // (cap, T) attention weights (rows sum to 1)
-  std::vector<float> context;        // (cap, Ho) context vector c_k
-  std::vector<float> logits;         // (cap, Vt)
+  std::vector<float> query;    // (cap, Hd) the query Q used for the scores
+  std::vector<float> scores;   // (cap, T) raw attention scores
+  std::vector<float> weights;  // (cap, T) attention weights (rows sum to 1)
+  std::vector<float> context;  // (cap, Ho) context vector c_k
+  std::vector<float> logits;   // (cap, Vt)
   // scratch
   std::vector<float> gi, gh, x, cat, attn_scratch, tmp;
 };
@@ -161,9 +165,9 @@ class Model {
   const float *out_w_ = nullptr, *out_b_ = nullptr;
   // Inference-only derived data.
   bool tables_ = false;
-  std::vector<std::vector<float>> enc_table_;  // per direction: (Vs, G He) = emb W_ih^T + b_ih
-  std::vector<float> dec_table_;               // (Vt, G Hd) = emb W_ih[:, :E]^T + b_ih
-  std::vector<float> dec_w_rest_;              // (G Hd, R) = W_ih[:, E:] (input feeding / bahdanau context)
+  std::vector<std::vector<float>> enc_table_;              // per direction: (Vs, G He) = emb W_ih^T + b_ih
+  std::vector<float> dec_table_;                           // (Vt, G Hd) = emb W_ih[:, :E]^T + b_ih
+  std::vector<float> dec_w_rest_;                          // (G Hd, R) = W_ih[:, E:] (input feeding / bahdanau context)
   std::vector<std::vector<float, Align64<float>>> packs_;  // packed copies of the matrices a step or encode reads
   const float *bridge_p_ = nullptr, *att_general_p_ = nullptr, *att_key_p_ = nullptr;
   const float *combine_p_ = nullptr, *out_p_ = nullptr, *dec_w_rest_p_ = nullptr;

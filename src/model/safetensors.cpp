@@ -131,12 +131,14 @@ TensorInfo parse_entry(const std::string& name, const json::Value& entry, std::s
   if (!entry.is_object()) fail("entry for tensor " + show(name) + " is " + type_name(entry) + ", not an object");
   const json::Value *dtype = nullptr, *shape = nullptr, *offsets = nullptr;
   for (const auto& kv : entry.object) {
-    if (kv.first == "dtype") dtype = &kv.second;
-    else if (kv.first == "shape") shape = &kv.second;
-    else if (kv.first == "data_offsets") offsets = &kv.second;
+    if (kv.first == "dtype")
+      dtype = &kv.second;
+    else if (kv.first == "shape")
+      shape = &kv.second;
+    else if (kv.first == "data_offsets")
+      offsets = &kv.second;
     else
-      fail("tensor " + show(name) + " has unexpected key " + show(kv.first) +
-           " (expected dtype, shape, data_offsets)");
+      fail("tensor " + show(name) + " has unexpected key " + show(kv.first) + " (expected dtype, shape, data_offsets)");
   }
   if (!dtype) fail("tensor " + show(name) + " has no 'dtype'");
   if (!shape) fail("tensor " + show(name) + " has no 'shape'");
@@ -155,8 +157,8 @@ TensorInfo parse_entry(const std::string& name, const json::Value& entry, std::s
   for (std::size_t i = 0; i < shape->array.size(); ++i) {
     std::uint64_t d = 0;
     if (!as_uint(shape->array[i], static_cast<double>(kMaxDim), &d))
-      fail("shape of tensor " + show(name) + " has dimension " + std::to_string(i) + " = " +
-           brief(shape->array[i]) + ", not an integer in [0, 2^40]");
+      fail("shape of tensor " + show(name) + " has dimension " + std::to_string(i) + " = " + brief(shape->array[i]) +
+           ", not an integer in [0, 2^40]");
     t.shape.push_back(static_cast<std::int64_t>(d));
   }
   const std::uint64_t nbytes = byte_length(name, t.shape, t.dtype);
@@ -216,9 +218,9 @@ float f16_to_f32(std::uint16_t h) {
   const std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000u) << 16;
   std::uint32_t exp = (h >> 10) & 0x1Fu;
   std::uint32_t man = h & 0x3FFu;
-  if (exp == 0x1F) return bits_to_float(sign | 0x7F800000u | (man << 13));  // inf, NaN (payload kept)
+  if (exp == 0x1F) return bits_to_float(sign | 0x7F800000u | (man << 13));       // inf, NaN (payload kept)
   if (exp != 0) return bits_to_float(sign | ((exp + 112) << 23) | (man << 13));  // rebias 15 -> 127
-  if (man == 0) return bits_to_float(sign);                                     // +-0
+  if (man == 0) return bits_to_float(sign);                                      // +-0
   // Subnormal man * 2^-24: shift the leading 1 up to the implicit-bit position.
   exp = 113;
   while (!(man & 0x400u)) man <<= 1, --exp;
@@ -238,8 +240,7 @@ File parse(const std::uint8_t* bytes, std::size_t size) {
   if (n == 0) fail("header length is 0");
   if (n > kMaxHeaderBytes)
     fail("header length " + std::to_string(n) + " exceeds the limit of " + std::to_string(kMaxHeaderBytes) + " bytes");
-  if (n > size - 8)
-    fail("header length " + std::to_string(n) + " exceeds file size " + std::to_string(size) + " - 8");
+  if (n > size - 8) fail("header length " + std::to_string(n) + " exceeds file size " + std::to_string(size) + " - 8");
 
   json::Value header;
   try {
@@ -256,8 +257,7 @@ File parse(const std::uint8_t* bytes, std::size_t size) {
     if (key == "__metadata__") {
       if (!value.is_object()) fail(std::string("__metadata__ is ") + type_name(value) + ", not an object");
       for (const auto& [mk, mv] : value.object) {
-        if (!mv.is_string())
-          fail("__metadata__ value of " + show(mk) + " is " + type_name(mv) + ", not a string");
+        if (!mv.is_string()) fail("__metadata__ value of " + show(mk) + " is " + type_name(mv) + ", not a string");
         f.metadata.emplace_back(mk, mv.string);
       }
       f.has_metadata = true;
@@ -282,15 +282,13 @@ const std::uint8_t* checked_data(const File& f, const TensorInfo& t) {
 }  // namespace
 
 void read_i8(const File& f, const TensorInfo& t, std::int8_t* out) {
-  if (t.dtype != DType::I8)
-    fail("tensor " + show(t.name) + " is " + dtype_name(t.dtype) + " where I8 is expected");
+  if (t.dtype != DType::I8) fail("tensor " + show(t.name) + " is " + dtype_name(t.dtype) + " where I8 is expected");
   const std::uint8_t* p = checked_data(f, t);
   if (t.numel()) std::memcpy(out, p, t.numel());
 }
 
 void read_f32(const File& f, const TensorInfo& t, float* out) {
-  if (t.dtype == DType::I8)
-    fail("tensor " + show(t.name) + " is I8 where F32, F16 or BF16 is expected");
+  if (t.dtype == DType::I8) fail("tensor " + show(t.name) + " is I8 where F32, F16 or BF16 is expected");
   const std::uint64_t n = t.numel();
   const std::uint8_t* p = checked_data(f, t);
   switch (t.dtype) {
@@ -303,14 +301,12 @@ void read_f32(const File& f, const TensorInfo& t, float* out) {
     case DType::BF16:
       for (std::uint64_t i = 0; i < n; ++i) out[i] = bf16_to_f32(load_u16(p + 2 * i));
       break;
-    case DType::I8:
-      break;  // refused above
+    case DType::I8: break;  // refused above
   }
 }
 
 std::vector<std::uint8_t> write(const std::vector<TensorOut>& tensors,
-                                const std::vector<std::pair<std::string, std::string>>& metadata,
-                                bool with_metadata) {
+                                const std::vector<std::pair<std::string, std::string>>& metadata, bool with_metadata) {
   if (!with_metadata && !metadata.empty())
     fail_write(std::to_string(metadata.size()) + " metadata entries given with with_metadata = false");
   // Duplicate keys would make a header that parse() (and every other reader) refuses.
@@ -339,7 +335,7 @@ std::vector<std::uint8_t> write(const std::vector<TensorOut>& tensors,
     if (t.name == "__metadata__") fail_write("'__metadata__' is not a valid tensor name");
     if (t.shape.size() > kMaxRank)
       fail_write("tensor " + show(t.name) + " has rank " + std::to_string(t.shape.size()) + ", more than " +
-           std::to_string(kMaxRank));
+                 std::to_string(kMaxRank));
     for (std::int64_t d : t.shape)
       if (d < 0 || d > kMaxDim)
         fail_write("tensor " + show(t.name) + " shape " + shape_str(t.shape) + " has a dimension outside [0, 2^40]");
@@ -359,7 +355,7 @@ std::vector<std::uint8_t> write(const std::vector<TensorOut>& tensors,
   header.append((8 - header.size() % 8) % 8, ' ');  // the data section starts 8-byte aligned
   if (header.size() > kMaxHeaderBytes)
     fail_write("header of " + std::to_string(header.size()) + " bytes exceeds the limit of " +
-         std::to_string(kMaxHeaderBytes));
+               std::to_string(kMaxHeaderBytes));
   if (offset > std::numeric_limits<std::size_t>::max() - 8 - header.size())
     fail_write(std::to_string(offset) + " bytes of data do not fit in memory");
 

@@ -31,7 +31,7 @@ struct File {
   std::vector<TensorInfo> tensors;  // in header order
   bool has_metadata = false;
   std::vector<std::pair<std::string, std::string>> metadata;  // __metadata__ (string -> string only)
-  const std::uint8_t* data = nullptr;  // start of the data section inside the caller's buffer
+  const std::uint8_t* data = nullptr;                         // start of the data section inside the caller's buffer
   std::size_t data_size = 0;
   const TensorInfo* find(std::string_view name) const;  // nullptr if absent
   const std::string* meta(std::string_view key) const;  // nullptr if absent
@@ -50,12 +50,12 @@ void read_i8(const File& f, const TensorInfo& t, std::int8_t* out);
 struct TensorOut {
   std::string name;
   std::vector<std::int64_t> shape;
-  const float* data;               // numel(shape) floats, written F32 (unless i8 is given)
+  const float* data;                // numel(shape) floats, written F32 (unless i8 is given)
   const std::int8_t* i8 = nullptr;  // numel(shape) int8, written I8 instead
 };
 
-// An F32 file (I8 for the tensors given as int8): header padded with spaces to a multiple of 8 (so the data starts 8-byte aligned),
-// tensors laid out contiguously in the given order. with_metadata=false writes no __metadata__ key.
+// An F32 file (I8 for the tensors given as int8): header padded with spaces to a multiple of 8 (so the data starts
+// 8-byte aligned), tensors laid out contiguously in the given order. with_metadata=false writes no __metadata__ key.
 std::vector<std::uint8_t> write(const std::vector<TensorOut>& tensors,
                                 const std::vector<std::pair<std::string, std::string>>& metadata,
                                 bool with_metadata = true);

@@ -16,10 +16,14 @@ std::size_t utf8_len(std::string_view s, std::size_t i) {
   if (c < 0x80) return 1;
   std::size_t n;
   unsigned cp;
-  if ((c & 0xE0) == 0xC0) n = 2, cp = c & 0x1F;
-  else if ((c & 0xF0) == 0xE0) n = 3, cp = c & 0x0F;
-  else if ((c & 0xF8) == 0xF0) n = 4, cp = c & 0x07;
-  else return 0;
+  if ((c & 0xE0) == 0xC0)
+    n = 2, cp = c & 0x1F;
+  else if ((c & 0xF0) == 0xE0)
+    n = 3, cp = c & 0x0F;
+  else if ((c & 0xF8) == 0xF0)
+    n = 4, cp = c & 0x07;
+  else
+    return 0;
   if (i + n > s.size()) return 0;
   for (std::size_t k = 1; k < n; ++k) {
     if ((b(i + k) & 0xC0) != 0x80) return 0;
@@ -35,9 +39,7 @@ void check_size(std::string_view text) {
     throw TooLong("text is " + std::to_string(text.size()) + " bytes; the maximum is " + std::to_string(kMaxTextBytes));
 }
 
-[[noreturn]] void bad_utf8(std::size_t i) {
-  throw std::invalid_argument("invalid UTF-8 at byte " + std::to_string(i));
-}
+[[noreturn]] void bad_utf8(std::size_t i) { throw std::invalid_argument("invalid UTF-8 at byte " + std::to_string(i)); }
 
 bool is_space(char ch) { return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\f' || ch == '\v'; }
 

@@ -28,7 +28,9 @@ class Vocab {
   static Vocab source(const ModelConfig& c) {
     return Vocab(c.src_tokenizer, c.src_tokens, c.pad, c.bos, c.eos, c.unk, "src_vocab", c.src_case);
   }
-  static Vocab target(const ModelConfig& c) { return Vocab(c.tgt_tokenizer, c.tgt_tokens, c.pad, c.bos, c.eos, c.unk, "tgt_vocab"); }
+  static Vocab target(const ModelConfig& c) {
+    return Vocab(c.tgt_tokenizer, c.tgt_tokens, c.pad, c.bos, c.eos, c.unk, "tgt_vocab");
+  }
 
   TokenizerKind kind() const { return kind_; }
   bool has_text() const { return kind_ != TokenizerKind::Ids; }

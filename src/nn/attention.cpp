@@ -7,8 +7,8 @@
 
 namespace attnseq::nn {
 
-void attention_scores(const AttentionWeights& a, const float* Q, std::size_t B, std::size_t Hd,
-                      const float* keys, std::size_t T, float* scores, float* scratch) {
+void attention_scores(const AttentionWeights& a, const float* Q, std::size_t B, std::size_t Hd, const float* keys,
+                      std::size_t T, float* scores, float* scratch) {
   if (a.score != Score::Additive) {
     // dot: <s, h_i>; general: <s, W_a h_i> with W_a h_i precomputed as keys.
     kernels::gemm_nt(Q, Hd, keys, scores, T, B, T, Hd, false);
@@ -16,8 +16,8 @@ void attention_scores(const AttentionWeights& a, const float* Q, std::size_t B, 
   }
   // additive: v^T tanh(W_q s + W_k h_i); W_k h_i precomputed as keys (T, A).
   const std::size_t A = a.attn_dim;
-  float* qp = scratch;          // (B, A)
-  float* tmp = scratch + B * A; // (T, A)
+  float* qp = scratch;           // (B, A)
+  float* tmp = scratch + B * A;  // (T, A)
   linear_any(Q, Hd, a.w_q, a.w_q_packed, nullptr, qp, A, B, A, Hd, a.w_q_q8);
   for (std::size_t b = 0; b < B; ++b) {
     std::memcpy(tmp, keys, T * A * sizeof(float));
@@ -27,8 +27,8 @@ void attention_scores(const AttentionWeights& a, const float* Q, std::size_t B, 
   }
 }
 
-void attention_context(const float* weights, std::size_t B, const float* memory, std::size_t T,
-                       std::size_t Ho, float* context) {
+void attention_context(const float* weights, std::size_t B, const float* memory, std::size_t T, std::size_t Ho,
+                       float* context) {
   for (std::size_t b = 0; b < B; ++b) {
     std::memset(context + b * Ho, 0, Ho * sizeof(float));
     kernels::gemv_t(memory, weights + b * T, context + b * Ho, T, Ho);

@@ -9,8 +9,8 @@
 
 namespace attnseq::nn {
 
-void linear_backward(const float* X, std::size_t ldx, const float* W, const float* dY, std::size_t ldy,
-                     float* dX, float* dW, float* db, std::size_t B, std::size_t M, std::size_t N) {
+void linear_backward(const float* X, std::size_t ldx, const float* W, const float* dY, std::size_t ldy, float* dX,
+                     float* dW, float* db, std::size_t B, std::size_t M, std::size_t N) {
   if (dX) kernels::gemm_acc(dY, ldy, 1, W, N, dX, ldx, B, N, M);  // dX (B, N) += dY (B, M) W (M, N)
   if (dW) kernels::gemm_acc(dY, 1, ldy, X, ldx, dW, N, M, N, B);  // dW (M, N) += dY^T (M, B) X (B, N)
   if (db)
@@ -75,13 +75,12 @@ void lstm_cell_backward(const RnnWeights& w, const float* gates, const float* h_
   linear_backward(h_prev, H, w.w_hh, dgi, G, dh, dW_hh, db_hh, B, G, H);
 }
 
-void attention_backward(const AttentionWeights& a, const float* q, std::size_t Hd, const float* keys,
-                        std::size_t Kd, const float* values, std::size_t Ho, const float* weights,
-                        const float* u, std::size_t T, std::size_t valid, const float* dcontext,
-                        const float* dweights_extra, float* dvalues, float* dkeys, float* dq, float* dW_q,
-                        float* dv, float* scratch) {
-  float* dw = scratch;       // (T) gradient w.r.t. the weights
-  float* ds = scratch + T;   // (T) gradient w.r.t. the scores
+void attention_backward(const AttentionWeights& a, const float* q, std::size_t Hd, const float* keys, std::size_t Kd,
+                        const float* values, std::size_t Ho, const float* weights, const float* u, std::size_t T,
+                        std::size_t valid, const float* dcontext, const float* dweights_extra, float* dvalues,
+                        float* dkeys, float* dq, float* dW_q, float* dv, float* scratch) {
+  float* dw = scratch;      // (T) gradient w.r.t. the weights
+  float* ds = scratch + T;  // (T) gradient w.r.t. the scores
   // c = sum_t w_t v_t
   for (std::size_t t = 0; t < valid; ++t) {
     dw[t] = kernels::dot(dcontext, values + t * Ho, Ho) + (dweights_extra ? dweights_extra[t] : 0.f);

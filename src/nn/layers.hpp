@@ -13,8 +13,8 @@
 namespace attnseq::nn {
 
 // Y (B, M) = X (B, N) W^T + b. W (M, N), b (M) or nullptr. Row strides ldx, ldy.
-void linear_forward(const float* X, std::size_t ldx, const float* W, const float* b, float* Y,
-                    std::size_t ldy, std::size_t B, std::size_t M, std::size_t N);
+void linear_forward(const float* X, std::size_t ldx, const float* W, const float* b, float* Y, std::size_t ldy,
+                    std::size_t B, std::size_t M, std::size_t N);
 
 // A matrix (M, N) held as int8 for inference (Model::quantize): its q8_pack layout and row scales.
 struct Q8Weights {
@@ -32,17 +32,19 @@ void q8_reserve(std::size_t rows, std::size_t cols);
 
 // The same product reading W from its int8 copy Q when there is one, else its packed copy P
 // (kernels::pack), else W itself.
-inline void linear_any(const float* X, std::size_t ldx, const float* W, const float* P, const float* b,
-                       float* Y, std::size_t ldy, std::size_t B, std::size_t M, std::size_t N,
-                       const Q8Weights& Q = {}) {
-  if (Q.packed) linear_q8(X, ldx, Q, b, Y, ldy, B, M, N);
-  else if (P) kernels::gemm_packed(X, ldx, P, b, Y, ldy, B, M, N);
-  else linear_forward(X, ldx, W, b, Y, ldy, B, M, N);
+inline void linear_any(const float* X, std::size_t ldx, const float* W, const float* P, const float* b, float* Y,
+                       std::size_t ldy, std::size_t B, std::size_t M, std::size_t N, const Q8Weights& Q = {}) {
+  if (Q.packed)
+    linear_q8(X, ldx, Q, b, Y, ldy, B, M, N);
+  else if (P)
+    kernels::gemm_packed(X, ldx, P, b, Y, ldy, B, M, N);
+  else
+    linear_forward(X, ldx, W, b, Y, ldy, B, M, N);
 }
 
 // out (B, D) = table[ids] (V, D) rows. ids must be in range (callers validate).
-void embedding_forward(const float* table, std::size_t D, const std::int32_t* ids, std::size_t B,
-                       float* out, std::size_t ldo);
+void embedding_forward(const float* table, std::size_t D, const std::int32_t* ids, std::size_t B, float* out,
+                       std::size_t ldo);
 
 // One recurrent layer's weights, PyTorch layout: w_ih (G H, in), w_hh (G H, H), b_ih, b_hh (G H).
 struct RnnWeights {
@@ -52,7 +54,7 @@ struct RnnWeights {
   const float* b_hh = nullptr;
   const float* w_ih_packed = nullptr;  // inference copies in the packed layout (Model::prepare)
   const float* w_hh_packed = nullptr;
-  Q8Weights w_ih_q8, w_hh_q8;          // int8 copies instead, in a quantised model (Model::quantize)
+  Q8Weights w_ih_q8, w_hh_q8;  // int8 copies instead, in a quantised model (Model::quantize)
   int in = 0, hidden = 0;
   Cell cell = Cell::GRU;
   int gates() const { return cell == Cell::GRU ? 3 : 4; }
@@ -64,8 +66,10 @@ struct RnnWeights {
 void gru_cell_forward(const RnnWeights& w, float* gi, float* gh, float* h, std::size_t B);
 void lstm_cell_forward(const RnnWeights& w, float* gi, float* gh, float* h, float* c, std::size_t B);
 inline void cell_forward(const RnnWeights& w, float* gi, float* gh, float* h, float* c, std::size_t B) {
-  if (w.cell == Cell::GRU) gru_cell_forward(w, gi, gh, h, B);
-  else lstm_cell_forward(w, gi, gh, h, c, B);
+  if (w.cell == Cell::GRU)
+    gru_cell_forward(w, gi, gh, h, B);
+  else
+    lstm_cell_forward(w, gi, gh, h, c, B);
 }
 
 // Attention over one source memory (T, Ho). Keys depend on the score function:
@@ -75,15 +79,15 @@ struct AttentionWeights {
   const float* w_q = nullptr;  // additive: W_q (A, Hd)
   const float* w_q_packed = nullptr;
   Q8Weights w_q_q8;
-  const float* v = nullptr;    // additive: v (A)
-  int attn_dim = 0;            // A
+  const float* v = nullptr;  // additive: v (A)
+  int attn_dim = 0;          // A
 };
 // scores (B, T) for queries Q (B, Hd). scratch: additive needs B*A + T*A floats, others none.
-void attention_scores(const AttentionWeights& a, const float* Q, std::size_t B, std::size_t Hd,
-                      const float* keys, std::size_t T, float* scores, float* scratch);
+void attention_scores(const AttentionWeights& a, const float* Q, std::size_t B, std::size_t Hd, const float* keys,
+                      std::size_t T, float* scores, float* scratch);
 // context (B, Ho) = weights (B, T) memory (T, Ho)
-void attention_context(const float* weights, std::size_t B, const float* memory, std::size_t T,
-                       std::size_t Ho, float* context);
+void attention_context(const float* weights, std::size_t B, const float* memory, std::size_t T, std::size_t Ho,
+                       float* context);
 
 }  // namespace attnseq::nn
 
@@ -92,8 +96,8 @@ namespace attnseq::nn {
 
 // Y = X W^T + b: dX (B, N) += dY W, dW (M, N) += dY^T X, db (M) += sum of dY rows. Any of dX, dW,
 // db may be null. Row strides ldx, ldy as in linear_forward.
-void linear_backward(const float* X, std::size_t ldx, const float* W, const float* dY, std::size_t ldy,
-                     float* dX, float* dW, float* db, std::size_t B, std::size_t M, std::size_t N);
+void linear_backward(const float* X, std::size_t ldx, const float* W, const float* dY, std::size_t ldy, float* dX,
+                     float* dW, float* db, std::size_t B, std::size_t M, std::size_t N);
 
 // Gradients of one cell step. Inputs are what the forward left: gates (B, G H) = gi on exit of
 // the forward ([r; z; n] or [i; f; g; o]), gh (B, G H) the GRU's h W_hh^T + b_hh, h_prev (B, H),
@@ -111,10 +115,9 @@ void lstm_cell_backward(const RnnWeights& w, const float* gates, const float* h_
 // q (Hd), keys (T, Kd), weights (T); additive also u (T, A) = tanh(W_q q + keys). Given dcontext (Ho)
 // and the values (T, Ho): accumulates dvalues (T, Ho), dkeys (T, Kd), dq (Hd), and for additive
 // dW_q (A, Hd) and dv (A). scratch: 2 T + A floats.
-void attention_backward(const AttentionWeights& a, const float* q, std::size_t Hd, const float* keys,
-                        std::size_t Kd, const float* values, std::size_t Ho, const float* weights,
-                        const float* u, std::size_t T, std::size_t valid, const float* dcontext,
-                        const float* dweights_extra, float* dvalues, float* dkeys, float* dq, float* dW_q,
-                        float* dv, float* scratch);
+void attention_backward(const AttentionWeights& a, const float* q, std::size_t Hd, const float* keys, std::size_t Kd,
+                        const float* values, std::size_t Ho, const float* weights, const float* u, std::size_t T,
+                        std::size_t valid, const float* dcontext, const float* dweights_extra, float* dvalues,
+                        float* dkeys, float* dq, float* dW_q, float* dv, float* scratch);
 
 }  // namespace attnseq::nn

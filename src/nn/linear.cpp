@@ -8,8 +8,8 @@
 
 namespace attnseq::nn {
 
-void linear_forward(const float* X, std::size_t ldx, const float* W, const float* b, float* Y,
-                    std::size_t ldy, std::size_t B, std::size_t M, std::size_t N) {
+void linear_forward(const float* X, std::size_t ldx, const float* W, const float* b, float* Y, std::size_t ldy,
+                    std::size_t B, std::size_t M, std::size_t N) {
   if (b) {
     // Start from the bias and accumulate: one pass over Y instead of two.
     for (std::size_t r = 0; r < B; ++r) std::memcpy(Y + r * ldy, b, M * sizeof(float));
@@ -56,8 +56,8 @@ void linear_q8(const float* X, std::size_t ldx, const Q8Weights& Q, const float*
   kernels::gemm_q8(s.q.data(), ld, s.scale.data(), Q.packed, Q.scale, b, Y, ldy, B, M, N);
 }
 
-void embedding_forward(const float* table, std::size_t D, const std::int32_t* ids, std::size_t B,
-                       float* out, std::size_t ldo) {
+void embedding_forward(const float* table, std::size_t D, const std::int32_t* ids, std::size_t B, float* out,
+                       std::size_t ldo) {
   for (std::size_t r = 0; r < B; ++r) std::memcpy(out + r * ldo, table + std::size_t(ids[r]) * D, D * sizeof(float));
 }
 

@@ -12,8 +12,8 @@ void gru_cell_forward(const RnnWeights& w, float* gi, float* gh, float* h, std::
     float* x = gi + r * G;  // [r; z; n] pre-activations from the input
     const float* g = gh + r * G;
     float* hr = h + r * H;
-    kernels::add(g, x, 2 * H);        // r, z pre-activations
-    kernels::sigmoid(x, 2 * H);       // r = σ(.), z = σ(.)
+    kernels::add(g, x, 2 * H);   // r, z pre-activations
+    kernels::sigmoid(x, 2 * H);  // r = σ(.), z = σ(.)
     float* n = x + 2 * H;
     const float* rr = x;
     for (std::size_t i = 0; i < H; ++i) n[i] += rr[i] * g[2 * H + i];  // W_in x + b_in + r ⊙ (W_hn h + b_hn)
@@ -29,12 +29,12 @@ void lstm_cell_forward(const RnnWeights& w, float* gi, float* gh, float* h, floa
   for (std::size_t r = 0; r < B; ++r) {
     float* x = gi + r * G;  // [i; f; g; o]
     kernels::add(gh + r * G, x, G);
-    kernels::sigmoid(x, 2 * H);       // i, f
-    kernels::tanh(x + 2 * H, H);      // g
-    kernels::sigmoid(x + 3 * H, H);   // o
+    kernels::sigmoid(x, 2 * H);      // i, f
+    kernels::tanh(x + 2 * H, H);     // g
+    kernels::sigmoid(x + 3 * H, H);  // o
     float* cr = c + r * H;
     float* hr = h + r * H;
-    float* tc = gh + r * G;           // scratch: tanh(c')
+    float* tc = gh + r * G;  // scratch: tanh(c')
     for (std::size_t i = 0; i < H; ++i) tc[i] = cr[i] = x[H + i] * cr[i] + x[i] * x[2 * H + i];
     kernels::tanh(tc, H);
     kernels::mul(x + 3 * H, tc, hr, H);

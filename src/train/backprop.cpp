@@ -29,9 +29,11 @@ Batch make_batch(const std::vector<std::vector<std::int32_t>>& src, const std::v
     if (src[i].size() > std::size_t(kMaxSourceLength) || tgt[i].size() + 1 > std::size_t(kMaxTargetLength))
       throw TooLong("make_batch: example " + std::to_string(i) + " is longer than the maximum");
     for (auto id : src[i])
-      if (id < 0 || id >= c.src_vocab) throw std::invalid_argument("make_batch: source id " + std::to_string(id) + " out of range");
+      if (id < 0 || id >= c.src_vocab)
+        throw std::invalid_argument("make_batch: source id " + std::to_string(id) + " out of range");
     for (auto id : tgt[i])
-      if (id < 0 || id >= c.tgt_vocab) throw std::invalid_argument("make_batch: target id " + std::to_string(id) + " out of range");
+      if (id < 0 || id >= c.tgt_vocab)
+        throw std::invalid_argument("make_batch: target id " + std::to_string(id) + " out of range");
     b.Ts = std::max(b.Ts, int(src[i].size()));
     b.Tt = std::max(b.Tt, int(tgt[i].size()) + 1);
   }
@@ -70,9 +72,9 @@ struct CellCache {
 
 // One decoder step's activations.
 struct Step {
-  Vec x;                         // (B, D) layer-0 input
-  std::vector<CellCache> cell;   // per layer
-  std::vector<Vec> layer_out;    // per layer (B, Hd): h after this step
+  Vec x;                        // (B, D) layer-0 input
+  std::vector<CellCache> cell;  // per layer
+  std::vector<Vec> layer_out;   // per layer (B, Hd): h after this step
   Vec query, weights, u, context, cat, htilde, probs;
   // dropout: masks on the target embeddings (B, Et), on layer l's input (l >= 1, B Hd) with the
   // dropped inputs themselves, and on the output features (B, Hd) with the dropped features.
@@ -144,7 +146,8 @@ struct Workspace::Impl {
     enc_rnn.clear();
     dec_rnn.clear();
     for (int l = 0; l < c.layers; ++l) {
-      for (int d = 0; d < dirs; ++d) enc_rnn.push_back(rnn("encoder.rnn.", "_l" + std::to_string(l) + (d ? "_reverse" : "")));
+      for (int d = 0; d < dirs; ++d)
+        enc_rnn.push_back(rnn("encoder.rnn.", "_l" + std::to_string(l) + (d ? "_reverse" : "")));
       dec_rnn.push_back(rnn("decoder.rnn.", "_l" + std::to_string(l)));
     }
     packed.clear();
@@ -221,9 +224,9 @@ double matmul_flops(const ModelConfig& c, std::size_t B, std::size_t Ts, std::si
   double step = 0;  // one decoder step
   for (int l = 0; l < c.layers; ++l) step += 2 * b * G * Hd * ((l == 0 ? c.dec_input() : Hd) + Hd);
   if (c.has_attention()) {
-    step += 2 * b * ts * (Kd + Ho);                                   // scores, context
+    step += 2 * b * ts * (Kd + Ho);                                           // scores, context
     if (c.score == Score::Additive) step += 2 * b * A * Hd + 2 * b * ts * A;  // query projection, v
-    step += 2 * b * Hd * (Ho + Hd);                                    // combine
+    step += 2 * b * Hd * (Ho + Hd);                                           // combine
   }
   step += 2 * b * c.tgt_vocab * Hd;  // output layer
   f += tt * step;
@@ -353,10 +356,12 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad, con
     s0_h[l].resize(B * Hd);
     s0_c[l].assign(B * Hd, 0.f);
     if (bridge_w.w) {
-      nn::linear_any(final_h[l].data(), Ho, bridge_w.w, net.packed(bridge_w.w, Hd, Ho), bridge_b.w, s0_h[l].data(), Hd, B, Hd, Ho);
+      nn::linear_any(final_h[l].data(), Ho, bridge_w.w, net.packed(bridge_w.w, Hd, Ho), bridge_b.w, s0_h[l].data(), Hd,
+                     B, Hd, Ho);
       kernels::tanh(s0_h[l].data(), B * Hd);
       if (lstm) {
-        nn::linear_any(final_c[l].data(), Ho, bridge_w.w, net.packed(bridge_w.w, Hd, Ho), bridge_b.w, s0_c[l].data(), Hd, B, Hd, Ho);
+        nn::linear_any(final_c[l].data(), Ho, bridge_w.w, net.packed(bridge_w.w, Hd, Ho), bridge_b.w, s0_c[l].data(),
+                       Hd, B, Hd, Ho);
         kernels::tanh(s0_c[l].data(), B * Hd);
       }
     } else {
@@ -541,15 +546,18 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad, con
       const std::size_t in = l == 0 ? D : Hd;
       if (l == 0) {
         std::fill(dx.begin(), dx.end(), 0.f);
-        nn::linear_backward(xin, in, drnn[l].w_ih, dgi.data(), G * Hd, dx.data(), dW_ih(l).g, db_ih(l).g, B, G * Hd, in);
+        nn::linear_backward(xin, in, drnn[l].w_ih, dgi.data(), G * Hd, dx.data(), dW_ih(l).g, db_ih(l).g, B, G * Hd,
+                            in);
       } else if (drop) {  // through the dropout mask between the layers
         std::fill(dtmp.begin(), dtmp.end(), 0.f);
-        nn::linear_backward(xin, in, drnn[l].w_ih, dgi.data(), G * Hd, dtmp.data(), dW_ih(l).g, db_ih(l).g, B, G * Hd, in);
+        nn::linear_backward(xin, in, drnn[l].w_ih, dgi.data(), G * Hd, dtmp.data(), dW_ih(l).g, db_ih(l).g, B, G * Hd,
+                            in);
         kernels::mul(dtmp.data(), s.in_mask[l].data(), dtmp.data(), B * Hd);
         kernels::add(dtmp.data(), dh[l - 1].data(), B * Hd);
       } else {
         // the layer below's output at this step feeds this layer: its gradient joins dh[l-1]
-        nn::linear_backward(xin, in, drnn[l].w_ih, dgi.data(), G * Hd, dh[l - 1].data(), dW_ih(l).g, db_ih(l).g, B, G * Hd, in);
+        nn::linear_backward(xin, in, drnn[l].w_ih, dgi.data(), G * Hd, dh[l - 1].data(), dW_ih(l).g, db_ih(l).g, B,
+                            G * Hd, in);
       }
     }
   };
@@ -581,7 +589,8 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad, con
       if (drop) kernels::mul(dfeat.data(), s.feat_mask.data(), dfeat.data(), B * Hd);
       for (std::size_t i = 0; i < B * Hd; ++i) dfeat[i] *= 1.f - s.htilde[i] * s.htilde[i];  // tanh
       std::fill(dcat.begin(), dcat.end(), 0.f);
-      nn::linear_backward(s.cat.data(), Ho + Hd, comb_w.w, dfeat.data(), Hd, dcat.data(), comb_w.g, comb_b.g, B, Hd, Ho + Hd);
+      nn::linear_backward(s.cat.data(), Ho + Hd, comb_w.w, dfeat.data(), Hd, dcat.data(), comb_w.g, comb_b.g, B, Hd,
+                          Ho + Hd);
       for (std::size_t b = 0; b < B; ++b) {
         std::memcpy(&dctx[b * Ho], &dcat[b * (Ho + Hd)], Ho * sizeof(float));
         kernels::add(&dcat[b * (Ho + Hd) + Ho], &dh[L - 1][b * Hd], Hd);
@@ -592,8 +601,7 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad, con
         kernels::add(dq.data(), dh[L - 1].data(), B * Hd);  // query = s_k
         rnn_back(s);
         if (c.input_feeding)
-          for (std::size_t b = 0; b < B; ++b)
-            std::memcpy(&dhtilde_next[b * Hd], &dx[b * D + Et], Hd * sizeof(float));
+          for (std::size_t b = 0; b < B; ++b) std::memcpy(&dhtilde_next[b * Hd], &dx[b * D + Et], Hd * sizeof(float));
       } else {  // bahdanau: the context also fed the RNN; the query was s_{k-1}
         rnn_back(s);
         for (std::size_t b = 0; b < B; ++b) kernels::add(&dx[b * D + Et], &dctx[b * Ho], Ho);
@@ -624,10 +632,12 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad, con
     dfinal_c[l].assign(B * Ho, 0.f);
     if (bridge_w.w) {
       for (std::size_t i = 0; i < B * Hd; ++i) dh[l][i] *= 1.f - s0_h[l][i] * s0_h[l][i];
-      nn::linear_backward(final_h[l].data(), Ho, bridge_w.w, dh[l].data(), Hd, dfinal_h[l].data(), bridge_w.g, bridge_b.g, B, Hd, Ho);
+      nn::linear_backward(final_h[l].data(), Ho, bridge_w.w, dh[l].data(), Hd, dfinal_h[l].data(), bridge_w.g,
+                          bridge_b.g, B, Hd, Ho);
       if (lstm) {
         for (std::size_t i = 0; i < B * Hd; ++i) dc[l][i] *= 1.f - s0_c[l][i] * s0_c[l][i];
-        nn::linear_backward(final_c[l].data(), Ho, bridge_w.w, dc[l].data(), Hd, dfinal_c[l].data(), bridge_w.g, bridge_b.g, B, Hd, Ho);
+        nn::linear_backward(final_c[l].data(), Ho, bridge_w.w, dc[l].data(), Hd, dfinal_c[l].data(), bridge_w.g,
+                            bridge_b.g, B, Hd, Ho);
       }
     } else {
       dfinal_h[l] = dh[l];
@@ -641,7 +651,8 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad, con
   for (std::size_t t = 0; t < Ts; ++t)
     for (std::size_t b = 0; b < B; ++b)
       std::memcpy(&dout[(t * B + b) * Ho], &dmemory[(b * Ts + t) * Ho], Ho * sizeof(float));
-  auto &dcell = ws.dcell, &escratch = ws.escratch, &dhe = ws.dhe, &dce = ws.dce, &keep_h = ws.keep_h, &keep_c = ws.keep_c;
+  auto &dcell = ws.dcell, &escratch = ws.escratch, &dhe = ws.dhe, &dce = ws.dce, &keep_h = ws.keep_h,
+       &keep_c = ws.keep_c;
   dcell.resize(B * G * He), escratch.resize(B * G * He), dhe.resize(B * He), dce.resize(B * He);
   keep_h.resize(B * He), keep_c.resize(B * He);
   for (std::size_t l = L; l-- > 0;) {
@@ -689,8 +700,8 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad, con
           std::memcpy(&dce[b * He], &keep_c[b * He], He * sizeof(float));
         }
       }
-      nn::linear_backward(layer_in[l].data(), in, w.w_ih, dgi_all.data(), G * He, din.data(), gw_ih.g, gb_ih.g,
-                          Ts * B, G * He, in);
+      nn::linear_backward(layer_in[l].data(), in, w.w_ih, dgi_all.data(), G * He, din.data(), gw_ih.g, gb_ih.g, Ts * B,
+                          G * He, in);
     }
     if (drop) kernels::mul(din.data(), enc_mask[l].data(), din.data(), din.size());
     dout.assign(din.begin(), din.end());  // a copy, not a swap: each buffer keeps its own capacity

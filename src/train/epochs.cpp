@@ -103,15 +103,14 @@ EpochTrainer::EpochTrainer(Model& model, std::vector<Pair> train, std::vector<Re
       to_(epoch_train_options(options, epochs, train_.size())),
       eo_(epochs),
       trainer_(model, Sampler{}, to_) {
-  if (dev_.empty()) throw std::invalid_argument("epoch trainer: no development items (the dev set chooses the best epoch)");
+  if (dev_.empty())
+    throw std::invalid_argument("epoch trainer: no development items (the dev set chooses the best epoch)");
   for (const auto& d : dev_)
     if (d.refs.empty()) throw std::invalid_argument("epoch trainer: a development item has no reference");
   start_epoch();
 }
 
-void EpochTrainer::start_epoch() {
-  order_ = epoch_batches(train_, to_.batch_size, eo_.bucket, to_.seed, epoch_);
-}
+void EpochTrainer::start_epoch() { order_ = epoch_batches(train_, to_.batch_size, eo_.bucket, to_.seed, epoch_); }
 
 EpochTrainer::Outcome EpochTrainer::advance() {
   if (finished()) throw std::logic_error("EpochTrainer::advance: the run is over");
@@ -137,8 +136,8 @@ EpochResult EpochTrainer::end_epoch(double loss_sum, long tokens) {
   model_.prepare();  // the inference tables follow the trained weights
   r.dev = evaluate_refs(model_, dev_, eo_.eval_beam, eo_.eval_threads);
   // Better: fewer wrong words; on a tie, fewer phoneme edits.
-  r.improved = best_epoch_ == 0 || r.dev.errors < best_errors_ ||
-               (r.dev.errors == best_errors_ && r.dev.edits < best_edits_);
+  r.improved =
+      best_epoch_ == 0 || r.dev.errors < best_errors_ || (r.dev.errors == best_errors_ && r.dev.edits < best_edits_);
   if (r.improved) {
     best_epoch_ = r.epoch;
     best_errors_ = r.dev.errors;
@@ -216,11 +215,14 @@ void EpochTrainer::load_state(const std::uint8_t* bytes, std::size_t size) {
   const auto f = safetensors::parse(bytes, size);
   const auto need = [&](const char* key) -> const std::string& {
     const auto* s = f.meta(key);
-    if (!s) throw std::invalid_argument(std::string("epoch trainer state: no '") + key + "' (not a state saved by an epoch run)");
+    if (!s)
+      throw std::invalid_argument(std::string("epoch trainer state: no '") + key +
+                                  "' (not a state saved by an epoch run)");
     return *s;
   };
   if (need("format") != "attnseq epoch trainer 1")
-    throw std::invalid_argument("epoch trainer state: format '" + need("format") + "' is not 'attnseq epoch trainer 1'");
+    throw std::invalid_argument("epoch trainer state: format '" + need("format") +
+                                "' is not 'attnseq epoch trainer 1'");
   const auto integer = [&](const char* key, long long lo, long long hi) {
     const std::string& s = need(key);
     char* end = nullptr;
@@ -248,8 +250,9 @@ void EpochTrainer::load_state(const std::uint8_t* bytes, std::size_t size) {
       return std::vector<float>();
     }
     if (t->numel() != n)
-      throw std::invalid_argument(std::string("epoch trainer state: '") + name + "' holds " + std::to_string(t->numel()) +
-                                  " values; the model has " + std::to_string(n) + " parameters");
+      throw std::invalid_argument(std::string("epoch trainer state: '") + name + "' holds " +
+                                  std::to_string(t->numel()) + " values; the model has " + std::to_string(n) +
+                                  " parameters");
     std::vector<float> out(n);
     safetensors::read_f32(f, *t, out.data());
     return out;
@@ -259,8 +262,10 @@ void EpochTrainer::load_state(const std::uint8_t* bytes, std::size_t size) {
   const int epoch = int(integer("epoch", 0, INT_MAX));
   const int batch = int(integer("batch", 0, INT_MAX));
   const long long best_epoch = integer("best_epoch", 0, INT_MAX);
-  if (best_epoch > 0 && best.empty()) throw std::invalid_argument("epoch trainer state: a best epoch but no best_params");
-  const long best_errors = long(integer("best_errors", 0, LONG_MAX)), best_edits = long(integer("best_edits", 0, LONG_MAX));
+  if (best_epoch > 0 && best.empty())
+    throw std::invalid_argument("epoch trainer state: a best epoch but no best_params");
+  const long best_errors = long(integer("best_errors", 0, LONG_MAX)),
+             best_edits = long(integer("best_edits", 0, LONG_MAX));
   const long best_ref_tokens = long(integer("best_ref_tokens", 0, LONG_MAX));
   const int bad = int(integer("bad_epochs", 0, INT_MAX));
   const bool stopped = integer("stopped", 0, 1) == 1;

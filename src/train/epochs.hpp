@@ -16,12 +16,12 @@
 namespace attnseq::train {
 
 struct EpochOptions {
-  int epochs = 40;           // at most this many epochs
-  int patience = 5;          // stop after this many epochs in a row without a better dev figure (0: never)
-  double lr_decay = 0.5;     // the rate is multiplied by this after each epoch without a better dev figure
-  int bucket = 50;           // batches per chunk sorted by length (1: no bucketing)
-  int eval_beam = 1;         // beam of the development evaluation
-  int eval_threads = 1;      // threads of the development evaluation
+  int epochs = 40;        // at most this many epochs
+  int patience = 5;       // stop after this many epochs in a row without a better dev figure (0: never)
+  double lr_decay = 0.5;  // the rate is multiplied by this after each epoch without a better dev figure
+  int bucket = 50;        // batches per chunk sorted by length (1: no bucketing)
+  int eval_beam = 1;      // beam of the development evaluation
+  int eval_threads = 1;   // threads of the development evaluation
 };
 
 // The batches of one epoch, as indices into `pairs`: a seeded permutation of all pairs, cut into
@@ -34,12 +34,12 @@ std::vector<std::vector<std::size_t>> epoch_batches(const std::vector<Pair>& pai
 
 // The outcome of one finished epoch.
 struct EpochResult {
-  int epoch = 0;            // 1-based: the epoch just finished
-  double train_loss = 0;    // mean cross-entropy per target token over the epoch's steps
-  RefReport dev;            // the development evaluation of the weights at the end of the epoch
-  bool improved = false;    // better than every earlier epoch: these weights are now the best
-  double lr_scale = 1;      // the rate's factor from now on
-  bool stop = false;        // the run is over (patience exhausted or the last epoch done)
+  int epoch = 0;          // 1-based: the epoch just finished
+  double train_loss = 0;  // mean cross-entropy per target token over the epoch's steps
+  RefReport dev;          // the development evaluation of the weights at the end of the epoch
+  bool improved = false;  // better than every earlier epoch: these weights are now the best
+  double lr_scale = 1;    // the rate's factor from now on
+  bool stop = false;      // the run is over (patience exhausted or the last epoch done)
 };
 
 class EpochTrainer {
@@ -62,11 +62,11 @@ class EpochTrainer {
   Outcome advance();
 
   // Where the run is.
-  int epoch() const { return epoch_; }                  // epochs finished
-  int batch() const { return batch_; }                  // batches of the current epoch done
+  int epoch() const { return epoch_; }  // epochs finished
+  int batch() const { return batch_; }  // batches of the current epoch done
   int batches_per_epoch() const { return int(order_.size()); }
   int steps_done() const { return trainer_.steps_done(); }
-  int best_epoch() const { return best_epoch_; }        // 0: no epoch finished yet
+  int best_epoch() const { return best_epoch_; }  // 0: no epoch finished yet
   long best_errors() const { return best_errors_; }
   long best_edits() const { return best_edits_; }
   long best_ref_tokens() const { return best_ref_tokens_; }  // PER's denominator at the best epoch

@@ -12,7 +12,8 @@
 
 namespace attnseq::train {
 
-std::vector<std::int32_t> to_ids(const std::vector<std::string>& tokens, const std::vector<std::string>& vocab, int unk) {
+std::vector<std::int32_t> to_ids(const std::vector<std::string>& tokens, const std::vector<std::string>& vocab,
+                                 int unk) {
   std::unordered_map<std::string, std::int32_t> index;
   for (std::size_t i = 0; i < vocab.size(); ++i) index.emplace(vocab[i], std::int32_t(i));
   std::vector<std::int32_t> ids;
@@ -52,7 +53,8 @@ void evaluate_one(const Model& model, const std::vector<Example>& examples, std:
   if (is_calendar_date(ref)) {
     // The text a user sees (Vocab::decode drops pad, bos and eos wherever they are).
     for (auto id : out)
-      if (id != c.pad && id != c.bos && id != c.eos && id >= 0 && id < int(c.tgt_tokens.size())) hyp += c.tgt_tokens[id];
+      if (id != c.pad && id != c.bos && id != c.eos && id >= 0 && id < int(c.tgt_tokens.size()))
+        hyp += c.tgt_tokens[id];
     ++r.date_refs;
     r.not_calendar_dates += !is_calendar_date(hyp);
   }
@@ -94,8 +96,10 @@ void merge_into(EvalReport& r, const EvalReport& p) {
   for (std::size_t k = 0; k < p.forms.size(); ++k) r.forms[k].n += p.forms[k].n, r.forms[k].exact += p.forms[k].exact;
   for (const auto& b : p.buckets) {
     auto it = std::find_if(r.buckets.begin(), r.buckets.end(), [&](const BucketStats& x) { return x.lo == b.lo; });
-    if (it == r.buckets.end()) r.buckets.push_back(b);
-    else it->n += b.n, it->exact += b.exact;
+    if (it == r.buckets.end())
+      r.buckets.push_back(b);
+    else
+      it->n += b.n, it->exact += b.exact;
   }
 }
 
@@ -118,7 +122,8 @@ EvalReport evaluate(const Model& model, const std::vector<Example>& examples, in
   std::vector<EvalReport> parts(T, r);
   run_on_threads(T, [&](std::size_t t) {
     Encoded enc;
-    for (std::size_t i = t; i < examples.size(); i += T) evaluate_one(model, examples, i, beam, bucket_width, form_of, parts[t], enc);
+    for (std::size_t i = t; i < examples.size(); i += T)
+      evaluate_one(model, examples, i, beam, bucket_width, form_of, parts[t], enc);
   });
   for (const auto& p : parts) merge_into(r, p);
   std::sort(r.buckets.begin(), r.buckets.end(), [](const BucketStats& a, const BucketStats& b) { return a.lo < b.lo; });

@@ -8,27 +8,29 @@
 #include <vector>
 
 #include "model/model.hpp"
-#include "train/tasks.hpp"
 #include "train/parallel.hpp"
+#include "train/tasks.hpp"
 
 namespace attnseq::train {
 
 struct BucketStats {
-  int lo = 0, hi = 0;   // source lengths [lo, hi]
+  int lo = 0, hi = 0;  // source lengths [lo, hi]
   int n = 0, exact = 0;
 };
 
 struct FormStats {
-  std::string name;     // e.g. a dates form, "DD.MM.YYYY"
+  std::string name;  // e.g. a dates form, "DD.MM.YYYY"
   int n = 0, exact = 0;
 };
 
 struct EvalReport {
   int n = 0;
-  int exact = 0;                 // outputs equal to the reference
+  int exact = 0;                        // outputs equal to the reference
   long tokens = 0, tokens_correct = 0;  // teacher-forced next-token accuracy (EOS included)
   long align_hits = 0, align_pred = 0, align_gold = 0;
-  double aer() const { return align_pred + align_gold ? 1.0 - 2.0 * align_hits / double(align_pred + align_gold) : 0.0; }
+  double aer() const {
+    return align_pred + align_gold ? 1.0 - 2.0 * align_hits / double(align_pred + align_gold) : 0.0;
+  }
   double exact_rate() const { return n ? double(exact) / n : 0.0; }
   double token_accuracy() const { return tokens ? double(tokens_correct) / tokens : 0.0; }
   std::vector<BucketStats> buckets;
@@ -39,7 +41,8 @@ struct EvalReport {
 };
 
 // Ids of an example's tokens with the model's vocabularies (unknown tokens -> unk).
-std::vector<std::int32_t> to_ids(const std::vector<std::string>& tokens, const std::vector<std::string>& vocab, int unk);
+std::vector<std::int32_t> to_ids(const std::vector<std::string>& tokens, const std::vector<std::string>& vocab,
+                                 int unk);
 
 // `form_of` (empty, or one index per example into `form_names`) adds exact match per form. `threads`
 // share the examples (natively; the report is the same for any count, its figures being integer counts).

@@ -14,10 +14,10 @@
 namespace attnseq::train {
 
 const std::vector<std::string>& arpabet_phonemes() {
-  static const std::vector<std::string> set = {
-      "AA", "AE", "AH", "AO", "AW", "AY", "B",  "CH", "D",  "DH", "EH", "ER", "EY",
-      "F",  "G",  "HH", "IH", "IY", "JH", "K",  "L",  "M",  "N",  "NG", "OW", "OY",
-      "P",  "R",  "S",  "SH", "T",  "TH", "UH", "UW", "V",  "W",  "Y",  "Z",  "ZH"};
+  static const std::vector<std::string> set = {"AA", "AE", "AH", "AO", "AW", "AY", "B",  "CH", "D",  "DH",
+                                               "EH", "ER", "EY", "F",  "G",  "HH", "IH", "IY", "JH", "K",
+                                               "L",  "M",  "N",  "NG", "OW", "OY", "P",  "R",  "S",  "SH",
+                                               "T",  "TH", "UH", "UW", "V",  "W",  "Y",  "Z",  "ZH"};
   return set;
 }
 

@@ -16,7 +16,7 @@ const std::vector<std::string>& arpabet_phonemes();
 bool is_arpabet(std::string_view phoneme);
 
 struct PronEntry {
-  std::string word;               // upper-case A-Z and apostrophes
+  std::string word;  // upper-case A-Z and apostrophes
   // Each accepted pronunciation, phonemes joined by single spaces ("AA B ER G"), in file order,
   // without repeats. Stored joined because a prediction is right when its text equals one of them.
   std::vector<std::string> refs;
@@ -25,7 +25,7 @@ struct PronEntry {
 struct PronData {
   std::vector<PronEntry> entries;  // one per distinct word, in order of first appearance
   std::size_t lines = 0;           // data lines read (a trailing newline ends the last line)
-  std::size_t references() const; // pronunciations over all words
+  std::size_t references() const;  // pronunciations over all words
 };
 
 // Parses the text of one file; `name` is what errors call the file. Throws std::invalid_argument

@@ -11,10 +11,10 @@
 namespace attnseq::train {
 
 struct Setting {
-  const char* cli;      // "--hidden"
-  const char* js;       // "hidden": the key of createTrainer's options (or of its `model` object)
-  double def;           // the default; unused when `same_as` names another setting
-  double lo, hi;        // the accepted range, both ends included
+  const char* cli;  // "--hidden"
+  const char* js;   // "hidden": the key of createTrainer's options (or of its `model` object)
+  double def;       // the default; unused when `same_as` names another setting
+  double lo, hi;    // the accepted range, both ends included
   bool integer;
   const char* same_as;  // the default is this other setting's value ("--hidden"), or nullptr
 };

@@ -35,33 +35,33 @@ const char* const kFormatNames[kDateFormats] = {
     "Dth Month YYYY",          // 3rd March 2018
     "DD-Mon-YYYY",             // 03-Mar-2018
     // Day first when the separators are dots or dashes and the year comes last (European use).
-    "DD.MM.YYYY",              // 03.03.2018
-    "D.M.YYYY",                // 3.3.2018
-    "DD-MM-YYYY",              // 03-03-2018
-    "D-M-YYYY",                // 3-3-2018
-    "DD.MM.YY",                // 03.03.18
-    "D-M-YY",                  // 3-3-18
+    "DD.MM.YYYY",  // 03.03.2018
+    "D.M.YYYY",    // 3.3.2018
+    "DD-MM-YYYY",  // 03-03-2018
+    "D-M-YYYY",    // 3-3-2018
+    "DD.MM.YY",    // 03.03.18
+    "D-M-YY",      // 3-3-18
     // Year first is always year-month-day.
-    "YYYY-MM-DD",              // 2018-03-03
-    "YYYY.M.D",                // 2018.3.3
-    "YYYY/MM/DD",              // 2018/03/03
+    "YYYY-MM-DD",  // 2018-03-03
+    "YYYY.M.D",    // 2018.3.3
+    "YYYY/MM/DD",  // 2018/03/03
     // Slashes with the year last stay month first (US).
-    "MM/DD/YYYY",              // 03/03/2018
-    "M/D/YY",                  // 3/3/18
-    "MMDDYY",                  // 030318
+    "MM/DD/YYYY",  // 03/03/2018
+    "M/D/YY",      // 3/3/18
+    "MMDDYY",      // 030318
     // Month names without spaces, commas, ordinals or weekdays, and with them in other places.
-    "DDMonYYYY",               // 03Mar2018
-    "DmonYY",                  // 3mar18
-    "Mon D YYYY",              // Mar 3 2018
-    "Month D, YYYY",           // March 3, 2018
-    "Wkd, Mon D, YYYY",        // Sat, Mar 3, 2018
-    "Dth Mon YYYY",            // 3rd Mar 2018
-    "Weekday D Month YYYY",    // Saturday 3 March 2018
-    "Mon Dth YYYY",            // Mar 3rd 2018
-    "DD Mon YY",               // 03 Mar 18
-    "Weekday, Dth Month YYYY", // Saturday, 3rd March 2018
-    "DMonthYYYY",              // 3March2018
-    "Month Dth YYYY",          // March 3rd 2018
+    "DDMonYYYY",                // 03Mar2018
+    "DmonYY",                   // 3mar18
+    "Mon D YYYY",               // Mar 3 2018
+    "Month D, YYYY",            // March 3, 2018
+    "Wkd, Mon D, YYYY",         // Sat, Mar 3, 2018
+    "Dth Mon YYYY",             // 3rd Mar 2018
+    "Weekday D Month YYYY",     // Saturday 3 March 2018
+    "Mon Dth YYYY",             // Mar 3rd 2018
+    "DD Mon YY",                // 03 Mar 18
+    "Weekday, Dth Month YYYY",  // Saturday, 3rd March 2018
+    "DMonthYYYY",               // 3March2018
+    "Month Dth YYYY",           // March 3rd 2018
 };
 const char* const kCaseNames[kDateCases] = {"as written", "lower case", "upper case"};
 
@@ -190,52 +190,282 @@ Example render_date(int y, int m, int d, int format, int letter_case) {
   const std::string ds = std::to_string(d), ms = std::to_string(m);
   Writer w;
   switch (format) {
-    case 0: w.put(w.day, ds); w.lit(" "); w.month_name(month); w.lit(" "); w.year4(y); break;
-    case 1: w.month_name(month); w.lit(" "); w.put(w.day, ds); w.lit(ordinal_suffix(d) + ", "); w.year4(y); break;
-    case 2: w.lit(wday + ", "); w.month_name(month); w.lit(" "); w.put(w.day, ds); w.lit(", "); w.year4(y); break;
-    case 3: w.put(w.month, two(m)); w.lit("/"); w.put(w.day, two(d)); w.lit("/"); w.year2(y); break;
-    case 4: w.year4(y); w.lit("."); w.put(w.month, two(m)); w.lit("."); w.put(w.day, two(d)); break;
-    case 5: w.put(w.day, ds); w.lit(" "); w.month_name(lower(mon)); w.lit(" "); w.year2(y); break;
-    case 6: w.put(w.day, ds); w.lit(" "); w.month_name(mon); w.lit(" "); w.year4(y); break;
-    case 7: w.month_name(month); w.lit(" "); w.put(w.day, ds); w.lit(" "); w.year4(y); break;
-    case 8: w.put(w.month, ms); w.lit("/"); w.put(w.day, ds); w.lit("/"); w.year4(y); break;
-    case 9: w.lit(wkd + " "); w.put(w.day, ds); w.lit(" "); w.month_name(mon); w.lit(" "); w.year4(y); break;
-    case 10: w.year4(y); w.lit("-"); w.put(w.month, ms); w.lit("-"); w.put(w.day, ds); break;
+    case 0:
+      w.put(w.day, ds);
+      w.lit(" ");
+      w.month_name(month);
+      w.lit(" ");
+      w.year4(y);
+      break;
+    case 1:
+      w.month_name(month);
+      w.lit(" ");
+      w.put(w.day, ds);
+      w.lit(ordinal_suffix(d) + ", ");
+      w.year4(y);
+      break;
+    case 2:
+      w.lit(wday + ", ");
+      w.month_name(month);
+      w.lit(" ");
+      w.put(w.day, ds);
+      w.lit(", ");
+      w.year4(y);
+      break;
+    case 3:
+      w.put(w.month, two(m));
+      w.lit("/");
+      w.put(w.day, two(d));
+      w.lit("/");
+      w.year2(y);
+      break;
+    case 4:
+      w.year4(y);
+      w.lit(".");
+      w.put(w.month, two(m));
+      w.lit(".");
+      w.put(w.day, two(d));
+      break;
+    case 5:
+      w.put(w.day, ds);
+      w.lit(" ");
+      w.month_name(lower(mon));
+      w.lit(" ");
+      w.year2(y);
+      break;
+    case 6:
+      w.put(w.day, ds);
+      w.lit(" ");
+      w.month_name(mon);
+      w.lit(" ");
+      w.year4(y);
+      break;
+    case 7:
+      w.month_name(month);
+      w.lit(" ");
+      w.put(w.day, ds);
+      w.lit(" ");
+      w.year4(y);
+      break;
+    case 8:
+      w.put(w.month, ms);
+      w.lit("/");
+      w.put(w.day, ds);
+      w.lit("/");
+      w.year4(y);
+      break;
+    case 9:
+      w.lit(wkd + " ");
+      w.put(w.day, ds);
+      w.lit(" ");
+      w.month_name(mon);
+      w.lit(" ");
+      w.year4(y);
+      break;
+    case 10:
+      w.year4(y);
+      w.lit("-");
+      w.put(w.month, ms);
+      w.lit("-");
+      w.put(w.day, ds);
+      break;
     case 11:
-      w.lit("the "); w.put(w.day, ds); w.lit(ordinal_suffix(d) + " of "); w.month_name(month); w.lit(", ");
+      w.lit("the ");
+      w.put(w.day, ds);
+      w.lit(ordinal_suffix(d) + " of ");
+      w.month_name(month);
+      w.lit(", ");
       w.year4(y);
       break;
-    case 12: w.month_name(mon); w.lit(" "); w.put(w.day, ds); w.lit(", "); w.year4(y); break;
-    case 13: w.year4(y); w.put(w.month, two(m)); w.put(w.day, two(d)); break;
-    case 14: w.put(w.day, ds); w.lit(ordinal_suffix(d) + " "); w.month_name(month); w.lit(" "); w.year4(y); break;
-    case 15: w.put(w.day, two(d)); w.lit("-"); w.month_name(mon); w.lit("-"); w.year4(y); break;
-    case 16: w.put(w.day, two(d)); w.lit("."); w.put(w.month, two(m)); w.lit("."); w.year4(y); break;
-    case 17: w.put(w.day, ds); w.lit("."); w.put(w.month, ms); w.lit("."); w.year4(y); break;
-    case 18: w.put(w.day, two(d)); w.lit("-"); w.put(w.month, two(m)); w.lit("-"); w.year4(y); break;
-    case 19: w.put(w.day, ds); w.lit("-"); w.put(w.month, ms); w.lit("-"); w.year4(y); break;
-    case 20: w.put(w.day, two(d)); w.lit("."); w.put(w.month, two(m)); w.lit("."); w.year2(y); break;
-    case 21: w.put(w.day, ds); w.lit("-"); w.put(w.month, ms); w.lit("-"); w.year2(y); break;
-    case 22: w.year4(y); w.lit("-"); w.put(w.month, two(m)); w.lit("-"); w.put(w.day, two(d)); break;
-    case 23: w.year4(y); w.lit("."); w.put(w.month, ms); w.lit("."); w.put(w.day, ds); break;
-    case 24: w.year4(y); w.lit("/"); w.put(w.month, two(m)); w.lit("/"); w.put(w.day, two(d)); break;
-    case 25: w.put(w.month, two(m)); w.lit("/"); w.put(w.day, two(d)); w.lit("/"); w.year4(y); break;
-    case 26: w.put(w.month, ms); w.lit("/"); w.put(w.day, ds); w.lit("/"); w.year2(y); break;
-    case 27: w.put(w.month, two(m)); w.put(w.day, two(d)); w.year2(y); break;
-    case 28: w.put(w.day, two(d)); w.month_name(mon); w.year4(y); break;
-    case 29: w.put(w.day, ds); w.month_name(lower(mon)); w.year2(y); break;
-    case 30: w.month_name(mon); w.lit(" "); w.put(w.day, ds); w.lit(" "); w.year4(y); break;
-    case 31: w.month_name(month); w.lit(" "); w.put(w.day, ds); w.lit(", "); w.year4(y); break;
-    case 32: w.lit(wkd + ", "); w.month_name(mon); w.lit(" "); w.put(w.day, ds); w.lit(", "); w.year4(y); break;
-    case 33: w.put(w.day, ds); w.lit(ordinal_suffix(d) + " "); w.month_name(mon); w.lit(" "); w.year4(y); break;
-    case 34: w.lit(wday + " "); w.put(w.day, ds); w.lit(" "); w.month_name(month); w.lit(" "); w.year4(y); break;
-    case 35: w.month_name(mon); w.lit(" "); w.put(w.day, ds); w.lit(ordinal_suffix(d) + " "); w.year4(y); break;
-    case 36: w.put(w.day, two(d)); w.lit(" "); w.month_name(mon); w.lit(" "); w.year2(y); break;
+    case 12:
+      w.month_name(mon);
+      w.lit(" ");
+      w.put(w.day, ds);
+      w.lit(", ");
+      w.year4(y);
+      break;
+    case 13:
+      w.year4(y);
+      w.put(w.month, two(m));
+      w.put(w.day, two(d));
+      break;
+    case 14:
+      w.put(w.day, ds);
+      w.lit(ordinal_suffix(d) + " ");
+      w.month_name(month);
+      w.lit(" ");
+      w.year4(y);
+      break;
+    case 15:
+      w.put(w.day, two(d));
+      w.lit("-");
+      w.month_name(mon);
+      w.lit("-");
+      w.year4(y);
+      break;
+    case 16:
+      w.put(w.day, two(d));
+      w.lit(".");
+      w.put(w.month, two(m));
+      w.lit(".");
+      w.year4(y);
+      break;
+    case 17:
+      w.put(w.day, ds);
+      w.lit(".");
+      w.put(w.month, ms);
+      w.lit(".");
+      w.year4(y);
+      break;
+    case 18:
+      w.put(w.day, two(d));
+      w.lit("-");
+      w.put(w.month, two(m));
+      w.lit("-");
+      w.year4(y);
+      break;
+    case 19:
+      w.put(w.day, ds);
+      w.lit("-");
+      w.put(w.month, ms);
+      w.lit("-");
+      w.year4(y);
+      break;
+    case 20:
+      w.put(w.day, two(d));
+      w.lit(".");
+      w.put(w.month, two(m));
+      w.lit(".");
+      w.year2(y);
+      break;
+    case 21:
+      w.put(w.day, ds);
+      w.lit("-");
+      w.put(w.month, ms);
+      w.lit("-");
+      w.year2(y);
+      break;
+    case 22:
+      w.year4(y);
+      w.lit("-");
+      w.put(w.month, two(m));
+      w.lit("-");
+      w.put(w.day, two(d));
+      break;
+    case 23:
+      w.year4(y);
+      w.lit(".");
+      w.put(w.month, ms);
+      w.lit(".");
+      w.put(w.day, ds);
+      break;
+    case 24:
+      w.year4(y);
+      w.lit("/");
+      w.put(w.month, two(m));
+      w.lit("/");
+      w.put(w.day, two(d));
+      break;
+    case 25:
+      w.put(w.month, two(m));
+      w.lit("/");
+      w.put(w.day, two(d));
+      w.lit("/");
+      w.year4(y);
+      break;
+    case 26:
+      w.put(w.month, ms);
+      w.lit("/");
+      w.put(w.day, ds);
+      w.lit("/");
+      w.year2(y);
+      break;
+    case 27:
+      w.put(w.month, two(m));
+      w.put(w.day, two(d));
+      w.year2(y);
+      break;
+    case 28:
+      w.put(w.day, two(d));
+      w.month_name(mon);
+      w.year4(y);
+      break;
+    case 29:
+      w.put(w.day, ds);
+      w.month_name(lower(mon));
+      w.year2(y);
+      break;
+    case 30:
+      w.month_name(mon);
+      w.lit(" ");
+      w.put(w.day, ds);
+      w.lit(" ");
+      w.year4(y);
+      break;
+    case 31:
+      w.month_name(month);
+      w.lit(" ");
+      w.put(w.day, ds);
+      w.lit(", ");
+      w.year4(y);
+      break;
+    case 32:
+      w.lit(wkd + ", ");
+      w.month_name(mon);
+      w.lit(" ");
+      w.put(w.day, ds);
+      w.lit(", ");
+      w.year4(y);
+      break;
+    case 33:
+      w.put(w.day, ds);
+      w.lit(ordinal_suffix(d) + " ");
+      w.month_name(mon);
+      w.lit(" ");
+      w.year4(y);
+      break;
+    case 34:
+      w.lit(wday + " ");
+      w.put(w.day, ds);
+      w.lit(" ");
+      w.month_name(month);
+      w.lit(" ");
+      w.year4(y);
+      break;
+    case 35:
+      w.month_name(mon);
+      w.lit(" ");
+      w.put(w.day, ds);
+      w.lit(ordinal_suffix(d) + " ");
+      w.year4(y);
+      break;
+    case 36:
+      w.put(w.day, two(d));
+      w.lit(" ");
+      w.month_name(mon);
+      w.lit(" ");
+      w.year2(y);
+      break;
     case 37:
-      w.lit(wday + ", "); w.put(w.day, ds); w.lit(ordinal_suffix(d) + " "); w.month_name(month); w.lit(" ");
+      w.lit(wday + ", ");
+      w.put(w.day, ds);
+      w.lit(ordinal_suffix(d) + " ");
+      w.month_name(month);
+      w.lit(" ");
       w.year4(y);
       break;
-    case 38: w.put(w.day, ds); w.month_name(month); w.year4(y); break;
-    case 39: w.month_name(month); w.lit(" "); w.put(w.day, ds); w.lit(ordinal_suffix(d) + " "); w.year4(y); break;
+    case 38:
+      w.put(w.day, ds);
+      w.month_name(month);
+      w.year4(y);
+      break;
+    case 39:
+      w.month_name(month);
+      w.lit(" ");
+      w.put(w.day, ds);
+      w.lit(ordinal_suffix(d) + " ");
+      w.year4(y);
+      break;
   }
   // Letter case applies to the whole source (month, weekday, ordinal suffix, "the"/"of") and moves
   // no character, so the alignment positions stay as written.
@@ -256,8 +486,9 @@ Example render_date(int y, int m, int d, int format, int letter_case) {
   }
   link_pair(e.align, w.month, 5, w.month_is_name);  // a month name links to both month digits
   link_pair(e.align, w.day, 8, false);
-  std::sort(e.align.begin(), e.align.end(),
-            [](const auto& a, const auto& b) { return a.second != b.second ? a.second < b.second : a.first < b.first; });
+  std::sort(e.align.begin(), e.align.end(), [](const auto& a, const auto& b) {
+    return a.second != b.second ? a.second < b.second : a.first < b.first;
+  });
   return e;
 }
 

@@ -15,11 +15,11 @@ struct Noun {
   const char* en;
   const char* ko;
 };
-const Noun kNames[] = {{"Jane", "제인"}, {"Tom", "톰"},  {"Mina", "미나"}, {"Minho", "민호"}, {"Sora", "소라"},
-                       {"John", "존"},   {"Emma", "엠마"}, {"Jisu", "지수"}, {"Sam", "샘"},    {"Yuna", "유나"}};
-const Noun kPlaces[] = {{"store", "가게"},     {"school", "학교"},   {"park", "공원"},    {"library", "도서관"},
-                        {"hospital", "병원"},  {"station", "역"},    {"market", "시장"},  {"restaurant", "식당"},
-                        {"cafe", "카페"},      {"office", "사무실"}, {"bank", "은행"},    {"museum", "박물관"}};
+const Noun kNames[] = {{"Jane", "제인"}, {"Tom", "톰"},    {"Mina", "미나"}, {"Minho", "민호"}, {"Sora", "소라"},
+                       {"John", "존"},   {"Emma", "엠마"}, {"Jisu", "지수"}, {"Sam", "샘"},     {"Yuna", "유나"}};
+const Noun kPlaces[] = {{"store", "가게"},    {"school", "학교"},   {"park", "공원"},   {"library", "도서관"},
+                        {"hospital", "병원"}, {"station", "역"},    {"market", "시장"}, {"restaurant", "식당"},
+                        {"cafe", "카페"},     {"office", "사무실"}, {"bank", "은행"},   {"museum", "박물관"}};
 
 // What an object can be the object of.
 enum : unsigned { kFood = 1, kDrink = 2, kReadable = 4, kWritable = 8, kBuyable = 16, kViewable = 32 };
@@ -30,28 +30,40 @@ struct Object {
   bool mass;  // mass nouns take "the" or no article; count nouns "a"/"an" or "the"
 };
 const Object kObjects[] = {
-    {"apple", "사과", kFood | kBuyable, false},           {"banana", "바나나", kFood | kBuyable, false},
-    {"bread", "빵", kFood | kBuyable, true},              {"cake", "케이크", kFood | kBuyable, false},
-    {"egg", "계란", kFood | kBuyable, false},             {"orange", "오렌지", kFood | kBuyable, false},
-    {"sandwich", "샌드위치", kFood | kBuyable, false},    {"rice", "밥", kFood, true},
-    {"coffee", "커피", kDrink | kBuyable, true},          {"tea", "차", kDrink | kBuyable, true},
-    {"milk", "우유", kDrink | kBuyable, true},            {"water", "물", kDrink | kBuyable, true},
-    {"juice", "주스", kDrink | kBuyable, true},           {"book", "책", kReadable | kWritable | kBuyable, false},
-    {"letter", "편지", kReadable | kWritable, false},     {"newspaper", "신문", kReadable | kBuyable, false},
-    {"magazine", "잡지", kReadable | kBuyable, false},    {"poem", "시", kReadable | kWritable, false},
-    {"email", "이메일", kReadable | kWritable, false},    {"umbrella", "우산", kBuyable, false},
-    {"bag", "가방", kBuyable, false},                     {"flower", "꽃", kBuyable | kViewable, false},
-    {"movie", "영화", kViewable, false},                  {"painting", "그림", kViewable | kBuyable, false},
+    {"apple", "사과", kFood | kBuyable, false},
+    {"banana", "바나나", kFood | kBuyable, false},
+    {"bread", "빵", kFood | kBuyable, true},
+    {"cake", "케이크", kFood | kBuyable, false},
+    {"egg", "계란", kFood | kBuyable, false},
+    {"orange", "오렌지", kFood | kBuyable, false},
+    {"sandwich", "샌드위치", kFood | kBuyable, false},
+    {"rice", "밥", kFood, true},
+    {"coffee", "커피", kDrink | kBuyable, true},
+    {"tea", "차", kDrink | kBuyable, true},
+    {"milk", "우유", kDrink | kBuyable, true},
+    {"water", "물", kDrink | kBuyable, true},
+    {"juice", "주스", kDrink | kBuyable, true},
+    {"book", "책", kReadable | kWritable | kBuyable, false},
+    {"letter", "편지", kReadable | kWritable, false},
+    {"newspaper", "신문", kReadable | kBuyable, false},
+    {"magazine", "잡지", kReadable | kBuyable, false},
+    {"poem", "시", kReadable | kWritable, false},
+    {"email", "이메일", kReadable | kWritable, false},
+    {"umbrella", "우산", kBuyable, false},
+    {"bag", "가방", kBuyable, false},
+    {"flower", "꽃", kBuyable | kViewable, false},
+    {"movie", "영화", kViewable, false},
+    {"painting", "그림", kViewable | kBuyable, false},
 };
 
 // What follows a verb in English.
 enum class Frame {
-  Motion,     // to the PLACE                       -> PLACE에
-  Object,     // [a/an/the] OBJECT [at the PLACE]   -> [PLACE에서] OBJECT을/를
-  Person,     // NAME [at the PLACE]                -> [PLACE에서] NAME을/를
-  Intrans,    // [at the PLACE]                     -> [PLACE에서]
-  Waited,     // for NAME [at the PLACE] | at the PLACE
-  SawLiked,   // saw: NAME or OBJECT; liked: NAME, OBJECT or the PLACE
+  Motion,    // to the PLACE                       -> PLACE에
+  Object,    // [a/an/the] OBJECT [at the PLACE]   -> [PLACE에서] OBJECT을/를
+  Person,    // NAME [at the PLACE]                -> [PLACE에서] NAME을/를
+  Intrans,   // [at the PLACE]                     -> [PLACE에서]
+  Waited,    // for NAME [at the PLACE] | at the PLACE
+  SawLiked,  // saw: NAME or OBJECT; liked: NAME, OBJECT or the PLACE
 };
 struct Verb {
   const char* en;
@@ -61,12 +73,12 @@ struct Verb {
 };
 constexpr unsigned kAll = kFood | kDrink | kReadable | kWritable | kBuyable | kViewable;
 const Verb kVerbs[] = {
-    {"went", "갔다", Frame::Motion, 0},           {"came", "왔다", Frame::Motion, 0},
-    {"ate", "먹었다", Frame::Object, kFood},      {"read", "읽었다", Frame::Object, kReadable},
-    {"bought", "샀다", Frame::Object, kBuyable},  {"saw", "봤다", Frame::SawLiked, kViewable},
-    {"met", "만났다", Frame::Person, 0},          {"drank", "마셨다", Frame::Object, kDrink},
-    {"wrote", "썼다", Frame::Object, kWritable},  {"liked", "좋아했다", Frame::SawLiked, kAll},
-    {"studied", "공부했다", Frame::Intrans, 0},   {"waited", "기다렸다", Frame::Waited, 0},
+    {"went", "갔다", Frame::Motion, 0},          {"came", "왔다", Frame::Motion, 0},
+    {"ate", "먹었다", Frame::Object, kFood},     {"read", "읽었다", Frame::Object, kReadable},
+    {"bought", "샀다", Frame::Object, kBuyable}, {"saw", "봤다", Frame::SawLiked, kViewable},
+    {"met", "만났다", Frame::Person, 0},         {"drank", "마셨다", Frame::Object, kDrink},
+    {"wrote", "썼다", Frame::Object, kWritable}, {"liked", "좋아했다", Frame::SawLiked, kAll},
+    {"studied", "공부했다", Frame::Intrans, 0},  {"waited", "기다렸다", Frame::Waited, 0},
 };
 constexpr int kNumNames = int(sizeof kNames / sizeof kNames[0]);
 constexpr int kNumPlaces = int(sizeof kPlaces / sizeof kPlaces[0]);
@@ -79,9 +91,9 @@ struct Clause {
   int subject = 0;
   int verb = 0;
   Obj obj = Obj::None;
-  int object = -1;    // index into kNames / kObjects / kPlaces by obj
+  int object = -1;                                           // index into kNames / kObjects / kPlaces by obj
   enum class Art { None, Indefinite, The } art = Art::None;  // article of a Thing object
-  int place = -1;     // destination (Motion) or location ("at the PLACE"); -1 = none
+  int place = -1;  // destination (Motion) or location ("at the PLACE"); -1 = none
 };
 
 std::string subject_form(const std::string& ko) { return ko + (has_batchim(ko) ? "이" : "가"); }
@@ -140,8 +152,9 @@ Example render(const Clause& c) {
     ko(object_form(noun), s_obj);
   }
   ko(v.ko, s_verb);
-  std::sort(e.align.begin(), e.align.end(),
-            [](const auto& a, const auto& b) { return a.second != b.second ? a.second < b.second : a.first < b.first; });
+  std::sort(e.align.begin(), e.align.end(), [](const auto& a, const auto& b) {
+    return a.second != b.second ? a.second < b.second : a.first < b.first;
+  });
   return e;
 }
 
@@ -175,7 +188,10 @@ Clause sample_clause(Rng& rng) {
   switch (v.frame) {
     case Frame::Motion: c.place = int(uniform_index(rng, kNumPlaces)); return c;
     case Frame::Object: thing(); break;
-    case Frame::Person: c.obj = Clause::Obj::Person; c.object = other_person(); break;
+    case Frame::Person:
+      c.obj = Clause::Obj::Person;
+      c.object = other_person();
+      break;
     case Frame::Intrans: break;
     case Frame::Waited:
       if (uniform_index(rng, 2) == 0) {
@@ -252,8 +268,10 @@ struct Parser {
   void thing(Clause& c, const Verb& v) {
     const std::size_t art_pos = i;
     Clause::Art art = Clause::Art::None;
-    if (peek("the")) art = Clause::Art::The, ++i;
-    else if (peek("a") || peek("an")) art = Clause::Art::Indefinite, ++i;
+    if (peek("the"))
+      art = Clause::Art::The, ++i;
+    else if (peek("a") || peek("an"))
+      art = Clause::Art::Indefinite, ++i;
     const int k = at_end() ? -1 : lookup(kObjects, w[i]);
     if (k < 0 || !(kObjects[k].kinds & v.objects)) fail(std::string("an object for \"") + v.en + "\"");
     const Object& o = kObjects[k];
@@ -321,8 +339,8 @@ class EnKoTask final : public Task {
   std::vector<std::string> tgt_vocab() const override {
     std::vector<std::string> t;
     for (const auto& n : kNames) t.push_back(subject_form(n.ko)), t.push_back(object_form(n.ko));
-    for (const auto& p : kPlaces) t.push_back(std::string(p.ko) + "에"), t.push_back(std::string(p.ko) + "에서"),
-        t.push_back(object_form(p.ko));
+    for (const auto& p : kPlaces)
+      t.push_back(std::string(p.ko) + "에"), t.push_back(std::string(p.ko) + "에서"), t.push_back(object_form(p.ko));
     for (const auto& o : kObjects) t.push_back(object_form(o.ko));
     for (const auto& v : kVerbs) t.push_back(v.ko);
     return make_vocab(std::move(t));

@@ -14,9 +14,10 @@ class SymbolTask final : public Task {
  public:
   SymbolTask(bool reverse, const TaskOptions& o) : reverse_(reverse), o_(o) {
     if (o.min_len < 1 || o.max_len < o.min_len || o.max_len > kMaxSourceLength)
-      throw std::invalid_argument(std::string(reverse ? "reverse" : "copy") + " task: need 1 <= min_len <= max_len <= " +
-                                  std::to_string(kMaxSourceLength) + ", got min_len " + std::to_string(o.min_len) +
-                                  ", max_len " + std::to_string(o.max_len));
+      throw std::invalid_argument(std::string(reverse ? "reverse" : "copy") +
+                                  " task: need 1 <= min_len <= max_len <= " + std::to_string(kMaxSourceLength) +
+                                  ", got min_len " + std::to_string(o.min_len) + ", max_len " +
+                                  std::to_string(o.max_len));
   }
 
   std::string name() const override { return reverse_ ? "reverse" : "copy"; }

@@ -53,8 +53,8 @@ class TsvTask final : public Task {
     for (TokenizerKind kind : {src, tgt})
       if (kind != TokenizerKind::Char && kind != TokenizerKind::Word)
         throw std::invalid_argument(std::string("tsv task: tokenizer must be char or word, not ") + to_string(kind));
-    const std::size_t lines = std::size_t(std::count(text.begin(), text.end(), '\n')) +
-                              (!text.empty() && text.back() != '\n');
+    const std::size_t lines =
+        std::size_t(std::count(text.begin(), text.end(), '\n')) + (!text.empty() && text.back() != '\n');
     if (lines > std::size_t(kMaxTsvLines))
       throw TooLong("tsv task: " + std::to_string(lines) + " lines; the maximum is " + std::to_string(kMaxTsvLines));
     std::vector<std::string> src_tokens, tgt_tokens;
@@ -105,8 +105,7 @@ class TsvTask final : public Task {
     } catch (const std::invalid_argument& e) {
       raise_with_context("tsv line " + std::to_string(line_no) + ": " + which + ": ", e);  // too long stays TooLong
     }
-    if (t.empty())
-      throw std::invalid_argument("tsv line " + std::to_string(line_no) + ": empty " + which);
+    if (t.empty()) throw std::invalid_argument("tsv line " + std::to_string(line_no) + ": empty " + which);
     if (int(t.size()) > max_len)
       throw TooLong("tsv line " + std::to_string(line_no) + ": " + which + " has " + std::to_string(t.size()) +
                     " tokens; the maximum is " + std::to_string(max_len));

@@ -16,21 +16,22 @@
 namespace attnseq::train {
 
 struct Example {
-  std::vector<std::string> src;                 // source tokens (char tasks: one UTF-8 code point each; word tasks: words)
-  std::vector<std::string> tgt;                 // target tokens (no BOS/EOS)
-  std::vector<std::pair<int, int>> align;       // gold links (source position, target position); "sure" links
+  std::vector<std::string> src;            // source tokens (char tasks: one UTF-8 code point each; word tasks: words)
+  std::vector<std::string> tgt;            // target tokens (no BOS/EOS)
+  std::vector<std::pair<int, int>> align;  // gold links (source position, target position); "sure" links
 };
 
 class Task {
  public:
   virtual ~Task() = default;
   virtual std::string name() const = 0;
-  virtual TokenizerKind tokenizer() const = 0;              // Char or Word (config.hpp); the source's if the sides differ
+  virtual TokenizerKind tokenizer() const = 0;  // Char or Word (config.hpp); the source's if the sides differ
   // Each side's tokenizer (a model's src_tokenizer / tgt_tokenizer); both are tokenizer() unless a task says otherwise.
   virtual TokenizerKind src_tokenizer() const { return tokenizer(); }
   virtual TokenizerKind tgt_tokenizer() const { return tokenizer(); }
-  virtual Example sample(Rng& rng) const = 0;                // one example; deterministic given the rng state
-  // Complete vocabularies, specials first: "<pad>", "<s>", "</s>", "<unk>" (ids 0..3), then every token the task can produce, sorted.
+  virtual Example sample(Rng& rng) const = 0;  // one example; deterministic given the rng state
+  // Complete vocabularies, specials first: "<pad>", "<s>", "</s>", "<unk>" (ids 0..3), then every token the task can
+  // produce, sorted.
   virtual std::vector<std::string> src_vocab() const = 0;
   virtual std::vector<std::string> tgt_vocab() const = 0;
 };
@@ -53,7 +54,7 @@ std::unique_ptr<Task> make_tsv_task(const std::string& tsv_text, TokenizerKind s
 std::vector<Example> sample_n(const Task& t, std::uint64_t seed, std::size_t n);
 
 // ---- shared helpers (used by the task files; handy for tools and tests) ----------------------------
-constexpr int kMaxTsvLines = 1000000;  // lines a TSV task accepts
+constexpr int kMaxTsvLines = 1000000;   // lines a TSV task accepts
 std::vector<std::string> task_names();  // the names make_task accepts, in documentation order
 // "<pad>", "<s>", "</s>", "<unk>" then the distinct tokens sorted bytewise (= code point order); tokens
 // equal to a special are not repeated.

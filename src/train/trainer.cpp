@@ -19,9 +19,12 @@ void initialize(Model& model, std::uint64_t seed) {
   for (std::size_t i = 0; i < p.specs.size(); ++i) {
     const auto& s = p.specs[i];
     float k;
-    if (s.name.find("embedding") != std::string::npos) k = 0.5f;
-    else if (s.shape.size() == 2) k = 1.f / std::sqrt(float(s.shape[1]));
-    else k = 1.f / std::sqrt(float(model.config().dec_hidden));
+    if (s.name.find("embedding") != std::string::npos)
+      k = 0.5f;
+    else if (s.shape.size() == 2)
+      k = 1.f / std::sqrt(float(s.shape[1]));
+    else
+      k = 1.f / std::sqrt(float(model.config().dec_hidden));
     float* w = p.data.data() + p.offsets[i];
     for (std::int64_t j = 0; j < s.numel(); ++j) w[j] = (2.f * rng.uniform() - 1.f) * k;
   }
@@ -39,7 +42,8 @@ Trainer::Trainer(Model& model, Sampler sampler, TrainOptions options)
   check_threads(opt_.threads, "threads");
   check(ForwardOptions{opt_.dropout, opt_.label_smoothing, 0});
 #if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
-  if (opt_.threads != 1) throw std::invalid_argument("threads must be 1 in WebAssembly (the module is single-threaded)");
+  if (opt_.threads != 1)
+    throw std::invalid_argument("threads must be 1 in WebAssembly (the module is single-threaded)");
 #endif
   const std::size_t n = model.params().data.size();
   grad_.assign(n, 0.f);
@@ -80,10 +84,9 @@ StepReport Trainer::step(const std::vector<std::vector<std::int32_t>>& src,
   std::fill(grad_.begin(), grad_.end(), 0.f);
   // A batch smaller than the thread count has one shard per example.
   const std::size_t shards = std::min(shard_grad_.size() + 1, src.size());
-  const LossStats st = shards == 1
-                           ? forward_backward(model_, make_batch(src, tgt, model_.config()), grad_.data(), forward_options(0),
-                                              &workspace_[0])
-                           : sharded_forward_backward(src, tgt, shards);
+  const LossStats st = shards == 1 ? forward_backward(model_, make_batch(src, tgt, model_.config()), grad_.data(),
+                                                      forward_options(0), &workspace_[0])
+                                   : sharded_forward_backward(src, tgt, shards);
   double norm2 = 0;
   for (float g : grad_) norm2 += double(g) * g;
   const double norm = std::sqrt(norm2);
@@ -150,8 +153,9 @@ std::vector<std::uint8_t> Trainer::save_state() const {
   // %.17g: the scale reads back as the same double.
   char scale[32];
   std::snprintf(scale, sizeof scale, "%.17g", lr_scale_);
-  return safetensors::write({{"adam.m", {n}, m_.data()}, {"adam.v", {n}, v_.data()}},
-                            {{"step", std::to_string(step_)}, {"rng", std::to_string(rng_.state)}, {"lr_scale", scale}});
+  return safetensors::write(
+      {{"adam.m", {n}, m_.data()}, {"adam.v", {n}, v_.data()}},
+      {{"step", std::to_string(step_)}, {"rng", std::to_string(rng_.state)}, {"lr_scale", scale}});
 }
 
 void Trainer::load_state(const std::uint8_t* bytes, std::size_t size) {
@@ -163,7 +167,7 @@ void Trainer::load_state(const std::uint8_t* bytes, std::size_t size) {
   if (!m || !v || !s || !r) throw BadCheckpoint("trainer state: missing adam.m, adam.v, step or rng");
   if (m->numel() != m_.size() || v->numel() != v_.size())
     throw BadCheckpoint("trainer state: moments hold " + std::to_string(m->numel()) + " values; the model has " +
-                                std::to_string(m_.size()) + " parameters");
+                        std::to_string(m_.size()) + " parameters");
   std::vector<float> mm(m_.size()), vv(v_.size());
   safetensors::read_f32(f, *m, mm.data());
   safetensors::read_f32(f, *v, vv.data());
@@ -172,7 +176,8 @@ void Trainer::load_state(const std::uint8_t* bytes, std::size_t size) {
   // A state from before the scale existed has none: 1.
   const auto* ls = f.meta("lr_scale");
   const double scale = ls ? std::strtod(ls->c_str(), nullptr) : 1.0;
-  if (!(scale > 0.0) || !std::isfinite(scale)) throw std::invalid_argument("trainer state: lr_scale is not a number > 0");
+  if (!(scale > 0.0) || !std::isfinite(scale))
+    throw std::invalid_argument("trainer state: lr_scale is not a number > 0");
   if (st < 0 || st > 2147483647LL) throw std::invalid_argument("trainer state: step " + *s + " is out of range");
   m_ = std::move(mm);
   v_ = std::move(vv);

@@ -41,12 +41,12 @@ using Pair = std::pair<std::vector<std::int32_t>, std::vector<std::int32_t>>;
 using Sampler = std::function<Pair(Rng&)>;
 
 struct StepReport {
-  int step = 0;             // steps done so far
-  double loss = 0;          // mean cross-entropy per target token of this batch
+  int step = 0;     // steps done so far
+  double loss = 0;  // mean cross-entropy per target token of this batch
   double token_accuracy = 0;
-  double grad_norm = 0;     // before clipping
+  double grad_norm = 0;  // before clipping
   double lr = 0;
-  int tokens = 0;           // target tokens in this batch
+  int tokens = 0;  // target tokens in this batch
 };
 
 // PyTorch-like initialisation: weights U(±1/sqrt(fan_in)), embeddings U(±0.5), from the seed.
@@ -84,7 +84,7 @@ class Trainer {
   double lr_scale_ = 1.0;
   std::vector<float> grad_, m_, v_;
   std::vector<std::vector<float>> shard_grad_;  // per extra thread: its shard's gradient
-  std::vector<Workspace> workspace_;             // per shard: forward_backward's buffers, kept between steps
+  std::vector<Workspace> workspace_;            // per shard: forward_backward's buffers, kept between steps
 };
 
 // Teacher-forced loss and token accuracy over pairs (no gradient).

@@ -68,7 +68,8 @@ void RefReport::merge(const RefReport& o) {
 RefReport evaluate_refs(const Model& model, const std::vector<RefItem>& items, int beam, int threads) {
   if (items.empty()) throw std::invalid_argument("evaluate_refs: no items to evaluate");
   if (beam < 1 || beam > kMaxBeam)
-    throw std::invalid_argument("evaluate_refs: beam " + std::to_string(beam) + " is outside [1, " + std::to_string(kMaxBeam) + "]");
+    throw std::invalid_argument("evaluate_refs: beam " + std::to_string(beam) + " is outside [1, " +
+                                std::to_string(kMaxBeam) + "]");
   check_threads(threads, "evaluate_refs: threads");
 #if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
   threads = 1;  // the wasm module is single-threaded

@@ -35,9 +35,9 @@ struct RefItem {
 };
 
 struct LengthStats {
-  int length = 0;                      // source tokens (letters of a word)
-  long words = 0, errors = 0;          // words, words not right
-  long edits = 0, ref_tokens = 0;      // PER's numerator and denominator
+  int length = 0;                  // source tokens (letters of a word)
+  long words = 0, errors = 0;      // words, words not right
+  long edits = 0, ref_tokens = 0;  // PER's numerator and denominator
 };
 
 struct RefReport {

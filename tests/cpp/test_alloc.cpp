@@ -53,7 +53,8 @@ TEST_CASE("step allocates nothing, for every style and all three weight paths (p
       CHECK(m.uses_int8_weights() == (path == 2));
       // int8: a source shorter than the beam, so that a step multiplies more rows than encode did
       // (the activation scratch must have been sized by start()).
-      const std::vector<std::int32_t> src = path == 2 ? std::vector<std::int32_t>{4, 5} : std::vector<std::int32_t>{4, 5, 6, 7, 8};
+      const std::vector<std::int32_t> src =
+          path == 2 ? std::vector<std::int32_t>{4, 5} : std::vector<std::int32_t>{4, 5, 6, 7, 8};
       const int T = int(src.size());
       Encoded enc;
       m.encode(src.data(), T, enc);
@@ -95,7 +96,7 @@ TEST_CASE("a training step's forward and backward allocate nothing once the work
       b += g_allocations.load() - a, a = g_allocations.load();
       train::forward_backward(m, small, grad.data(), {}, &ws);  // a smaller shape fits in the same buffers
       c += g_allocations.load() - a, a = g_allocations.load();
-      train::forward_backward(m, big, nullptr, {}, &ws);        // loss only
+      train::forward_backward(m, big, nullptr, {}, &ws);  // loss only
       d += g_allocations.load() - a, a = g_allocations.load();
     }
     CHECK(b == 0);  // the same shape with dropout and label smoothing

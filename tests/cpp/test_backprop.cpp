@@ -87,7 +87,7 @@ TEST_CASE("whole-model gradient check, every configuration, padded batch") {
     const auto batch = train::make_batch(kSrc, kTgt, cfg);
     const auto st = train::forward_backward(m, batch, nullptr);
     CHECK(st.tokens == 3 + 4 + 2);
-    CHECK(st.objective_sum == st.loss_sum);  // no label smoothing: the objective is the loss
+    CHECK(st.objective_sum == st.loss_sum);         // no label smoothing: the objective is the loss
     const auto err = gradient_error(m, batch, {});  // (clang 14 cannot capture structured bindings)
     INFO("worst relative error ", err.first, " in ", err.second);
     CHECK(err.first < 5e-3);
@@ -104,9 +104,9 @@ TEST_CASE("gradient check with dropout and label smoothing, every configuration"
     const auto batch = train::make_batch(kSrc, kTgt, cfg);
     const auto plain = train::forward_backward(m, batch, nullptr);
     const auto dropped = train::forward_backward(m, batch, nullptr, fo);
-    CHECK(dropped.loss_sum != plain.loss_sum);            // dropout changed the forward pass
-    CHECK(dropped.objective_sum != dropped.loss_sum);     // smoothing changed the objective
-    const auto err = gradient_error(m, batch, fo);  // (clang 14 cannot capture structured bindings)
+    CHECK(dropped.loss_sum != plain.loss_sum);         // dropout changed the forward pass
+    CHECK(dropped.objective_sum != dropped.loss_sum);  // smoothing changed the objective
+    const auto err = gradient_error(m, batch, fo);     // (clang 14 cannot capture structured bindings)
     INFO("worst relative error ", err.first, " in ", err.second);
     CHECK(err.first < 5e-3);
   }
@@ -133,7 +133,8 @@ TEST_CASE("dropout: zero is the plain model, a seed fixes the masks, the scale k
   CHECK(s.objective_sum > s.loss_sum * 0.8);
   // Inverted dropout keeps the mean: averaged over seeds, a dropped loss is near the plain one.
   double mean = 0;
-  for (int seed = 1; seed <= 200; ++seed) mean += train::forward_backward(m, batch, nullptr, {0.1f, 0.f, std::uint64_t(seed)}).loss_sum;
+  for (int seed = 1; seed <= 200; ++seed)
+    mean += train::forward_backward(m, batch, nullptr, {0.1f, 0.f, std::uint64_t(seed)}).loss_sum;
   mean /= 200;
   CHECK(mean == doctest::Approx(a.loss_sum).epsilon(0.05));
 }

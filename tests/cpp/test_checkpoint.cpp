@@ -132,7 +132,7 @@ std::string shape_json(const std::vector<std::int64_t>& s) {
 float round_to(float x, int fraction_bits, int min_exp) {
   if (x == 0.f || !std::isfinite(x)) return x;
   int e = 0;
-  std::frexp(x, &e);                                            // |x| in [2^(e-1), 2^e)
+  std::frexp(x, &e);                                                         // |x| in [2^(e-1), 2^e)
   const int lsb = std::max(e - 1 - fraction_bits, min_exp - fraction_bits);  // subnormals: fixed last place
   return float(std::ldexp(std::nearbyint(std::ldexp(double(x), -lsb)), lsb));
 }
@@ -191,7 +191,10 @@ Bytes write_mixed(const Draft& d, const std::function<Dt(std::size_t)>& dtype_of
       data.push_back(std::uint8_t(h >> 8));
     }
     if (header.size() > 1) header += ",";
-    header += json::quote(t.name) + ":{\"dtype\":\"" + (dt == Dt::F32 ? "F32" : dt == Dt::F16 ? "F16" : "BF16") +
+    header += json::quote(t.name) + ":{\"dtype\":\"" +
+              (dt == Dt::F32   ? "F32"
+               : dt == Dt::F16 ? "F16"
+                               : "BF16") +
               "\",\"shape\":" + shape_json(t.shape) + ",\"data_offsets\":[" + std::to_string(begin) + "," +
               std::to_string(data.size()) + "]}";
   }
@@ -212,8 +215,8 @@ ModelConfig char_config() {
   c.set_tokenizer(TokenizerKind::Char);
   c.src_tokens = {"<pad>", "<s>", "</s>", "<unk>"};
   for (char ch = 'a'; c.src_tokens.size() < std::size_t(c.src_vocab); ++ch) c.src_tokens.push_back(std::string(1, ch));
-  c.tgt_tokens = {"<pad>", "<s>", "</s>", "<unk>", "제", "인", "이", " ", "가", "게", "에", "갔", "다",
-                  "😀", "\"", "\\", "x", "y", "z"};
+  c.tgt_tokens = {"<pad>", "<s>", "</s>", "<unk>", "제", "인", "이", " ", "가", "게",
+                  "에",    "갔",  "다",   "😀",     "\"", "\\", "x",  "y", "z"};
   c.extra = {{"name", "char toy"}, {"task", "copy"}, {"description", "tabs\tand \"quotes\""}};
   return c;
 }
@@ -337,8 +340,9 @@ std::vector<Variant> variants() {
       for (Style style : {Style::Luong, Style::Bahdanau, Style::None})
         for (Score score : {Score::Dot, Score::General, Score::Additive}) {
           if (style == Style::None && score != Score::Dot) continue;
-          v.push_back({base + " " + to_string(style) + (style == Style::None ? "" : std::string(" ") + to_string(score)),
-                       test::small_config(cell, style, score, bidir)});
+          v.push_back(
+              {base + " " + to_string(style) + (style == Style::None ? "" : std::string(" ") + to_string(score)),
+               test::small_config(cell, style, score, bidir)});
         }
     }
   }
@@ -498,7 +502,7 @@ TEST_CASE("checkpoint: F16 and BF16 checkpoints load exactly and decode close to
     float tol;  // on logits, relative to the largest |logit|
   };
   const Mode modes[] = {
-      {"F16", [](std::size_t) { return Dt::F16; }, 5e-3f},  // seen: 4e-4
+      {"F16", [](std::size_t) { return Dt::F16; }, 5e-3f},    // seen: 4e-4
       {"BF16", [](std::size_t) { return Dt::BF16; }, 3e-2f},  // seen: 4e-3
       {"mixed F32/F16/BF16", [](std::size_t i) { return Dt(i % 3); }, 3e-2f},
   };
@@ -650,8 +654,8 @@ TEST_CASE("checkpoint: a missing marker tensor (reverse, layer, bridge) is named
     check_refused(d.bytes(), {"encoder.rnn.weight_hh_l0_reverse"});
   }
   SUBCASE("encoder.rnn.weight_hh_l1") {
-    Draft d = draft_of(save_checkpoint(
-        random_model(test::small_config(Cell::GRU, Style::Luong, Score::Dot, false, false, 2), 1)));
+    Draft d = draft_of(
+        save_checkpoint(random_model(test::small_config(Cell::GRU, Style::Luong, Score::Dot, false, false, 2), 1)));
     d.erase("encoder.rnn.weight_hh_l1");
     check_refused(d.bytes(), {"encoder.rnn.weight_hh_l1"});
   }
@@ -785,8 +789,10 @@ TEST_CASE("checkpoint: NaN and infinity are refused with the tensor and the inde
     std::size_t index;
     float value;
   };
-  const Case cases[] = {{"decoder.out.weight", 37, nan},       {"encoder.rnn.bias_hh_l0_reverse", 5, -inf},
-                        {"decoder.attention.v.weight", 10, inf}, {"encoder.embedding.weight", 0, nan},
+  const Case cases[] = {{"decoder.out.weight", 37, nan},
+                        {"encoder.rnn.bias_hh_l0_reverse", 5, -inf},
+                        {"decoder.attention.v.weight", 10, inf},
+                        {"encoder.embedding.weight", 0, nan},
                         {"decoder.out.bias", 18, inf}};
   for (const auto& cs : cases) {
     SUBCASE(cs.name) {
@@ -804,10 +810,12 @@ TEST_CASE("checkpoint: NaN and infinity are refused with the tensor and the inde
         if (d.tensors[i].name == "decoder.combine.bias") return i;
       return std::size_t(0);
     }();
-    check_refused(write_mixed(d, [&](std::size_t i) { return i == combine ? Dt::F16 : Dt::F32; }, &rounded),
+    check_refused(write_mixed(
+                      d, [&](std::size_t i) { return i == combine ? Dt::F16 : Dt::F32; }, &rounded),
                   {"'decoder.combine.bias'", "index 3"});
     d.at("decoder.combine.bias").data.at(3) = nan;
-    check_refused(write_mixed(d, [&](std::size_t i) { return i == combine ? Dt::BF16 : Dt::F32; }, &rounded),
+    check_refused(write_mixed(
+                      d, [&](std::size_t i) { return i == combine ? Dt::BF16 : Dt::F32; }, &rounded),
                   {"'decoder.combine.bias'", "index 3"});
   }
 }
@@ -846,7 +854,9 @@ TEST_CASE("checkpoint: metadata that contradicts the shapes or is malformed is r
   SUBCASE("cell rnn") { check_refused(with(dot, "cell", "rnn"), {"'cell'", "\"rnn\""}); }
   SUBCASE("score general on dot shapes") { check_refused(with(dot, "score", "general"), {"general", "dot"}); }
   SUBCASE("score dot on general shapes") { check_refused(with(gen, "score", "dot"), {"dot", "general"}); }
-  SUBCASE("score additive on general shapes") { check_refused(with(gen, "score", "additive"), {"additive", "general"}); }
+  SUBCASE("score additive on general shapes") {
+    check_refused(with(gen, "score", "additive"), {"additive", "general"});
+  }
   SUBCASE("score cosine") { check_refused(with(gen, "score", "cosine"), {"'score'", "\"cosine\""}); }
   SUBCASE("input_feeding true without the extra decoder input") {
     check_refused(with(dot, "input_feeding", "true"),
@@ -936,9 +946,10 @@ TEST_CASE("checkpoint: duplicate vocabulary tokens are refused by the Vocab") {
 
 TEST_CASE("checkpoint: decoder and encoder layer counts must agree") {
   SUBCASE("2-layer encoder, 1-layer decoder") {
-    Draft d = draft_of(save_checkpoint(
-        random_model(test::small_config(Cell::GRU, Style::Luong, Score::Dot, false, false, 2), 8)));
-    for (const char* n : {"weight_ih", "weight_hh", "bias_ih", "bias_hh"}) d.erase(std::string("decoder.rnn.") + n + "_l1");
+    Draft d = draft_of(
+        save_checkpoint(random_model(test::small_config(Cell::GRU, Style::Luong, Score::Dot, false, false, 2), 8)));
+    for (const char* n : {"weight_ih", "weight_hh", "bias_ih", "bias_hh"})
+      d.erase(std::string("decoder.rnn.") + n + "_l1");
     check_refused(d.bytes(), {"decoder has 1", "encoder 2"});
   }
   SUBCASE("1-layer encoder, 2-layer decoder") {
@@ -950,8 +961,8 @@ TEST_CASE("checkpoint: decoder and encoder layer counts must agree") {
     check_refused(d.bytes(), {"decoder has 2", "encoder 1"});
   }
   SUBCASE("a gap in the layers") {
-    Draft d = draft_of(save_checkpoint(
-        random_model(test::small_config(Cell::GRU, Style::Luong, Score::Dot, false, false, 3), 8)));
+    Draft d = draft_of(
+        save_checkpoint(random_model(test::small_config(Cell::GRU, Style::Luong, Score::Dot, false, false, 3), 8)));
     d.erase("encoder.rnn.weight_hh_l1");
     d.erase("decoder.rnn.weight_hh_l1");
     check_refused(d.bytes(), {"_l"});

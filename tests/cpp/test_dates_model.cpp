@@ -68,13 +68,14 @@ TEST_CASE("shipped dates model: the 16 original forms stay at 100% on 2000 held-
 TEST_CASE("shipped dates model: the issue's examples, read by the documented conventions") {
   const Model m = shipped();
   const std::pair<const char*, const char*> cases[] = {
-      {"JUL 21, 2015", "2015-07-21"}, {"NOV 30 1964", "1964-11-30"},  {"19JUL1972", "1972-07-19"},
-      {"14.08.2004", "2004-08-14"},   {"26-04-2013", "2013-04-26"},  {"2021-08-14", "2021-08-14"},
-      {"110719", "2019-11-07"},       {"07/21/2015", "2015-07-21"},  {"2015.07.21", "2015-07-21"},
-      {"20150721", "2015-07-21"},     {"14aug04", "2004-08-14"},     {"2004.8.14", "2004-08-14"},
+      {"JUL 21, 2015", "2015-07-21"}, {"NOV 30 1964", "1964-11-30"},     {"19JUL1972", "1972-07-19"},
+      {"14.08.2004", "2004-08-14"},   {"26-04-2013", "2013-04-26"},      {"2021-08-14", "2021-08-14"},
+      {"110719", "2019-11-07"},       {"07/21/2015", "2015-07-21"},      {"2015.07.21", "2015-07-21"},
+      {"20150721", "2015-07-21"},     {"14aug04", "2004-08-14"},         {"2004.8.14", "2004-08-14"},
       {"2004/08/14", "2004-08-14"},   {"MARCH 3RD, 2018", "2018-03-03"}, {"march 3 2018", "2018-03-03"},
   };
-  for (const auto& c : cases) CHECK_MESSAGE(translate(m, c.first) == c.second, c.first);  // no structured binding: clang 14 cannot capture one
+  for (const auto& c : cases)
+    CHECK_MESSAGE(translate(m, c.first) == c.second, c.first);  // no structured binding: clang 14 cannot capture one
 }
 
 TEST_CASE("evaluate: per-form counts and outputs that are not calendar dates, against a direct count") {
@@ -110,7 +111,8 @@ TEST_CASE("evaluate: per-form counts and outputs that are not calendar dates, ag
   CHECK(n == 300);
   // The same examples as the task's own sampler, in order.
   const auto plain = train::sample_n(*task, kHeldOut, 300);
-  for (std::size_t i = 0; i < plain.size(); ++i) CHECK((plain[i].src == set.examples[i].src && plain[i].tgt == set.examples[i].tgt));
+  for (std::size_t i = 0; i < plain.size(); ++i)
+    CHECK((plain[i].src == set.examples[i].src && plain[i].tgt == set.examples[i].tgt));
   // A reference that is no date (another task) is not counted.
   train::Example x;
   x.src = {"a"};

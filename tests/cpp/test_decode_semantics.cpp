@@ -52,7 +52,7 @@ Model markov_model(const Table& logits) {
   c.enc_hidden = kV;
   c.dec_hidden = kV;
   Model m(c);
-  float* emb = m.params().get("decoder.embedding.weight");  // (V, E)
+  float* emb = m.params().get("decoder.embedding.weight");   // (V, E)
   float* w_ih = m.params().get("decoder.rnn.weight_ih_l0");  // (3 Hd, E): rows r, z, n
   float* b_ih = m.params().get("decoder.rnn.bias_ih_l0");
   float* w_out = m.params().get("decoder.out.weight");  // (V, Hd)
@@ -107,10 +107,10 @@ double ranked(double log_p, std::size_t length, double alpha) { return log_p / s
 class Reference {
  public:
   explicit Reference(const Model& m) {
-    for (const char* n : {"encoder.embedding.weight", "encoder.rnn.weight_ih_l0", "encoder.rnn.weight_hh_l0",
-                          "encoder.rnn.bias_ih_l0", "encoder.rnn.bias_hh_l0", "decoder.embedding.weight",
-                          "decoder.rnn.weight_ih_l0", "decoder.rnn.weight_hh_l0", "decoder.rnn.bias_ih_l0",
-                          "decoder.rnn.bias_hh_l0", "decoder.out.weight", "decoder.out.bias"})
+    for (const char* n :
+         {"encoder.embedding.weight", "encoder.rnn.weight_ih_l0", "encoder.rnn.weight_hh_l0", "encoder.rnn.bias_ih_l0",
+          "encoder.rnn.bias_hh_l0", "decoder.embedding.weight", "decoder.rnn.weight_ih_l0", "decoder.rnn.weight_hh_l0",
+          "decoder.rnn.bias_ih_l0", "decoder.rnn.bias_hh_l0", "decoder.out.weight", "decoder.out.bias"})
       w_.push_back(tensor(m, n));
     es_ = m.config().src_emb, et_ = m.config().tgt_emb, he_ = m.config().enc_hidden, hd_ = m.config().dec_hidden;
     v_ = m.config().tgt_vocab;
@@ -193,8 +193,10 @@ std::vector<Optimum> exhaustive(const Reference& ref, int max_len, const std::ve
       if (t == kEos || int(seq.size()) == max_len) {
         for (std::size_t a = 0; a < alphas.size(); ++a) {
           const double s = ranked(lp + ls[t], seq.size(), alphas[a]);
-          if (s > best[a].score) best[a].runner_up = best[a].score, best[a].score = s, best[a].tokens = seq;
-          else best[a].runner_up = std::max(best[a].runner_up, s);
+          if (s > best[a].score)
+            best[a].runner_up = best[a].score, best[a].score = s, best[a].tokens = seq;
+          else
+            best[a].runner_up = std::max(best[a].runner_up, s);
         }
       } else {
         grow(h, lp + ls[t]);
@@ -244,8 +246,8 @@ Optimum viterbi(const Reference& ref, int max_len, double alpha) {
 }
 
 // What every returned hypothesis must satisfy, whatever the search did.
-void check_hypotheses(const Model& m, const Encoded& enc, const Reference& ref, const DecodeResult& r,
-                      double alpha, int max_len) {
+void check_hypotheses(const Model& m, const Encoded& enc, const Reference& ref, const DecodeResult& r, double alpha,
+                      int max_len) {
   for (std::size_t i = 0; i < r.hypotheses.size(); ++i) {
     const auto& h = r.hypotheses[i];
     CAPTURE(i);
@@ -454,9 +456,9 @@ namespace {
 
 // Logits in quarters: exact in float, and so are logits / T for T = 0.5 and 2.
 Table quarter_logits() {
-  return {{0, -0.5, -1, 0.5, 0.25, 0, -0.25, 0.75},     {0, 0.5, -0.5, 0.25, 1, -0.25, 0.75, -1},
-          {0.5, 0, -1, 0, 0.25, 0.5, -0.5, 0},          {-0.5, 0.25, -1.5, 0, 0.5, 1, 0.75, 0.25},
-          {-1, -0.5, -1.5, -0.75, 0.25, 1.25, 0.5, 0},  {-1, -1.25, -1.75, -0.5, 0.75, -0.25, 1.5, 0.25},
+  return {{0, -0.5, -1, 0.5, 0.25, 0, -0.25, 0.75},      {0, 0.5, -0.5, 0.25, 1, -0.25, 0.75, -1},
+          {0.5, 0, -1, 0, 0.25, 0.5, -0.5, 0},           {-0.5, 0.25, -1.5, 0, 0.5, 1, 0.75, 0.25},
+          {-1, -0.5, -1.5, -0.75, 0.25, 1.25, 0.5, 0},   {-1, -1.25, -1.75, -0.5, 0.75, -0.25, 1.5, 0.25},
           {-0.75, -1, -1.25, -1, 0.5, 0.25, -0.5, 1.25}, {-1.25, -0.75, -0.25, -0.5, 1, 0.5, 0.25, -0.25}};
 }
 

@@ -164,7 +164,8 @@ TEST_CASE("epochs: a step on the caller's batch is the sampler's step, bit for b
   train::initialize(a, 1);
   train::initialize(b, 1);
   std::size_t next = 0;
-  train::Trainer ta(a, [&](Rng&) { return pairs[next++ % pairs.size()]; }, o);
+  train::Trainer ta(
+      a, [&](Rng&) { return pairs[next++ % pairs.size()]; }, o);
   train::Trainer tb(b, train::Sampler{}, o);
   std::vector<Ids> src, tgt;
   for (const auto& p : pairs) src.push_back(p.first), tgt.push_back(p.second);
@@ -237,14 +238,10 @@ void check_resume(int threads) {
 
 }  // namespace
 
-TEST_CASE("epochs: a run continued from its saved state ends bit for bit as the uninterrupted run") {
-  check_resume(1);
-}
+TEST_CASE("epochs: a run continued from its saved state ends bit for bit as the uninterrupted run") { check_resume(1); }
 
 #if !defined(__EMSCRIPTEN__)
-TEST_CASE("epochs: the same with two threads sharing each batch") {
-  check_resume(2);
-}
+TEST_CASE("epochs: the same with two threads sharing each batch") { check_resume(2); }
 #endif
 
 TEST_CASE("epochs: the best epoch's weights are kept, and they score what was reported") {
@@ -388,12 +385,14 @@ TEST_CASE("epochs: a state from another run is refused, naming the difference, a
   // Options out of range are refused, naming them.
   auto e = tiny_epochs();
   e.lr_decay = 0;
-  CHECK_THROWS_WITH_AS(train::EpochTrainer(m2, pairs, dev, tiny_options(), e), doctest::Contains("lr_decay"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(train::EpochTrainer(m2, pairs, dev, tiny_options(), e), doctest::Contains("lr_decay"),
+                       std::invalid_argument);
   e = tiny_epochs();
   e.epochs = 0;
-  CHECK_THROWS_WITH_AS(train::EpochTrainer(m2, pairs, dev, tiny_options(), e), doctest::Contains("epochs"), std::invalid_argument);
-  CHECK_THROWS_WITH_AS(train::EpochTrainer(m2, pairs, {}, tiny_options(), tiny_epochs()), doctest::Contains("development"),
+  CHECK_THROWS_WITH_AS(train::EpochTrainer(m2, pairs, dev, tiny_options(), e), doctest::Contains("epochs"),
                        std::invalid_argument);
-  CHECK_THROWS_WITH_AS(train::EpochTrainer(m2, {}, dev, tiny_options(), tiny_epochs()), doctest::Contains("no training pairs"),
-                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(train::EpochTrainer(m2, pairs, {}, tiny_options(), tiny_epochs()),
+                       doctest::Contains("development"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(train::EpochTrainer(m2, {}, dev, tiny_options(), tiny_epochs()),
+                       doctest::Contains("no training pairs"), std::invalid_argument);
 }

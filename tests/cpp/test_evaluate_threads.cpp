@@ -39,7 +39,8 @@ void check_threads_agree(const Model& m) {
   CHECK(one.n == 97);
   CHECK(one.buckets.size() >= 2);  // width 3 over sentences of several lengths
   for (int bad : {0, -1, 10000})
-    CHECK_THROWS_WITH_AS(train::evaluate(m, ex, 1, 3, {}, {}, bad), doctest::Contains("threads"), std::invalid_argument);
+    CHECK_THROWS_WITH_AS(train::evaluate(m, ex, 1, 3, {}, {}, bad), doctest::Contains("threads"),
+                         std::invalid_argument);
 }
 }  // namespace
 

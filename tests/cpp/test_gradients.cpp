@@ -94,9 +94,11 @@ TEST_CASE("gradient check: GRU and LSTM cells") {
     run(gates, gh, h, c);
     std::vector<float> dh = Ch, dc = Cc, dgi(B * G * H, 0.f), dW(G * H * H, 0.f), db(G * H, 0.f), scratch(B * G * H);
     if (cell == Cell::GRU)
-      nn::gru_cell_backward(w, gates.data(), gh.data(), h0.data(), dh.data(), dgi.data(), dW.data(), db.data(), scratch.data(), B);
+      nn::gru_cell_backward(w, gates.data(), gh.data(), h0.data(), dh.data(), dgi.data(), dW.data(), db.data(),
+                            scratch.data(), B);
     else
-      nn::lstm_cell_backward(w, gates.data(), h0.data(), c0.data(), c.data(), dh.data(), dc.data(), dgi.data(), dW.data(), db.data(), B);
+      nn::lstm_cell_backward(w, gates.data(), h0.data(), c0.data(), c.data(), dh.data(), dc.data(), dgi.data(),
+                             dW.data(), db.data(), B);
     check_grad("d input projection", gi0, dgi, loss);
     check_grad("dh_prev", h0, dh, loss);
     if (cell == Cell::LSTM) check_grad("dc_prev", c0, dc, loss);
@@ -133,9 +135,10 @@ TEST_CASE("gradient check: attention (dot, general keys, additive)") {
     };
     std::vector<float> w, ctx, u;
     forward(w, ctx, u);
-    std::vector<float> dq(Hd, 0.f), dk(T * Kd, 0.f), dvals(T * Ho, 0.f), dWq(A * Hd, 0.f), dv(A, 0.f), scratch(2 * T + A);
-    nn::attention_backward(a, q.data(), Hd, keys.data(), Kd, values.data(), Ho, w.data(), u.data(), T, valid,
-                           Cc.data(), Cw.data(), dvals.data(), dk.data(), dq.data(), dWq.data(), dv.data(), scratch.data());
+    std::vector<float> dq(Hd, 0.f), dk(T * Kd, 0.f), dvals(T * Ho, 0.f), dWq(A * Hd, 0.f), dv(A, 0.f),
+        scratch(2 * T + A);
+    nn::attention_backward(a, q.data(), Hd, keys.data(), Kd, values.data(), Ho, w.data(), u.data(), T, valid, Cc.data(),
+                           Cw.data(), dvals.data(), dk.data(), dq.data(), dWq.data(), dv.data(), scratch.data());
     check_grad("dq", q, dq, loss);
     check_grad("dkeys", keys, dk, loss);
     check_grad("dvalues", values, dvals, loss);

@@ -86,8 +86,7 @@ TEST_CASE("json: nested document round trip keeps order") {
   CHECK(v.find("s")->string == "tab\there");
   CHECK(std::signbit(v.find("z")->number));
   const std::string compact = json::dump(v);
-  CHECK(compact ==
-        R"({"b":[1,2.5,-300,{"x":null}],"a":{"nested":[[],{},[true,false]]},"s":"tab\there","z":-0})");
+  CHECK(compact == R"({"b":[1,2.5,-300,{"x":null}],"a":{"nested":[[],{},[true,false]]},"s":"tab\there","z":-0})");
   CHECK(same(json::parse(compact), v));
   CHECK(json::dump(json::parse(compact)) == compact);
 }
@@ -95,8 +94,8 @@ TEST_CASE("json: nested document round trip keeps order") {
 TEST_CASE("json: string escapes and unicode") {
   CHECK(json::parse(R"("\" \\ \/ \b \f \n \r \t")").string == "\" \\ / \b \f \n \r \t");
   CHECK(json::parse(R"("\u0041\u00e9\u20AC")").string == "A\xC3\xA9\xE2\x82\xAC");
-  CHECK(json::parse(R"("\ud83d\ude00")").string == "\xF0\x9F\x98\x80");        // U+1F600 via a surrogate pair
-  CHECK(json::parse(R"("\uDBFF\uDFFF")").string == "\xF4\x8F\xBF\xBF");        // U+10FFFF, the last code point
+  CHECK(json::parse(R"("\ud83d\ude00")").string == "\xF0\x9F\x98\x80");  // U+1F600 via a surrogate pair
+  CHECK(json::parse(R"("\uDBFF\uDFFF")").string == "\xF4\x8F\xBF\xBF");  // U+10FFFF, the last code point
   CHECK(json::parse("\"\xEC\xA0\x9C\xEC\x9D\xB8\xEC\x9D\xB4\"").string == "\xEC\xA0\x9C\xEC\x9D\xB8\xEC\x9D\xB4");
   CHECK(json::parse("\"\xF0\x9F\x98\x80 \x7F\"").string == "\xF0\x9F\x98\x80 \x7F");  // raw UTF-8, DEL allowed
   const Value nul = json::parse(R"("a\u0000b")");
@@ -105,8 +104,9 @@ TEST_CASE("json: string escapes and unicode") {
   CHECK(json::quote("a\n") == "\"a\\n\"");
   CHECK(json::quote("q\"b\\") == "\"q\\\"b\\\\\"");
   CHECK(json::quote(std::string("\x01\x1f\0", 3)) == "\"\\u0001\\u001f\\u0000\"");
-  CHECK(json::quote("\xC3\xA9") == "\"\xC3\xA9\"");                    // valid UTF-8 is kept as is
-  CHECK(json::quote("a\xFF" "b\xE2\x82") == "\"a\\ufffdb\\ufffd\"");  // invalid bytes become U+FFFD
+  CHECK(json::quote("\xC3\xA9") == "\"\xC3\xA9\"");  // valid UTF-8 is kept as is
+  CHECK(json::quote("a\xFF"
+                    "b\xE2\x82") == "\"a\\ufffdb\\ufffd\"");  // invalid bytes become U+FFFD
   for (const char* s : {"", "plain", "\x01\x02\x7f", "\xF0\x9F\x98\x80\xC3", "\xED\xA0\x80", "\"\\/"}) {
     CAPTURE(s);
     CHECK_NOTHROW(json::parse(json::quote(s)));
@@ -212,13 +212,13 @@ TEST_CASE("json: every kind of invalid input names its byte offset") {
       {"\"\\ud800\\n\"", "lone high surrogate", 1},
       {"\"\\udc00\"", "lone low surrogate", 1},
       {"\"\xFF\"", "invalid UTF-8 byte 0xFF", 1},
-      {"\"\xC0\xAF\"", "invalid UTF-8 byte 0xC0", 1},        // overlong '/'
-      {"\"\xE0\x80\xAF\"", "invalid UTF-8 byte 0x80", 2},    // overlong 3-byte form
-      {"\"\xED\xA0\x80\"", "invalid UTF-8 byte 0xA0", 2},    // encoded surrogate U+D800
+      {"\"\xC0\xAF\"", "invalid UTF-8 byte 0xC0", 1},          // overlong '/'
+      {"\"\xE0\x80\xAF\"", "invalid UTF-8 byte 0x80", 2},      // overlong 3-byte form
+      {"\"\xED\xA0\x80\"", "invalid UTF-8 byte 0xA0", 2},      // encoded surrogate U+D800
       {"\"\xF4\x90\x80\x80\"", "invalid UTF-8 byte 0x90", 2},  // above U+10FFFF
       {"\"\xF5\x80\x80\x80\"", "invalid UTF-8 byte 0xF5", 1},
-      {"\"\x80\"", "invalid UTF-8 byte 0x80", 1},            // stray continuation byte
-      {"\"x\xE2\x82\"", "invalid UTF-8 byte '\"'", 4},       // truncated sequence, then the closing quote
+      {"\"\x80\"", "invalid UTF-8 byte 0x80", 1},       // stray continuation byte
+      {"\"x\xE2\x82\"", "invalid UTF-8 byte '\"'", 4},  // truncated sequence, then the closing quote
       {"\"\xE2\x82", "unexpected end of input", 3},
   };
   for (const Case& c : cases) {
@@ -270,8 +270,7 @@ TEST_CASE("json: nesting is capped at 64") {
 }
 
 TEST_CASE("json: every strict prefix of a document is refused") {
-  const std::string doc =
-      R"({"a":[1,-2.5e-3,true,false,null],"\u00e9\ud83d\ude00":"x\n\"y\"","o":{"k":[{}]},"n":0.5})";
+  const std::string doc = R"({"a":[1,-2.5e-3,true,false,null],"\u00e9\ud83d\ude00":"x\n\"y\"","o":{"k":[{}]},"n":0.5})";
   REQUIRE_NOTHROW(json::parse(doc));
   for (std::size_t n = 0; n < doc.size(); ++n) {
     CAPTURE(n);
@@ -291,9 +290,13 @@ TEST_CASE("json: mutation fuzz only yields values or std::invalid_argument") {
       const std::size_t at = next() % (s.size() + 1);
       const char c = alphabet[next() % (sizeof alphabet - 1)];
       switch (next() % 3) {
-        case 0: if (at < s.size()) s[at] = c; break;
+        case 0:
+          if (at < s.size()) s[at] = c;
+          break;
         case 1: s.insert(s.begin() + at, c); break;
-        default: if (at < s.size()) s.erase(at, 1); break;
+        default:
+          if (at < s.size()) s.erase(at, 1);
+          break;
       }
     }
     try {

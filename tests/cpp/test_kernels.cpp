@@ -3,8 +3,8 @@
 
 #include <cmath>
 #include <cstdlib>
-#include <string>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "kernels/dispatch.hpp"
@@ -37,8 +37,8 @@ void check_close(const std::vector<float>& a, const std::vector<float>& b, float
 }  // namespace
 
 TEST_CASE("kernels: arch is the intended one") {
-  const std::string arch = std::string("xsimd arch: ") + simd::arch_name() +
-                           (kernels::uses_reference ? " (reference routing)" : "");
+  const std::string arch =
+      std::string("xsimd arch: ") + simd::arch_name() + (kernels::uses_reference ? " (reference routing)" : "");
   MESSAGE(arch);
   const std::string expect = ATTNSEQ_EXPECT_ARCH;  // set per build in CMakeLists.txt
   const std::string name = simd::arch_name();
@@ -48,8 +48,10 @@ TEST_CASE("kernels: arch is the intended one") {
     const auto& tables = simd::runnable_tables();
     REQUIRE_FALSE(tables.empty());
     CHECK(std::string(tables.back()->name) == "sse2");
-    if (forced && *forced) CHECK(simd::arch_matches(simd::active(), forced));
-    else CHECK(name == tables.front()->name);
+    if (forced && *forced)
+      CHECK(simd::arch_matches(simd::active(), forced));
+    else
+      CHECK(name == tables.front()->name);
   } else if (!expect.empty()) {
     CHECK(name.rfind(expect, 0) == 0);
   } else {

@@ -291,7 +291,8 @@ TEST_CASE("bad input is refused with a clear error and the engine stays usable")
   bad = {4, -1};
   CHECK_THROWS_WITH_AS(m.encode(bad.data(), 2, enc), doctest::Contains("id -1"), std::invalid_argument);
   std::vector<std::int32_t> lng(kMaxSourceLength + 1, 4);
-  CHECK_THROWS_WITH_AS(m.encode(lng.data(), int(lng.size()), enc), doctest::Contains("maximum is 1024"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(m.encode(lng.data(), int(lng.size()), enc), doctest::Contains("maximum is 1024"),
+                       std::invalid_argument);
   m.encode(good.data(), 5, enc);
   DecodeOptions o;
   o.beam = 0;
@@ -369,9 +370,12 @@ TEST_CASE("an encoding is decoded only by the model that made it") {
   small.encode(src.data(), 6, e_small);
   wide.encode(src.data(), 6, e_wide);
   DecoderState st;
-  CHECK_THROWS_WITH_AS(small.start(e_wide, st, 1), doctest::Contains("encoded by another model"), std::invalid_argument);
-  CHECK_THROWS_WITH_AS(wide.start(e_small, st, 1), doctest::Contains("encoded by another model"), std::invalid_argument);
-  CHECK_THROWS_WITH_AS(twin.start(e_small, st, 1), doctest::Contains("encoded by another model"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(small.start(e_wide, st, 1), doctest::Contains("encoded by another model"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(wide.start(e_small, st, 1), doctest::Contains("encoded by another model"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(twin.start(e_small, st, 1), doctest::Contains("encoded by another model"),
+                       std::invalid_argument);
   CHECK_THROWS_AS(decode(wide, e_small, DecodeOptions{}), std::invalid_argument);
   DecodeOptions beam;
   beam.beam = 3;
@@ -380,7 +384,8 @@ TEST_CASE("an encoding is decoded only by the model that made it") {
   // A state started on the right model cannot be stepped with another model's encoding either.
   small.start(e_small, st, 1);
   const std::int32_t bos = small.config().bos;
-  CHECK_THROWS_WITH_AS(small.step(e_wide, st, &bos, 1), doctest::Contains("encoded by another model"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(small.step(e_wide, st, &bos, 1), doctest::Contains("encoded by another model"),
+                       std::invalid_argument);
   // The models keep working, and a moved model keeps its identity.
   small.step(e_small, st, &bos, 1);
   Model moved = std::move(small);

@@ -15,8 +15,8 @@
 #include "model/checkpoint.hpp"
 #include "model/vocab.hpp"
 #include "train/evaluate.hpp"
-#include "train/tasks.hpp"
 #include "train/pron_data.hpp"
+#include "train/tasks.hpp"
 #include "train/wer.hpp"
 
 #ifndef ATTNSEQ_MODELS_DIR
@@ -259,7 +259,8 @@ TEST_CASE("shipped g2p-en model: its models/README.md table (CMUdict test and de
   REQUIRE(t.size() == 5);
   const Model m = load("g2p-en");
   const auto test_words = train::read_pron_file(std::string(ATTNSEQ_DATA_DIR) + "/cmudict/g014b2b.ref");
-  const auto dev = train::split_dev(train::read_pron_file(std::string(ATTNSEQ_DATA_DIR) + "/cmudict/g014b2b.train"), 0.03, 1).dev;
+  const auto dev =
+      train::split_dev(train::read_pron_file(std::string(ATTNSEQ_DATA_DIR) + "/cmudict/g014b2b.train"), 0.03, 1).dev;
 #if defined(__EMSCRIPTEN__) || defined(ATTNSEQ_REFERENCE_KERNELS) || defined(__SANITIZE_ADDRESS__)
   const bool full = false;  // the first-1000 row only: the whole test set at beam 5 takes minutes here
 #else
@@ -272,8 +273,10 @@ TEST_CASE("shipped g2p-en model: its models/README.md table (CMUdict test and de
     const int beam = row[1] == "beam 5" ? 5 : 1;
     REQUIRE((row[1] == "greedy" || row[1] == "beam 5"));
     std::vector<train::PronEntry> entries;
-    if (row[0].rfind("dev", 0) == 0) entries = dev;
-    else entries.assign(test_words.entries.begin(), test_words.entries.begin() + words);
+    if (row[0].rfind("dev", 0) == 0)
+      entries = dev;
+    else
+      entries.assign(test_words.entries.begin(), test_words.entries.begin() + words);
     REQUIRE(int(entries.size()) == words);
     if (!full && words != 1000) continue;
     CAPTURE(row[0]);

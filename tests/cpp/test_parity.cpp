@@ -15,11 +15,23 @@ using namespace attnseq;
 
 namespace {
 
-const char* kFixtures[] = {
-    "gru_luong_dot", "gru_luong_general", "gru_luong_additive", "gru_luong_dot_if", "gru_bahdanau_additive",
-    "gru_bahdanau_dot", "gru_none", "gru_bi_luong_dot", "gru_bi_bridge_luong_general", "gru_2layer_luong_dot",
-    "lstm_luong_dot", "lstm_luong_general_if", "lstm_bahdanau_additive", "lstm_none",
-    "lstm_bi_2layer_bridge_luong_additive", "lstm_bi_bahdanau_dot", "tensors_only"};
+const char* kFixtures[] = {"gru_luong_dot",
+                           "gru_luong_general",
+                           "gru_luong_additive",
+                           "gru_luong_dot_if",
+                           "gru_bahdanau_additive",
+                           "gru_bahdanau_dot",
+                           "gru_none",
+                           "gru_bi_luong_dot",
+                           "gru_bi_bridge_luong_general",
+                           "gru_2layer_luong_dot",
+                           "lstm_luong_dot",
+                           "lstm_luong_general_if",
+                           "lstm_bahdanau_additive",
+                           "lstm_none",
+                           "lstm_bi_2layer_bridge_luong_additive",
+                           "lstm_bi_bahdanau_dot",
+                           "tensors_only"};
 
 json::Value load_json(const std::string& path) {
   const auto bytes = read_file_bytes(path);

@@ -49,7 +49,7 @@ TEST_CASE("pron_data: the phoneme set is the 39 stressless ARPAbet phonemes") {
   CHECK(is_arpabet("ZH"));
   CHECK_FALSE(is_arpabet("AH0"));  // stress marks are not part of the set
   CHECK_FALSE(is_arpabet("ah"));
-  CHECK_FALSE(is_arpabet("AX"));   // in the 48-phone TIMIT set, not in CMUdict's
+  CHECK_FALSE(is_arpabet("AX"));  // in the 48-phone TIMIT set, not in CMUdict's
   CHECK_FALSE(is_arpabet(""));
 }
 

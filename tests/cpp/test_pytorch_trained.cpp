@@ -12,9 +12,9 @@
 #include "model/checkpoint.hpp"
 #include "model/json.hpp"
 #include "model/vocab.hpp"
+#include "test_util.hpp"
 #include "train/evaluate.hpp"
 #include "train/tasks.hpp"
-#include "test_util.hpp"
 
 using namespace attnseq;
 

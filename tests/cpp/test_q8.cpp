@@ -116,7 +116,8 @@ TEST_CASE("q8: the packed layout puts (m, n) where kernels.hpp says, padding zer
         for (std::size_t n = 0; n < even(N); ++n) {
           const std::size_t at = (m / R) * R * even(N) + (n / 2) * 2 * R + (m % R) * 2 + n % 2;
           const std::int8_t want = m < M && n < N ? Q[m * N + n] : 0;
-          if (P[at] != want) FAIL_CHECK("(" << m << ", " << n << ") at " << at << ": " << int(P[at]) << " != " << int(want));
+          if (P[at] != want)
+            FAIL_CHECK("(" << m << ", " << n << ") at " << at << ": " << int(P[at]) << " != " << int(want));
         }
     }
 }
@@ -151,7 +152,8 @@ TEST_CASE("q8: int32 sums equal an int64 sum of the row-major matrix, on every a
               std::int64_t s = 0;
               for (std::size_t n = 0; n < N; ++n) s += std::int64_t(Q[m * N + n]) * X[b * ld + n];
               REQUIRE(std::llabs(s) <= std::numeric_limits<std::int32_t>::max());
-              if (C[b * ldc + m] != float(s)) FAIL_CHECK("row " << b << ", output " << m << ": " << C[b * ldc + m] << " != " << s);
+              if (C[b * ldc + m] != float(s))
+                FAIL_CHECK("row " << b << ", output " << m << ": " << C[b * ldc + m] << " != " << s);
             }
           for (std::size_t b = 0; b < B; ++b)  // nothing past M in a row of C
             for (std::size_t m = M; m < ldc; ++m) CHECK(C[b * ldc + m] == -1.f);
@@ -163,7 +165,8 @@ TEST_CASE("q8: gemm_q8 gives the reference's bits on every arch, any rows, strid
   for (const simd::Q8Table* t : simd::runnable_q8_tables()) {
     CAPTURE(t->name);
     for (std::size_t M : kSizes)
-      for (std::size_t N : {std::size_t(1), std::size_t(2), std::size_t(5), std::size_t(16), std::size_t(33), std::size_t(130)}) {
+      for (std::size_t N :
+           {std::size_t(1), std::size_t(2), std::size_t(5), std::size_t(16), std::size_t(33), std::size_t(130)}) {
         CAPTURE(M);
         CAPTURE(N);
         const std::int32_t qmax = q8_act_max(N);
@@ -173,7 +176,8 @@ TEST_CASE("q8: gemm_q8 gives the reference's bits on every arch, any rows, strid
         auto ws = rnd(M, 12, 0.01f), bias = rnd(M, 13);
         for (auto& w : ws) w = std::fabs(w);
         ws[M / 2] = 0.f;  // a zero row
-        for (std::size_t B : {std::size_t(1), std::size_t(2), std::size_t(3), std::size_t(4), std::size_t(5), std::size_t(9)}) {
+        for (std::size_t B :
+             {std::size_t(1), std::size_t(2), std::size_t(3), std::size_t(4), std::size_t(5), std::size_t(9)}) {
           CAPTURE(B);
           const std::size_t ld = even(N) + 4, ldc = M + 1;
           auto X = rnd_x(B, N, ld, qmax, 14);
@@ -216,7 +220,8 @@ TEST_CASE("q8: quantize_i16 gives the reference's integers and scale on every ar
       for (std::int32_t qmax : {std::int32_t(32767), q8_act_max(1024), std::int32_t(129), std::int32_t(1)}) {
         CAPTURE(n);
         CAPTURE(qmax);
-        std::vector<std::vector<float>> rows = {rnd(n, 31), rnd(n, 32, 1e-20f), rnd(n, 33, 3e4f), std::vector<float>(n, 0.f)};
+        std::vector<std::vector<float>> rows = {rnd(n, 31), rnd(n, 32, 1e-20f), rnd(n, 33, 3e4f),
+                                                std::vector<float>(n, 0.f)};
         // Halfway cases: x * (qmax / a) lands on k + 0.5 when a = qmax and x = k + 0.5.
         std::vector<float> half(n);
         for (std::size_t i = 0; i < n; ++i) half[i] = float(int(i % 7) - 3) + 0.5f;
@@ -243,7 +248,7 @@ TEST_CASE("q8: quantize_i16 gives the reference's integers and scale on every ar
         std::vector<std::int16_t> q(n, 5);
         CHECK(t->quantize_i16(rows[3].data(), n, qmax, q.data()) == 0.f);  // zeros
         CHECK(q == std::vector<std::int16_t>(n, 0));
-        CHECK(t->quantize_i16(rows[5].data(), n, qmax, q.data()) == 0.f);  // under kQ8MinAbs
+        CHECK(t->quantize_i16(rows[5].data(), n, qmax, q.data()) == 0.f);       // under kQ8MinAbs
         CHECK(std::isnan(t->quantize_i16(rows[6].data(), n, qmax, q.data())));  // inf
         CHECK(q == std::vector<std::int16_t>(n, 0));
         CHECK(std::isnan(t->quantize_i16(rows[8].data(), n, qmax, q.data())));  // NaN
@@ -280,10 +285,10 @@ TEST_CASE("q8: quantize_i16 round trip: |x - q s| <= s / 2, the largest |x| maps
 TEST_CASE("q8: weight rows quantise within half a step, the largest to +-127, a zero row to scale 0") {
   const std::size_t M = 6, N = 37;
   auto W = rnd(M * N, 51);
-  for (std::size_t n = 0; n < N; ++n) W[2 * N + n] = 0.f;          // a row of zeros
-  for (std::size_t n = 0; n < N; ++n) W[3 * N + n] *= 1e-30f;       // tiny, still representable
-  W[4 * N + 5] = 1e30f;                                              // one huge weight beside small ones
-  for (std::size_t n = 0; n < N; ++n) W[5 * N + n] = 1e-44f;        // subnormal: scale underflows to 0
+  for (std::size_t n = 0; n < N; ++n) W[2 * N + n] = 0.f;      // a row of zeros
+  for (std::size_t n = 0; n < N; ++n) W[3 * N + n] *= 1e-30f;  // tiny, still representable
+  W[4 * N + 5] = 1e30f;                                        // one huge weight beside small ones
+  for (std::size_t n = 0; n < N; ++n) W[5 * N + n] = 1e-44f;   // subnormal: scale underflows to 0
   std::vector<std::int8_t> Q(M * N);
   std::vector<float> s(M);
   q8_quantize_rows(W.data(), M, N, Q.data(), s.data());
@@ -320,7 +325,8 @@ TEST_CASE("q8: an int8 product stays within the bound its two roundings allow of
   q8_pack(Q.data(), M, N, P.data());
   std::vector<std::int16_t> Xq(B * N);
   std::vector<float> xs(B);
-  for (std::size_t b = 0; b < B; ++b) xs[b] = kernels::quantize_i16(X.data() + b * N, N, q8_act_max(N), Xq.data() + b * N);
+  for (std::size_t b = 0; b < B; ++b)
+    xs[b] = kernels::quantize_i16(X.data() + b * N, N, q8_act_max(N), Xq.data() + b * N);
   std::vector<float> y8(B * M);
   kernels::gemm_q8(Xq.data(), N, xs.data(), P.data(), ws.data(), bias.data(), y8.data(), M, B, M, N);
   for (std::size_t b = 0; b < B; ++b)

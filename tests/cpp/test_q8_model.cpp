@@ -298,7 +298,9 @@ TEST_CASE("quantize: inf or NaN in a matrix is refused, naming tensor, row and c
   }
 }
 
-TEST_CASE("int8 checkpoint: missing, misshapen or invalid scales and int8 where it does not belong are refused naming the tensor") {
+TEST_CASE(
+    "int8 checkpoint: missing, misshapen or invalid scales and int8 where it does not belong are refused naming the "
+    "tensor") {
   Model m = random_model(test::small_config(Cell::GRU, Style::Luong, Score::Additive), 17);
   const Bytes f32_file = save_checkpoint(m);
   m.quantize();
@@ -326,7 +328,8 @@ TEST_CASE("int8 checkpoint: missing, misshapen or invalid scales and int8 where 
   {
     Draft d = draft_of(good);
     d.at(S).shape = {V, 1};
-    check(d, "scales 'decoder.out.weight.scale' have shape [" + std::to_string(V) + ", 1], expected [" + std::to_string(V) + "]");
+    check(d, "scales 'decoder.out.weight.scale' have shape [" + std::to_string(V) + ", 1], expected [" +
+                 std::to_string(V) + "]");
   }
   {
     Draft d = draft_of(good);
@@ -338,7 +341,8 @@ TEST_CASE("int8 checkpoint: missing, misshapen or invalid scales and int8 where 
   for (float bad : {INFINITY, NAN, -0.5f}) {
     Draft d = draft_of(good);
     d.at(S).f[2] = bad;
-    check(d, "scales 'decoder.out.weight.scale' hold " + std::to_string(bad) + " at row 2; a scale must be finite and >= 0");
+    check(d, "scales 'decoder.out.weight.scale' hold " + std::to_string(bad) +
+                 " at row 2; a scale must be finite and >= 0");
   }
   {
     Draft d = draft_of(good);

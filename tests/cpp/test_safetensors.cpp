@@ -83,8 +83,8 @@ void parse_and_read(const Bytes& file, std::size_t size) {
 }  // namespace
 
 TEST_CASE("safetensors: write then parse round trip") {
-  const std::vector<float> a = {1.0f, -0.0f, 0.1f, 1e-45f, -3.4028235e38f, INFINITY, -INFINITY, 7.0f,
-                                8.5f, -9.25f, 1e-10f, 12.0f};
+  const std::vector<float> a = {1.0f,      -0.0f, 0.1f, 1e-45f, -3.4028235e38f, INFINITY,
+                                -INFINITY, 7.0f,  8.5f, -9.25f, 1e-10f,         12.0f};
   std::vector<float> nan_payload(1);
   const std::uint32_t nan_bits = 0x7FC12345u;
   std::memcpy(nan_payload.data(), &nan_bits, 4);
@@ -135,7 +135,8 @@ TEST_CASE("safetensors: write then parse round trip") {
 TEST_CASE("safetensors: I8 tensors are written and read byte for byte, and only as int8") {
   const std::vector<std::int8_t> q = {-127, -1, 0, 1, 127, 5, -128};
   const std::vector<float> scale = {0.5f, 0.25f};
-  const Bytes file = st::write({{"w", {2, 3}, nullptr, q.data()}, {"w.scale", {2}, scale.data()}, {"odd", {1}, nullptr, q.data() + 6}}, {});
+  const Bytes file = st::write(
+      {{"w", {2, 3}, nullptr, q.data()}, {"w.scale", {2}, scale.data()}, {"odd", {1}, nullptr, q.data() + 6}}, {});
   const st::File f = st::parse(file.data(), file.size());
   REQUIRE(f.tensors.size() == 3);
   CHECK(f.tensors[0].dtype == st::DType::I8);
@@ -158,8 +159,10 @@ TEST_CASE("safetensors: I8 tensors are written and read byte for byte, and only 
     return "<no error>";
   };
   float sink[6];
-  CHECK(message([&] { st::read_f32(f, f.tensors[0], sink); }) == "safetensors: tensor 'w' is I8 where F32, F16 or BF16 is expected");
-  CHECK(message([&] { st::read_i8(f, f.tensors[1], got.data()); }) == "safetensors: tensor 'w.scale' is F32 where I8 is expected");
+  CHECK(message([&] { st::read_f32(f, f.tensors[0], sink); }) ==
+        "safetensors: tensor 'w' is I8 where F32, F16 or BF16 is expected");
+  CHECK(message([&] { st::read_i8(f, f.tensors[1], got.data()); }) ==
+        "safetensors: tensor 'w.scale' is F32 where I8 is expected");
 }
 
 TEST_CASE("safetensors: metadata present, empty or absent") {
@@ -195,9 +198,19 @@ TEST_CASE("safetensors: F16 and BF16 conversion") {
   // Known values, stored little-endian after a 1-byte hole so every read is unaligned.
   const std::vector<std::uint16_t> half = {0x0000, 0x8000, 0x3C00, 0xC000, 0x7BFF, 0x0400, 0x0001,
                                            0x03FF, 0x3555, 0x7C00, 0xFC00, 0x7E00, 0x8001};
-  const std::vector<float> half_want = {0.0f, -0.0f, 1.0f, -2.0f, 65504.0f, 6.103515625e-05f,
-                                        5.9604644775390625e-08f, 6.0975551605224609375e-05f, 0.333251953125f,
-                                        INFINITY, -INFINITY, NAN, -5.9604644775390625e-08f};
+  const std::vector<float> half_want = {0.0f,
+                                        -0.0f,
+                                        1.0f,
+                                        -2.0f,
+                                        65504.0f,
+                                        6.103515625e-05f,
+                                        5.9604644775390625e-08f,
+                                        6.0975551605224609375e-05f,
+                                        0.333251953125f,
+                                        INFINITY,
+                                        -INFINITY,
+                                        NAN,
+                                        -5.9604644775390625e-08f};
   const std::vector<std::uint16_t> bf = {0x3F80, 0xC040, 0x7F80, 0xFF80, 0x7FC0, 0x0001, 0x3EAB, 0x8000};
   const std::vector<float> bf_want = {1.0f, -3.0f, INFINITY, -INFINITY, NAN, 9.18354962e-41f, 0.333984375f, -0.0f};
 
@@ -220,15 +233,19 @@ TEST_CASE("safetensors: F16 and BF16 conversion") {
   const std::vector<float> h = read_all(f, f.tensors[0]);
   for (std::size_t i = 0; i < half.size(); ++i) {
     CAPTURE(i);
-    if (std::isnan(half_want[i])) CHECK(std::isnan(h[i]));
-    else CHECK(bits(h[i]) == bits(half_want[i]));
+    if (std::isnan(half_want[i]))
+      CHECK(std::isnan(h[i]));
+    else
+      CHECK(bits(h[i]) == bits(half_want[i]));
   }
   const std::vector<float> b = read_all(f, f.tensors[1]);
   for (std::size_t i = 0; i < bf.size(); ++i) {
     CAPTURE(i);
     CHECK(bits(b[i]) == (static_cast<std::uint32_t>(bf[i]) << 16));  // bf16 is exactly the top half
-    if (std::isnan(bf_want[i])) CHECK(std::isnan(b[i]));
-    else CHECK(b[i] == bf_want[i]);
+    if (std::isnan(bf_want[i]))
+      CHECK(std::isnan(b[i]));
+    else
+      CHECK(b[i] == bf_want[i]);
   }
 }
 
@@ -247,10 +264,14 @@ TEST_CASE("safetensors: every F16 bit pattern converts exactly") {
     const float sign = (h & 0x8000) ? -1.0f : 1.0f;
     const float x = got[h];
     bool ok;
-    if (exp == 31 && man != 0) ok = std::isnan(x) && (bits(x) & 0x7FFFFFu) == static_cast<std::uint32_t>(man) << 13;
-    else if (exp == 31) ok = x == sign * INFINITY;
-    else if (exp == 0) ok = x == sign * std::ldexp(static_cast<float>(man), -24) && std::signbit(x) == (sign < 0);
-    else ok = x == sign * std::ldexp(static_cast<float>(1024 + man), exp - 25);
+    if (exp == 31 && man != 0)
+      ok = std::isnan(x) && (bits(x) & 0x7FFFFFu) == static_cast<std::uint32_t>(man) << 13;
+    else if (exp == 31)
+      ok = x == sign * INFINITY;
+    else if (exp == 0)
+      ok = x == sign * std::ldexp(static_cast<float>(man), -24) && std::signbit(x) == (sign < 0);
+    else
+      ok = x == sign * std::ldexp(static_cast<float>(1024 + man), exp - 25);
     wrong += !ok;
   }
   CHECK(wrong == 0);
@@ -296,10 +317,13 @@ TEST_CASE("safetensors: every malformed file is refused with a message naming th
   }
   SUBCASE("header not valid JSON") {
     check_error(make_file(R"({"x":)", 0), {"header is not valid JSON", "end of input at byte 5 of the header"});
-    check_error(make_file(std::string("{\"x\":{}}\0\0", 10), 0), {"not valid JSON", "at byte 8"});  // NUL padding is not JSON
+    check_error(make_file(std::string("{\"x\":{}}\0\0", 10), 0),
+                {"not valid JSON", "at byte 8"});  // NUL padding is not JSON
   }
   SUBCASE("header not an object") { check_error(make_file("[1, 2]  ", 0), {"header is an array, not a JSON object"}); }
-  SUBCASE("entry not an object") { check_error(make_file(R"({"x":[1]})", 0), {"tensor 'x'", "an array, not an object"}); }
+  SUBCASE("entry not an object") {
+    check_error(make_file(R"({"x":[1]})", 0), {"tensor 'x'", "an array, not an object"});
+  }
   SUBCASE("missing keys") {
     check_error(make_file(R"({"x":{"shape":[1],"data_offsets":[0,4]}})", 4), {"tensor 'x' has no 'dtype'"});
     check_error(make_file(R"({"x":{"dtype":"F32","data_offsets":[0,4]}})", 4), {"tensor 'x' has no 'shape'"});
@@ -309,14 +333,18 @@ TEST_CASE("safetensors: every malformed file is refused with a message naming th
     check_error(make_file(R"({"x":{"dtype":"F32","shape":[1],"data_offsets":[0,4],"foo":1}})", 4),
                 {"tensor 'x' has unexpected key 'foo'"});
   }
-  SUBCASE("dtype not a string") { check_error(make_file(entry("5", "[1]", "[0,4]"), 4), {"dtype of tensor 'x' is a number"}); }
+  SUBCASE("dtype not a string") {
+    check_error(make_file(entry("5", "[1]", "[0,4]"), 4), {"dtype of tensor 'x' is a number"});
+  }
   SUBCASE("unsupported dtype") {
     check_error(make_file(entry("\"I16\"", "[4]", "[0,8]"), 8),
                 {"dtype I16 of tensor 'x' is not supported (F32, F16, BF16, I8 are)"});
     check_error(make_file(entry("\"F64\"", "[1]", "[0,8]"), 8), {"dtype F64 of tensor 'x'"});
     check_error(make_file(entry("\"f32\"", "[1]", "[0,4]"), 4), {"dtype f32 of tensor 'x'"});  // case matters
   }
-  SUBCASE("shape not an array") { check_error(make_file(entry("\"F32\"", "\"[1]\"", "[0,4]"), 4), {"shape of tensor 'x' is a string"}); }
+  SUBCASE("shape not an array") {
+    check_error(make_file(entry("\"F32\"", "\"[1]\"", "[0,4]"), 4), {"shape of tensor 'x' is a string"});
+  }
   SUBCASE("shape with a non-integer") {
     check_error(make_file(entry("\"F32\"", "[2.5]", "[0,10]"), 10), {"tensor 'x'", "dimension 0 = 2.5"});
     check_error(make_file(entry("\"F32\"", "[1,\"3\"]", "[0,12]"), 12), {"tensor 'x'", "dimension 1 = \"3\""});
@@ -336,13 +364,15 @@ TEST_CASE("safetensors: every malformed file is refused with a message naming th
     check_error(make_file(entry("\"F32\"", "[4294967296,1073741824]", "[0,0]"), 0), {"overflows"});  // bytes = 2^64
   }
   SUBCASE("data_offsets not two non-negative integers") {
-    for (const char* bad : {"[0]", "[0,4,8]", "[-4,0]", "[0.5,4]", "\"0,4\"", "[0,\"4\"]", "[0,1e300]",
-                            "[0,9007199254740992]", "{}"}) {
+    for (const char* bad :
+         {"[0]", "[0,4,8]", "[-4,0]", "[0.5,4]", "\"0,4\"", "[0,\"4\"]", "[0,1e300]", "[0,9007199254740992]", "{}"}) {
       CAPTURE(bad);
       check_error(make_file(entry("\"F32\"", "[1]", bad), 4), {"data_offsets of tensor 'x'", "two integers"});
     }
   }
-  SUBCASE("begin > end") { check_error(make_file(entry("\"F32\"", "[1]", "[8,4]"), 8), {"tensor 'x'", "[8, 4]", "begin > end"}); }
+  SUBCASE("begin > end") {
+    check_error(make_file(entry("\"F32\"", "[1]", "[8,4]"), 8), {"tensor 'x'", "[8, 4]", "begin > end"});
+  }
   SUBCASE("end beyond the data section") {
     CHECK(error_of(make_file(entry("\"F32\"", "[100]", "[0,400]"), 300)) ==
           "safetensors: tensor 'x' data_offsets [0, 400] exceed the data section of 300 bytes");
@@ -355,16 +385,19 @@ TEST_CASE("safetensors: every malformed file is refused with a message naming th
   }
   SUBCASE("overlapping tensors") {
     check_error(make_file(R"({"a":{"dtype":"F32","shape":[12],"data_offsets":[0,48]},)"
-                          R"("b":{"dtype":"F32","shape":[12],"data_offsets":[40,88]}})", 88),
+                          R"("b":{"dtype":"F32","shape":[12],"data_offsets":[40,88]}})",
+                          88),
                 {"tensors 'a' [0, 48] and 'b' [40, 88] overlap"});
     // Listed out of file order, and one inside another: still named in header order.
     check_error(make_file(R"({"late":{"dtype":"F32","shape":[1],"data_offsets":[8,12]},)"
                           R"("early":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},)"
-                          R"("wide":{"dtype":"F32","shape":[4],"data_offsets":[0,16]}})", 16),
+                          R"("wide":{"dtype":"F32","shape":[4],"data_offsets":[0,16]}})",
+                          16),
                 {"'early' [0, 4] and 'wide' [0, 16] overlap"});
     check_error(make_file(R"({"a":{"dtype":"F32","shape":[4],"data_offsets":[0,16]},)"
                           R"("b":{"dtype":"F32","shape":[1],"data_offsets":[4,8]},)"
-                          R"("c":{"dtype":"F32","shape":[1],"data_offsets":[12,16]}})", 16),
+                          R"("c":{"dtype":"F32","shape":[1],"data_offsets":[12,16]}})",
+                          16),
                 {"tensors 'a' [0, 16] and 'b' [4, 8] overlap"});
   }
   SUBCASE("__metadata__ not an object of strings") {
@@ -374,7 +407,8 @@ TEST_CASE("safetensors: every malformed file is refused with a message naming th
   }
   SUBCASE("duplicate tensor names") {
     check_error(make_file(R"({"x":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},)"
-                          R"("x":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})", 8),
+                          R"("x":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})",
+                          8),
                 {"duplicate key \"x\"", "at byte 54"});
     check_error(make_file(R"({"__metadata__":{},"__metadata__":{}})", 0), {"duplicate key \"__metadata__\""});
   }
@@ -401,7 +435,8 @@ TEST_CASE("safetensors: every truncation of a valid file is refused") {
   REQUIRE_NOTHROW(st::parse(file.data(), file.size()));
   for (std::size_t n = 0; n < file.size(); ++n) {
     CAPTURE(n);
-    const Bytes prefix(file.begin(), file.begin() + static_cast<std::ptrdiff_t>(n));  // exact-size copy: ASan sees overreads
+    const Bytes prefix(file.begin(),
+                       file.begin() + static_cast<std::ptrdiff_t>(n));  // exact-size copy: ASan sees overreads
     CHECK(error_of(prefix) != "<no error>");
   }
 }

@@ -60,7 +60,10 @@ TEST_CASE("sample_token: a tiny temperature draws only among tied maxima, an ord
     int want = 3;
     for (int i = 0; i < 4; ++i) {
       acc += std::exp(double(logits[i])) / z;
-      if (u < acc) { want = i; break; }
+      if (u < acc) {
+        want = i;
+        break;
+      }
     }
     CHECK(id == want);
   }

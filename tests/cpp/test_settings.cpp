@@ -47,7 +47,8 @@ TEST_CASE("settings: named choices parse in one place and name the setting when 
   CHECK_THROWS_WITH(train::parse_style("Luong", "'style'"), "'style' is luong, bahdanau or none, not \"Luong\"");
   CHECK_THROWS_WITH(train::parse_score("", "--score"), "--score is dot, general or additive, not \"\"");
   CHECK_THROWS_WITH(train::parse_cell("rnn", "--cell"), "--cell is gru or lstm, not \"rnn\"");
-  CHECK_THROWS_WITH(train::parse_text_tokenizer("ids", "'srcTokenizer'"), "'srcTokenizer' is char or word, not \"ids\"");
+  CHECK_THROWS_WITH(train::parse_text_tokenizer("ids", "'srcTokenizer'"),
+                    "'srcTokenizer' is char or word, not \"ids\"");
 }
 
 TEST_CASE("settings: the architecture a choice implies") {
@@ -66,5 +67,6 @@ TEST_CASE("settings: the architecture a choice implies") {
   CHECK(c.src_emb == 4);
   m.bridge = false;
   m.hidden = 9;
-  CHECK_THROWS_WITH(train::architecture(m, "'hidden'"), "'hidden' must be even for a bidirectional encoder without a bridge");
+  CHECK_THROWS_WITH(train::architecture(m, "'hidden'"),
+                    "'hidden' must be even for a bidirectional encoder without a bridge");
 }

@@ -8,9 +8,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <set>
-#include <unordered_map>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "train/tasks.hpp"
@@ -57,8 +57,10 @@ std::vector<Example> check_task(const Task& t, std::size_t n) {
   for (const auto& e : ex) {
     REQUIRE(!e.src.empty());
     REQUIRE(!e.tgt.empty());
-    for (const auto& s : e.src) REQUIRE_MESSAGE(src_set.count(s), t.name() << ": source token \"" << s << "\" not in vocab");
-    for (const auto& s : e.tgt) REQUIRE_MESSAGE(tgt_set.count(s), t.name() << ": target token \"" << s << "\" not in vocab");
+    for (const auto& s : e.src)
+      REQUIRE_MESSAGE(src_set.count(s), t.name() << ": source token \"" << s << "\" not in vocab");
+    for (const auto& s : e.tgt)
+      REQUIRE_MESSAGE(tgt_set.count(s), t.name() << ": target token \"" << s << "\" not in vocab");
     for (const auto& [i, j] : e.align) {
       REQUIRE(i >= 0);
       REQUIRE(i < int(e.src.size()));
@@ -106,16 +108,46 @@ TEST_CASE("tasks: deterministic, complete vocabularies, alignments in range") {
 }
 
 TEST_CASE("dates: the example formats, the ISO target and the weekday") {
-  const Words expect = {"3 March 2018",   "March 3rd, 2018", "Saturday, March 3, 2018", "03/03/18",
-                        "2018.03.03",     "3 mar 18",        "3 Mar 2018",              "March 3 2018",
-                        "3/3/2018",       "Sat 3 Mar 2018",  "2018-3-3",                "the 3rd of March, 2018",
-                        "Mar 3, 2018",    "20180303",        "3rd March 2018",          "03-Mar-2018",
-                        "03.03.2018",     "3.3.2018",        "03-03-2018",              "3-3-2018",
-                        "03.03.18",       "3-3-18",          "2018-03-03",              "2018.3.3",
-                        "2018/03/03",     "03/03/2018",      "3/3/18",                  "030318",
-                        "03Mar2018",      "3mar18",          "Mar 3 2018",              "March 3, 2018",
-                        "Sat, Mar 3, 2018", "3rd Mar 2018",  "Saturday 3 March 2018",   "Mar 3rd 2018",
-                        "03 Mar 18",      "Saturday, 3rd March 2018", "3March2018",     "March 3rd 2018"};
+  const Words expect = {"3 March 2018",
+                        "March 3rd, 2018",
+                        "Saturday, March 3, 2018",
+                        "03/03/18",
+                        "2018.03.03",
+                        "3 mar 18",
+                        "3 Mar 2018",
+                        "March 3 2018",
+                        "3/3/2018",
+                        "Sat 3 Mar 2018",
+                        "2018-3-3",
+                        "the 3rd of March, 2018",
+                        "Mar 3, 2018",
+                        "20180303",
+                        "3rd March 2018",
+                        "03-Mar-2018",
+                        "03.03.2018",
+                        "3.3.2018",
+                        "03-03-2018",
+                        "3-3-2018",
+                        "03.03.18",
+                        "3-3-18",
+                        "2018-03-03",
+                        "2018.3.3",
+                        "2018/03/03",
+                        "03/03/2018",
+                        "3/3/18",
+                        "030318",
+                        "03Mar2018",
+                        "3mar18",
+                        "Mar 3 2018",
+                        "March 3, 2018",
+                        "Sat, Mar 3, 2018",
+                        "3rd Mar 2018",
+                        "Saturday 3 March 2018",
+                        "Mar 3rd 2018",
+                        "03 Mar 18",
+                        "Saturday, 3rd March 2018",
+                        "3March2018",
+                        "March 3rd 2018"};
   REQUIRE(int(expect.size()) == kDateFormats);
   for (int f = 0; f < kDateFormats; ++f) {
     const Example e = render_date(2018, 3, 3, f);
@@ -241,7 +273,7 @@ TEST_CASE("dates: is_calendar_date against an independent month table") {
   CHECK_FALSE(is_calendar_date("2013-02-30"));
   CHECK_FALSE(is_calendar_date("2013-02-29"));
   CHECK(is_calendar_date("2012-02-29"));
-  CHECK(is_calendar_date("2000-02-29"));   // divisible by 400
+  CHECK(is_calendar_date("2000-02-29"));        // divisible by 400
   CHECK_FALSE(is_calendar_date("1900-02-29"));  // by 100, not 400
   CHECK_FALSE(is_calendar_date("2013-04-31"));
   CHECK_FALSE(is_calendar_date("2013-13-01"));
@@ -287,8 +319,7 @@ TEST_CASE("dates: alignment conventions") {
   CHECK(render_date(2019, 7, 11, 27).align ==
         Links{{4, 0}, {5, 0}, {4, 1}, {5, 1}, {4, 2}, {5, 3}, {0, 5}, {1, 6}, {2, 8}, {3, 9}});
   // Day first "4.8.2004"-style (D.M.YYYY): one digit links to both target digits.
-  CHECK(render_date(2004, 8, 4, 17).align ==
-        Links{{4, 0}, {5, 1}, {6, 2}, {7, 3}, {2, 5}, {2, 6}, {0, 8}, {0, 9}});
+  CHECK(render_date(2004, 8, 4, 17).align == Links{{4, 0}, {5, 1}, {6, 2}, {7, 3}, {2, 5}, {2, 6}, {0, 8}, {0, 9}});
   // Ordinal suffixes, weekdays and filler words are linked to nothing: the month digits link to the
   // month name only, the day digits to the day digit only.
   for (int f : {1, 2, 9, 11, 14}) {

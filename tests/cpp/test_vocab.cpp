@@ -29,13 +29,13 @@ std::string error_of(F&& f) {
 
 Vocab char_vocab() {
   return Vocab(TokenizerKind::Char,
-               {"<pad>", "<s>", "</s>", "<unk>", "제", "인", "이", " ", "가", "게", "에", "갔", "다", "😀", "a", "b"},
-               0, 1, 2, 3, "tgt_vocab");
+               {"<pad>", "<s>", "</s>", "<unk>", "제", "인", "이", " ", "가", "게", "에", "갔", "다", "😀", "a", "b"}, 0,
+               1, 2, 3, "tgt_vocab");
 }
 
 Vocab word_vocab() {
-  return Vocab(TokenizerKind::Word, {"<pad>", "<s>", "</s>", "<unk>", "Jane", "went", "to", "the", "store", "제인이"}, 0,
-               1, 2, 3, "src_vocab");
+  return Vocab(TokenizerKind::Word, {"<pad>", "<s>", "</s>", "<unk>", "Jane", "went", "to", "the", "store", "제인이"},
+               0, 1, 2, 3, "src_vocab");
 }
 
 }  // namespace
@@ -71,13 +71,15 @@ TEST_CASE("tokenizer: invalid UTF-8 is refused with the byte offset") {
     std::size_t offset;
   };
   const Case cases[] = {
-      {"lone continuation byte", "ab\x80"
-                                 "cd",
+      {"lone continuation byte",
+       "ab\x80"
+       "cd",
        2},
       {"continuation byte first", "\xBF", 0},
       {"truncated 3-byte sequence at the end", "x\xEA\xB0", 1},
-      {"truncated 4-byte sequence before ASCII", "abc\xF0\x9F\x98"
-                                                 "d",
+      {"truncated 4-byte sequence before ASCII",
+       "abc\xF0\x9F\x98"
+       "d",
        3},
       {"truncated 2-byte sequence at the end", "\xC3", 0},
       {"overlong slash C0 AF", "x\xC0\xAF", 1},
@@ -177,7 +179,9 @@ TEST_CASE("vocab: decode drops pad, bos and eos, joins chars without and words w
 }
 
 TEST_CASE("vocab: duplicate tokens are refused, naming both ids and the side") {
-  const std::string msg = error_of([] { (void)Vocab(TokenizerKind::Char, {"<pad>", "<s>", "</s>", "<unk>", "a", "b", "a"}, 0, 1, 2, 3, "src_vocab"); });
+  const std::string msg = error_of([] {
+    (void)Vocab(TokenizerKind::Char, {"<pad>", "<s>", "</s>", "<unk>", "a", "b", "a"}, 0, 1, 2, 3, "src_vocab");
+  });
   INFO(msg);
   CHECK(msg.find("src_vocab") != std::string::npos);
   CHECK(msg.find("\"a\"") != std::string::npos);

@@ -18,11 +18,11 @@ using train::Ids;
 
 TEST_CASE("wer: edit distance, worked by hand") {
   CHECK(train::edit_distance({}, {}) == 0);
-  CHECK(train::edit_distance({1, 2, 3}, {}) == 3);           // three deletions
-  CHECK(train::edit_distance({}, {4, 5}) == 2);              // two insertions
+  CHECK(train::edit_distance({1, 2, 3}, {}) == 3);  // three deletions
+  CHECK(train::edit_distance({}, {4, 5}) == 2);     // two insertions
   CHECK(train::edit_distance({1, 2, 3}, {1, 2, 3}) == 0);
-  CHECK(train::edit_distance({1, 2, 3}, {1, 9, 3}) == 1);    // one substitution
-  CHECK(train::edit_distance({1, 2}, {2, 1}) == 2);          // a swap is two edits, not one
+  CHECK(train::edit_distance({1, 2, 3}, {1, 9, 3}) == 1);        // one substitution
+  CHECK(train::edit_distance({1, 2}, {2, 1}) == 2);              // a swap is two edits, not one
   CHECK(train::edit_distance({1, 2, 3, 4}, {2, 3, 4, 5}) == 2);  // drop the head, add a tail
   // kitten -> sitting: k->s, e->i, + g = 3 (letters as ids).
   const Ids kitten = {'k', 'i', 't', 't', 'e', 'n'}, sitting = {'s', 'i', 't', 't', 'i', 'n', 'g'};
@@ -56,8 +56,8 @@ TEST_CASE("wer: the closest of several references decides, the first among equal
 
 TEST_CASE("wer: WER and PER sum over words, and split by word length") {
   train::RefReport r;
-  r.add(3, train::score_against({1, 2, 3}, {{1, 2, 3}}));        // right; 0 edits / 3
-  r.add(5, train::score_against({1, 2, 3}, {{1, 2, 4, 5}}));     // 2 edits / 4
+  r.add(3, train::score_against({1, 2, 3}, {{1, 2, 3}}));     // right; 0 edits / 3
+  r.add(5, train::score_against({1, 2, 3}, {{1, 2, 4, 5}}));  // 2 edits / 4
   // {9} is 2 edits from {1, 2} and 2 from {9, 9, 9}: a tie, the first counts (2 edits / 2).
   r.add(3, train::score_against({9}, {{1, 2}, {9, 9, 9}}));
   CHECK(r.words == 3);
@@ -185,7 +185,8 @@ TEST_CASE("wer: pronunciations through a model's vocabularies, with its case fol
   };
   const auto items = train::pron_items(c, {{"ABC'", {"EY B IY S IY", "AH B"}}, {"Z", {"S"}}}, "dict.txt");
   REQUIRE(items.size() == 2);
-  CHECK(items[0].src == Ids{id(c.src_tokens, "a"), id(c.src_tokens, "b"), id(c.src_tokens, "c"), id(c.src_tokens, "'")});
+  CHECK(items[0].src ==
+        Ids{id(c.src_tokens, "a"), id(c.src_tokens, "b"), id(c.src_tokens, "c"), id(c.src_tokens, "'")});
   REQUIRE(items[0].refs.size() == 2);
   CHECK(items[0].refs[0] == Ids{id(c.tgt_tokens, "EY"), id(c.tgt_tokens, "B"), id(c.tgt_tokens, "IY"),
                                 id(c.tgt_tokens, "S"), id(c.tgt_tokens, "IY")});

@@ -40,9 +40,10 @@ const Vocab& char_vocab() {
 }
 
 const Vocab& word_vocab() {
-  static const Vocab v(TokenizerKind::Word,
-                       {"<unk>", "<pad>", "<s>", "</s>", "Jane", "went", "to", "the", "store", "제인이", "가게에", "갔다"},
-                       1, 2, 3, 0, "src_vocab");
+  static const Vocab v(
+      TokenizerKind::Word,
+      {"<unk>", "<pad>", "<s>", "</s>", "Jane", "went", "to", "the", "store", "제인이", "가게에", "갔다"}, 1, 2, 3, 0,
+      "src_vocab");
   return v;
 }
 
@@ -108,8 +109,10 @@ void check_text(std::string_view text) {
   bool all_known = true;
   for (std::size_t i = 0; i < cids.size(); ++i) {
     if (cids[i] < 0 || std::size_t(cids[i]) >= cv.tokens().size()) finding("char id out of range");
-    if (cids[i] == 3) all_known = false;
-    else if (cv.tokens()[cids[i]] != chars[i]) finding("char id names another piece");
+    if (cids[i] == 3)
+      all_known = false;
+    else if (cv.tokens()[cids[i]] != chars[i])
+      finding("char id names another piece");
   }
   const std::string cdec = cv.decode(cids.data(), cids.size());
   if (all_known && cdec != text) finding("char decode(encode(text)) != text");
