@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# `npm test`: installs what is missing, then builds and runs every suite:
+# `npm test`: installs what is missing, checks the house style (scripts/lint.sh), then builds and runs
+# every suite:
 #   doctest natively (xsimd default arch), with the reference kernels, under ASan+UBSan,
 #   as wasm SIMD and wasm scalar under Node (all through ctest), the fuzzers for a bounded time,
 #   the numpy re-derivation of the PyTorch parity fixtures, then the JavaScript suites (Node, Chromium).
@@ -13,6 +14,9 @@ JOBS="${JOBS:-2}"
 FAILED=0
 
 step() { printf '\n=== %s ===\n' "$*"; }
+
+step "lint: clang-format and ESLint (scripts/lint.sh)"
+bash scripts/lint.sh
 
 native_suite() {  # name, extra cmake args...
   local dir="build/$1"; shift
