@@ -1,5 +1,5 @@
-// Beam search. The live hypotheses are the rows of one DecoderState, so each step is one batched
-// product per weight matrix. Candidates are the top `beam` tokens of each row; the best `beam`
+// Beam search, for one source or many at once. The live hypotheses are the rows of one DecoderState, so
+// each step is one batched product per weight matrix. Candidates are the top `beam` tokens of each row; the best `beam`
 // non-EOS candidates live on, EOS candidates finish. Stops when `beam` hypotheses have finished and
 // the best live one can no longer beat them, or at max_length (live ones then finish unended). Attention rows are
 // recovered by backtracking.
@@ -41,92 +41,124 @@ float normalised(float log_prob, std::size_t len, float penalty) {
 
 }  // namespace
 
-DecodeResult beam_search(const Model& model, const Encoded& enc, const DecodeOptions& o) {
-  validate(o, model.config(), enc.T);
+// The sources' live rows sit in one DecoderState, source after source, each source's rows together;
+// source i's block is rows [off_i, off_i + B_i). Everything per source (candidates, finished list,
+// history, stop rule) is what beam search does for that source alone; only the products are shared.
+std::vector<DecodeResult> beam_search(const Model& model, const Encoded* const* encs, int n, const DecodeOptions& o) {
   const auto& c = model.config();
   const int K = o.beam;
-  const std::size_t V = c.tgt_vocab, T = enc.T;
-  const int max_len = effective_max_length(o, enc.T);
+  const std::size_t V = c.tgt_vocab, N = n;
   // num_hypotheses only truncates the answer: the search (and so its best) is the same for any value.
   const std::size_t wanted = o.num_hypotheses > 0 ? o.num_hypotheses : K;
-
+  struct Source {
+    int max_len = 0, live = 1;  // live: rows in the state (0: done)
+    std::vector<float> live_lp;
+    std::vector<History> hist;
+    std::vector<Hypothesis> finished;
+  };
+  std::vector<Source> S(N);
+  for (std::size_t i = 0; i < N; ++i) {
+    validate(o, c, encs[i]->T);
+    S[i].max_len = effective_max_length(o, encs[i]->T);
+    S[i].live_lp.assign(K, 0.f);
+  }
   DecoderState st;
-  model.start(enc, st, K);
-  std::vector<std::int32_t> prev(K, c.bos), parents(K), top_idx(K);
-  std::vector<float> live_lp(K, 0.f), top_val(K);
+  model.start(encs, n, st, n * K);
+  const std::size_t Tst = st.T;
+  std::vector<std::int32_t> prev(N * K, c.bos), next_prev(N * K), parents(N * K), top_idx(K);
+  std::vector<const Encoded*> row_enc(N * K), next_enc(N * K);
+  std::copy(encs, encs + N, row_enc.begin());
+  std::vector<float> top_val(K);
   std::vector<Candidate> cands;
   cands.reserve(std::size_t(K) * K);
-  std::vector<History> hist;
-  std::vector<Hypothesis> finished;
-  int B = 1;
+  std::vector<std::pair<std::int32_t, std::int32_t>> kept;  // (parent row within the source, token)
+  int B = n;
 
-  for (int k = 0; k < max_len && B > 0; ++k) {
-    model.step(enc, st, prev.data(), B);
-    cands.clear();
-    for (int b = 0; b < B; ++b) {
-      const float* l = &st.logits[b * V];
-      const float lse = kernels::logsumexp(l, V);
-      if (std::size_t(k) < o.prefix.size()) {
-        cands.push_back({b, o.prefix[k], live_lp[b] + l[o.prefix[k]] - lse});
-        continue;
+  for (int k = 0; B > 0; ++k) {
+    model.step(row_enc.data(), st, prev.data(), B);
+    int nb = 0, off = 0;
+    for (std::size_t i = 0; i < N; ++i) {
+      Source& s = S[i];
+      if (s.live == 0) continue;
+      const std::size_t T = encs[i]->T;
+      const int rows = s.live;
+      auto weights = [&](int local) { return &st.weights[(off + local) * Tst]; };
+      cands.clear();
+      for (int b = 0; b < rows; ++b) {
+        const float* l = &st.logits[(off + b) * V];
+        const float lse = kernels::logsumexp(l, V);
+        if (std::size_t(k) < o.prefix.size()) {
+          cands.push_back({b, o.prefix[k], s.live_lp[b] + l[o.prefix[k]] - lse});
+          continue;
+        }
+        const std::size_t m = std::min<std::size_t>(K, V);
+        kernels::topk(l, V, m, top_idx.data(), top_val.data());
+        for (std::size_t j = 0; j < m; ++j) cands.push_back({b, top_idx[j], s.live_lp[b] + top_val[j] - lse});
       }
-      const std::size_t n = std::min<std::size_t>(K, V);
-      kernels::topk(l, V, n, top_idx.data(), top_val.data());
-      for (std::size_t i = 0; i < n; ++i) cands.push_back({b, top_idx[i], live_lp[b] + top_val[i] - lse});
-    }
-    std::stable_sort(cands.begin(), cands.end(),
-                     [](const Candidate& a, const Candidate& b) { return a.log_prob > b.log_prob; });
+      std::stable_sort(cands.begin(), cands.end(),
+                       [](const Candidate& a, const Candidate& b) { return a.log_prob > b.log_prob; });
 
-    // Row b of the state holds the hypothesis hist[k-1] row b ended with (k = 0: just BOS).
-    int nb = 0;
-    std::vector<std::pair<std::int32_t, std::int32_t>> kept;  // (parent row, token) of survivors
-    const bool last = k + 1 == max_len;
-    for (const auto& cd : cands) {
-      if (nb >= K) break;
-      if (cd.token == c.eos || last) {
-        Hypothesis hy;
-        if (k > 0) hy = backtrack(hist, k - 1, cd.parent, T);
-        hy.tokens.push_back(cd.token);
-        hy.attention.insert(hy.attention.end(), &st.weights[cd.parent * T], &st.weights[cd.parent * T] + T);
-        hy.log_prob = cd.log_prob;
-        hy.finished = cd.token == c.eos;
-        hy.score = normalised(hy.log_prob, hy.tokens.size(), o.length_penalty);
-        finished.push_back(std::move(hy));
-        continue;
+      // Row b of the source's block holds the hypothesis hist[k-1] row b ended with (k = 0: just BOS).
+      int kb = 0;
+      kept.clear();
+      const bool last = k + 1 == s.max_len;
+      for (const auto& cd : cands) {
+        if (kb >= K) break;
+        if (cd.token == c.eos || last) {
+          Hypothesis hy;
+          if (k > 0) hy = backtrack(s.hist, k - 1, cd.parent, T);
+          hy.tokens.push_back(cd.token);
+          hy.attention.insert(hy.attention.end(), weights(cd.parent), weights(cd.parent) + T);
+          hy.log_prob = cd.log_prob;
+          hy.finished = cd.token == c.eos;
+          hy.score = normalised(hy.log_prob, hy.tokens.size(), o.length_penalty);
+          s.finished.push_back(std::move(hy));
+          continue;
+        }
+        kept.push_back({cd.parent, cd.token});
+        s.live_lp[kb] = cd.log_prob;
+        ++kb;
       }
-      kept.push_back({cd.parent, cd.token});
-      live_lp[nb] = cd.log_prob;
-      ++nb;
+      bool done = kb == 0;
+      if (!done && s.finished.size() >= std::size_t(K)) {
+        // Keep the best `beam` finished; stop once none of them can be overtaken by the best live
+        // hypothesis at its current length (log p only falls as it grows; the heuristic of HF/fairseq).
+        std::stable_sort(s.finished.begin(), s.finished.end(),
+                         [](const Hypothesis& a, const Hypothesis& b) { return a.score > b.score; });
+        s.finished.resize(K);
+        done = s.finished.back().score >= normalised(s.live_lp[0], std::size_t(k) + 1, o.length_penalty);
+      }
+      if (!done) {
+        // Record this step for the survivors: row r came from parent kept[r].first and emitted kept[r].second.
+        History rec;
+        for (int r = 0; r < kb; ++r) {
+          parents[nb + r] = off + kept[r].first;
+          next_prev[nb + r] = kept[r].second;
+          next_enc[nb + r] = encs[i];
+          rec.parent.push_back(kept[r].first);
+          rec.token.push_back(kept[r].second);
+          rec.attention.insert(rec.attention.end(), weights(kept[r].first), weights(kept[r].first) + T);
+        }
+        s.hist.push_back(std::move(rec));
+        nb += kb;
+      }
+      off += rows;
+      s.live = done ? 0 : kb;
     }
-    if (nb == 0) break;
-    if (finished.size() >= std::size_t(K)) {
-      // Keep the best `beam` finished; stop once none of them can be overtaken by the best live
-      // hypothesis at its current length (log p only falls as it grows; the heuristic of HF/fairseq).
-      std::stable_sort(finished.begin(), finished.end(),
-                       [](const Hypothesis& a, const Hypothesis& b) { return a.score > b.score; });
-      finished.resize(K);
-      if (finished.back().score >= normalised(live_lp[0], std::size_t(k) + 1, o.length_penalty)) break;
-    }
-    // Record this step for the survivors: row r came from parent kept[r].first and emitted kept[r].second.
-    History rec;
-    for (int r = 0; r < nb; ++r) {
-      parents[r] = kept[r].first;
-      prev[r] = kept[r].second;
-      rec.parent.push_back(kept[r].first);
-      rec.token.push_back(kept[r].second);
-      rec.attention.insert(rec.attention.end(), &st.weights[kept[r].first * T], &st.weights[kept[r].first * T] + T);
-    }
-    hist.push_back(std::move(rec));
-    model.reorder(st, parents.data(), nb);
+    if (nb > 0) model.reorder(st, parents.data(), nb);
+    std::swap(prev, next_prev);
+    std::swap(row_enc, next_enc);
     B = nb;
   }
-  std::stable_sort(finished.begin(), finished.end(),
-                   [](const Hypothesis& a, const Hypothesis& b) { return a.score > b.score; });
-  if (finished.size() > wanted) finished.resize(wanted);
-  DecodeResult r;
-  r.src_len = enc.T;
-  r.hypotheses = std::move(finished);
-  return r;
+  std::vector<DecodeResult> out(N);
+  for (std::size_t i = 0; i < N; ++i) {
+    auto& f = S[i].finished;
+    std::stable_sort(f.begin(), f.end(), [](const Hypothesis& a, const Hypothesis& b) { return a.score > b.score; });
+    if (f.size() > wanted) f.resize(wanted);
+    out[i].src_len = encs[i]->T;
+    out[i].hypotheses = std::move(f);
+  }
+  return out;
 }
 
 }  // namespace attnseq

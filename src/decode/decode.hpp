@@ -38,8 +38,28 @@ void validate(const DecodeOptions& o, const ModelConfig& c, int src_len);
 int effective_max_length(const DecodeOptions& o, int src_len);
 
 DecodeResult decode(const Model& model, const Encoded& enc, const DecodeOptions& options);
+
+// Decodes n encoded sources together: every step is one product per weight matrix over the live rows
+// of all of them (greedy or sampling: a row per source; beam: up to `beam` rows per source), each row
+// attending to its own source. Result i equals decode(model, *encs[i], options), bit for bit: every
+// product gives a row what it gives that row alone. A source's rows leave the batch when it is done.
+// n must be in [1, kMaxRows / beam].
+std::vector<DecodeResult> decode_batch(const Model& model, const Encoded* const* encs, int n,
+                                       const DecodeOptions& options);
+std::vector<DecodeResult> greedy_or_sample(const Model& model, const Encoded* const* encs, int n,
+                                           const DecodeOptions& options);
+std::vector<DecodeResult> beam_search(const Model& model, const Encoded* const* encs, int n,
+                                      const DecodeOptions& options);
+// One source: the same search (beam_search at beam 1 is a beam of one, not greedy's code).
 DecodeResult greedy_or_sample(const Model& model, const Encoded& enc, const DecodeOptions& options);
 DecodeResult beam_search(const Model& model, const Encoded& enc, const DecodeOptions& options);
+
+// Translation of many sources (token ids): encodes and decodes them in groups of similar length,
+// each group at most max_rows decoder rows (sources x beam), and returns the results in input order.
+// Equal to encode + decode of each source alone. Every source is checked first: a bad one (empty, too
+// long, an id outside the vocabulary) throws, naming its index ("source 3: ..."), before any work.
+std::vector<DecodeResult> translate_batch(const Model& model, const std::vector<std::vector<std::int32_t>>& sources,
+                                          const DecodeOptions& options, int max_rows = 256);
 
 // Deterministic random numbers for sampling: splitmix64, identical on every platform.
 struct Rng {

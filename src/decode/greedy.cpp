@@ -1,4 +1,5 @@
 // Greedy decoding, temperature sampling and the step-at-a-time Session: one hypothesis, B = 1.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
@@ -111,28 +112,135 @@ const Session::Step& Session::step(std::int32_t forced, const float* attn_overri
   return last_;
 }
 
-DecodeResult greedy_or_sample(const Model& model, const Encoded& enc, const DecodeOptions& options) {
-  Session s(model, enc, options);
-  DecodeResult r;
-  r.src_len = enc.T;
-  Hypothesis h;
-  const std::size_t T = enc.T;
-  while (!s.done()) {
-    const auto& st = s.step();
-    h.log_prob += st.log_prob;
-    h.attention.insert(h.attention.end(), s.state().weights.begin(), s.state().weights.begin() + T);
+// One row per source; a source's row leaves the state once it has emitted EOS or reached its
+// max_length, so the batch shrinks as sources finish. Each source samples from its own Rng(seed),
+// exactly as a Session does alone.
+std::vector<DecodeResult> greedy_or_sample(const Model& model, const Encoded* const* encs, int n,
+                                           const DecodeOptions& o) {
+  const auto& c = model.config();
+  const std::size_t V = c.tgt_vocab, N = n;
+  std::vector<DecodeResult> out(N);
+  std::vector<Rng> rng;
+  std::vector<int> max_len(N), src_of(N), next_src(N);
+  std::vector<const Encoded*> row_enc(encs, encs + N);
+  std::vector<std::int32_t> prev(N, c.bos), parents(N);
+  for (std::size_t i = 0; i < N; ++i) {
+    validate(o, c, encs[i]->T);
+    max_len[i] = effective_max_length(o, encs[i]->T);
+    rng.emplace_back(o.seed);
+    src_of[i] = int(i);
+    out[i].src_len = encs[i]->T;
+    out[i].hypotheses.resize(1);
   }
-  h.tokens = s.tokens();
-  h.finished = !h.tokens.empty() && h.tokens.back() == model.config().eos;
-  const float len = float(h.tokens.size());
-  h.score = options.length_penalty > 0.f ? h.log_prob / std::pow(len, options.length_penalty) : h.log_prob;
-  r.hypotheses.push_back(std::move(h));
-  return r;
+  std::vector<float> scratch(V);
+  DecoderState st;
+  model.start(encs, n, st, n);
+  const std::size_t T = st.T;
+  int B = n;
+  while (B > 0) {
+    model.step(row_enc.data(), st, prev.data(), B);
+    int nb = 0;
+    for (int r = 0; r < B; ++r) {
+      const int i = src_of[r];
+      Hypothesis& h = out[i].hypotheses[0];
+      const float* logits = &st.logits[r * V];
+      const std::size_t k = h.tokens.size();
+      std::int32_t token;
+      if (k < o.prefix.size())
+        token = o.prefix[k];
+      else if (o.temperature > 0.f)
+        token = sample_token(logits, V, o.temperature, rng[i], scratch.data());
+      else
+        token = std::int32_t(kernels::argmax(logits, V));
+      h.log_prob += logits[token] - kernels::logsumexp(logits, V);
+      h.attention.insert(h.attention.end(), &st.weights[r * T], &st.weights[r * T] + encs[i]->T);
+      h.tokens.push_back(token);
+      if (token == c.eos || int(h.tokens.size()) >= max_len[i]) continue;
+      parents[nb] = r;
+      prev[nb] = token;
+      next_src[nb] = i;
+      row_enc[nb] = encs[i];
+      ++nb;
+    }
+    if (nb > 0 && nb < B) model.reorder(st, parents.data(), nb);
+    std::swap(src_of, next_src);
+    B = nb;
+  }
+  for (auto& r : out) {
+    Hypothesis& h = r.hypotheses[0];
+    h.finished = !h.tokens.empty() && h.tokens.back() == c.eos;
+    const float len = float(h.tokens.size());
+    h.score = o.length_penalty > 0.f ? h.log_prob / std::pow(len, o.length_penalty) : h.log_prob;
+  }
+  return out;
+}
+
+std::vector<DecodeResult> decode_batch(const Model& model, const Encoded* const* encs, int n,
+                                       const DecodeOptions& options) {
+  if (n < 1 || n > kMaxRows / std::max(1, options.beam))
+    throw std::invalid_argument("decode_batch: " + std::to_string(n) + " sources at beam " +
+                                std::to_string(options.beam) + "; at most " + std::to_string(kMaxRows) +
+                                " decoder rows (sources x beam)");
+  for (int i = 0; i < n; ++i) validate(options, model.config(), encs[i]->T);
+  return options.beam > 1 ? beam_search(model, encs, n, options) : greedy_or_sample(model, encs, n, options);
+}
+
+DecodeResult greedy_or_sample(const Model& model, const Encoded& enc, const DecodeOptions& options) {
+  const Encoded* e = &enc;
+  return std::move(greedy_or_sample(model, &e, 1, options)[0]);
+}
+
+DecodeResult beam_search(const Model& model, const Encoded& enc, const DecodeOptions& options) {
+  const Encoded* e = &enc;
+  return std::move(beam_search(model, &e, 1, options)[0]);
 }
 
 DecodeResult decode(const Model& model, const Encoded& enc, const DecodeOptions& options) {
   validate(options, model.config(), enc.T);
-  return options.beam > 1 ? beam_search(model, enc, options) : greedy_or_sample(model, enc, options);
+  const Encoded* e = &enc;
+  return std::move(decode_batch(model, &e, 1, options)[0]);
+}
+
+std::vector<DecodeResult> translate_batch(const Model& model, const std::vector<std::vector<std::int32_t>>& sources,
+                                          const DecodeOptions& options, int max_rows) {
+  const std::size_t N = sources.size();
+  if (max_rows < 1 || max_rows > kMaxRows)
+    throw std::invalid_argument("translate_batch: max_rows is " + std::to_string(max_rows) + "; it must be in [1, " +
+                                std::to_string(kMaxRows) + "]");
+  for (std::size_t i = 0; i < N; ++i) {
+    try {
+      model.check_source(sources[i].data(), int(sources[i].size()));
+      validate(options, model.config(), int(sources[i].size()));
+    } catch (const std::invalid_argument& e) {
+      raise_with_context("source " + std::to_string(i) + ": ", e);
+    }
+  }
+  // Groups of similar length waste little on padding: sources in order of length, cut into groups.
+  std::vector<std::size_t> order(N);
+  for (std::size_t i = 0; i < N; ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return sources[a].size() < sources[b].size(); });
+  const std::size_t per = std::size_t(std::max(1, max_rows / std::max(1, options.beam)));
+  std::vector<DecodeResult> out(N);
+  std::vector<Encoded> enc;
+  std::vector<const std::int32_t*> ids;
+  std::vector<int> lens;
+  std::vector<const Encoded*> ptrs;
+  for (std::size_t lo = 0; lo < N; lo += per) {
+    const std::size_t hi = std::min(N, lo + per), n = hi - lo;
+    ids.clear();
+    lens.clear();
+    for (std::size_t j = lo; j < hi; ++j) {
+      ids.push_back(sources[order[j]].data());
+      lens.push_back(int(sources[order[j]].size()));
+    }
+    model.encode_batch(ids.data(), lens.data(), int(n), enc);
+    ptrs.clear();
+    for (std::size_t j = 0; j < n; ++j) ptrs.push_back(&enc[j]);
+    auto res = decode_batch(model, ptrs.data(), int(n), options);
+    for (std::size_t j = 0; j < n; ++j) out[order[lo + j]] = std::move(res[j]);
+  }
+  return out;
 }
 
 }  // namespace attnseq

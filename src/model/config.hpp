@@ -24,6 +24,7 @@ const char* to_string(CaseFold);  // "keep", "upper", "lower"
 constexpr int kMaxSourceLength = 1024;                      // source tokens per encode
 constexpr int kMaxTargetLength = 1024;                      // target tokens per decode
 constexpr int kMaxBeam = 64;                                // beam width
+constexpr int kMaxRows = 1024;                              // decoder rows of one state (batch x beam)
 constexpr std::size_t kMaxTextBytes = 1u << 20;             // bytes of user text per call
 constexpr std::int64_t kMaxDim = 1 << 16;                   // any single dimension of a model
 constexpr std::int64_t kMaxParams = std::int64_t(1) << 28;  // 1 GiB of F32 parameters

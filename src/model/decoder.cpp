@@ -19,17 +19,32 @@ std::string foreign_source() {
 }  // namespace
 
 void Model::start(const Encoded& enc, DecoderState& st, int capacity) const {
-  const auto& c = config_;
-  if (enc.T <= 0) throw std::invalid_argument("start: the source has not been encoded");
-  if (enc.model_id != id_) throw std::invalid_argument("start: " + foreign_source());
   if (capacity < 1 || capacity > kMaxBeam)
     throw std::invalid_argument("start: capacity " + std::to_string(capacity) + " is outside [1, " +
                                 std::to_string(kMaxBeam) + "]");
-  const std::size_t cap = capacity, L = c.layers, Hd = c.dec_hidden, Ho = c.enc_out(), T = enc.T;
+  const Encoded* e = &enc;
+  start(&e, 1, st, capacity);
+}
+
+void Model::start(const Encoded* const* encs, int n, DecoderState& st, int capacity) const {
+  const auto& c = config_;
+  if (capacity < 1 || capacity > kMaxRows)
+    throw std::invalid_argument("start: capacity " + std::to_string(capacity) + " is outside [1, " +
+                                std::to_string(kMaxRows) + "]");
+  if (n < 1 || n > capacity)
+    throw std::invalid_argument("start: " + std::to_string(n) + " rows requested, capacity " +
+                                std::to_string(capacity));
+  int Tm = 0;
+  for (int r = 0; r < n; ++r) {
+    if (encs[r]->T <= 0) throw std::invalid_argument("start: the source has not been encoded");
+    if (encs[r]->model_id != id_) throw std::invalid_argument("start: " + foreign_source());
+    Tm = std::max(Tm, encs[r]->T);
+  }
+  const std::size_t cap = capacity, L = c.layers, Hd = c.dec_hidden, Ho = c.enc_out(), T = Tm;
   const std::size_t G = c.gates(), A = c.attn_dim;
   st.capacity = capacity;
-  st.T = enc.T;
-  st.B = 1;
+  st.T = Tm;
+  st.B = n;
   st.h.assign(L * cap * Hd, 0.f);
   st.c.assign(L * cap * Hd, 0.f);
   st.htilde.assign(cap * Hd, 0.f);
@@ -43,12 +58,13 @@ void Model::start(const Encoded& enc, DecoderState& st, int capacity) const {
   st.x.assign(cap * std::size_t(c.dec_input()), 0.f);
   st.cat.assign(cap * (Ho + Hd), 0.f);
   st.attn_scratch.assign(cap * A + T * A, 0.f);
-  st.tmp.assign(L * cap * Hd, 0.f);
-  if (q8_cols_) nn::q8_reserve(cap, q8_cols_);  // so that no step grows the int8 products' scratch
-  for (std::size_t l = 0; l < L; ++l) {
-    std::memcpy(&st.h[l * cap * Hd], &enc.init_h[l * Hd], Hd * sizeof(float));
-    std::memcpy(&st.c[l * cap * Hd], &enc.init_c[l * Hd], Hd * sizeof(float));
-  }
+  st.tmp.assign(std::max(L * cap * Hd, cap * T), 0.f);  // reorder's gather; a multi-source step's scores
+  if (q8_cols_) nn::q8_reserve(cap, q8_cols_);          // so that no step grows the int8 products' scratch
+  for (std::size_t l = 0; l < L; ++l)
+    for (std::size_t r = 0; r < std::size_t(n); ++r) {
+      std::memcpy(&st.h[(l * cap + r) * Hd], &encs[r]->init_h[l * Hd], Hd * sizeof(float));
+      std::memcpy(&st.c[(l * cap + r) * Hd], &encs[r]->init_c[l * Hd], Hd * sizeof(float));
+    }
 }
 
 // gi (B, G Hd) = [emb(prev); rest] W_ih^T + b_ih for decoder layer 0; rest (B, R) may be null if R = 0.
@@ -78,10 +94,31 @@ const float* Model::input_projection(const float* rest, std::size_t ldr, const s
 
 void Model::step(const Encoded& enc, DecoderState& st, const std::int32_t* prev, int Bi,
                  const float* attn_override) const {
-  const auto& c = config_;
   if (st.capacity == 0) throw std::invalid_argument("step: the decoder state was not started");
   if (enc.model_id != id_) throw std::invalid_argument("step: " + foreign_source());
   if (st.T != enc.T) throw std::invalid_argument("step: the decoder state belongs to a different source");
+  step_rows(enc, nullptr, st, prev, Bi, attn_override);
+}
+
+void Model::step(const Encoded* const* encs, DecoderState& st, const std::int32_t* prev, int Bi) const {
+  if (st.capacity == 0) throw std::invalid_argument("step: the decoder state was not started");
+  if (Bi < 1 || Bi > st.capacity)
+    throw std::invalid_argument("step: " + std::to_string(Bi) + " rows requested, state has room for " +
+                                std::to_string(st.capacity));
+  for (int b = 0; b < Bi; ++b) {
+    if (encs[b]->model_id != id_)
+      throw std::invalid_argument("step: row " + std::to_string(b) + ": " + foreign_source());
+    if (encs[b]->T <= 0 || encs[b]->T > st.T)
+      throw std::invalid_argument("step: row " + std::to_string(b) + "'s source does not fit this decoder state");
+  }
+  step_rows(*encs[0], encs, st, prev, Bi, nullptr);
+}
+
+// encs == nullptr: every row attends to `shared` (T = st.T); else row b attends to encs[b].
+void Model::step_rows(const Encoded& shared, const Encoded* const* encs, DecoderState& st, const std::int32_t* prev,
+                      int Bi, const float* attn_override) const {
+  const auto& c = config_;
+  const Encoded& enc = shared;
   if (Bi < 1 || Bi > st.capacity)
     throw std::invalid_argument("step: " + std::to_string(Bi) + " rows requested, state has room for " +
                                 std::to_string(st.capacity));
@@ -103,12 +140,39 @@ void Model::step(const Encoded& enc, DecoderState& st, const std::int32_t* prev,
     }
   }
   const std::size_t B = Bi, cap = st.capacity, L = c.layers, Hd = c.dec_hidden, Ho = c.enc_out();
-  const std::size_t T = enc.T, E = c.tgt_emb, D = c.dec_input(), G = c.gates(), GH = G * Hd, V = c.tgt_vocab;
+  const std::size_t T = st.T, E = c.tgt_emb, D = c.dec_input(), G = c.gates(), GH = G * Hd, V = c.tgt_vocab;
   st.B = Bi;
   float* h_top = &st.h[(L - 1) * cap * Hd];
 
+  // Rows b0..b1-1 attend to source e, whose Ts <= T positions sit at stride T in scores and weights.
+  auto attend_run = [&](const float* Q, const Encoded& e, std::size_t b0, std::size_t b1) {
+    const std::size_t Ts = e.T, n = b1 - b0;
+    const float* keys = c.score == Score::Dot ? e.memory.data() : e.keys.data();
+    float* sc = st.tmp.data();  // (n, Ts) contiguous, then spread to stride T
+    nn::attention_scores(attn_, Q + b0 * Hd, n, Hd, keys, Ts, sc, st.attn_scratch.data());
+    for (std::size_t b = b0; b < b1; ++b) {
+      float* srow = &st.scores[b * T];
+      float* w = &st.weights[b * T];
+      std::memcpy(srow, sc + (b - b0) * Ts, Ts * sizeof(float));
+      std::fill(srow + Ts, srow + T, 0.f);
+      std::memcpy(w, srow, Ts * sizeof(float));
+      kernels::masked_softmax(w, Ts, Ts);
+      std::fill(w + Ts, w + T, 0.f);
+      nn::attention_context(w, 1, e.memory.data(), Ts, Ho, &st.context[b * Ho]);
+    }
+  };
+
   auto attend = [&](const float* Q) {
     std::memcpy(st.query.data(), Q, B * Hd * sizeof(float));
+    if (encs) {
+      for (std::size_t b0 = 0; b0 < B;) {
+        std::size_t b1 = b0 + 1;
+        while (b1 < B && encs[b1] == encs[b0]) ++b1;
+        attend_run(Q, *encs[b0], b0, b1);
+        b0 = b1;
+      }
+      return;
+    }
     const float* keys = c.score == Score::Dot ? enc.memory.data() : enc.keys.data();
     nn::attention_scores(attn_, Q, B, Hd, keys, T, st.scores.data(), st.attn_scratch.data());
     for (std::size_t b = 0; b < B; ++b) {

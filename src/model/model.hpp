@@ -75,8 +75,9 @@ struct Encoded {
   std::vector<float> init_c;      // (L, Hd) LSTM initial cell state
   std::vector<float> final_h;     // (L, Ho) encoder final states, before the bridge (h_T for vanilla)
   std::vector<float> final_c;     // (L, Ho) LSTM encoder final cells, before the bridge
-  // scratch for the encoder
-  std::vector<float> layer_in, layer_out, gi, gh, h, c;
+  // scratch for the encoder (Model::encode_batch uses the first source's for the whole batch)
+  std::vector<float> layer_in, layer_out, gi, gh, h, c, run, rows;
+  std::vector<int> order;
 };
 
 // The decoder's state for up to `capacity` rows, plus the outputs of the last step.
@@ -134,18 +135,38 @@ class Model {
   bool quantized() const { return params_.quantized(); }
 
   // Runs the encoder on src (T ids, each in [0, Vs)). Throws std::invalid_argument on bad input.
+  // The checks encode() makes of a source, alone: throws std::invalid_argument (TooLong if too long).
+  void check_source(const std::int32_t* src, int T) const;
   void encode(const std::int32_t* src, int T, Encoded& out) const;
+  // Runs the encoder on n sources at once (srcs[i]: lens[i] ids): one matrix product per layer and
+  // direction over every position of every source, the recurrence over the sources still running.
+  // out[i] ends exactly as encode(srcs[i], lens[i], out[i]) leaves it (every product is the same per
+  // row). out is resized to at least n; out[0]'s scratch serves the whole batch. Validates every
+  // source before any work: a bad one throws (std::invalid_argument or TooLong) naming its index.
+  void encode_batch(const std::int32_t* const* srcs, const int* lens, int n, std::vector<Encoded>& out) const;
   // Sets state to one row holding s_0 for this source, with room for `capacity` rows.
   void start(const Encoded& enc, DecoderState& st, int capacity = 1) const;
+  // Sets state to n rows, row r holding s_0 of encs[r], with room for `capacity` rows (<= kMaxRows);
+  // its scores and weights are laid out at stride T = the longest source (st.T). Step it with the
+  // per-row overload of step().
+  void start(const Encoded* const* encs, int n, DecoderState& st, int capacity) const;
   // One decoder step for rows 0..B-1 with previous tokens prev (B). attn_override (B, T), if given,
   // replaces the computed attention weights (the "what if it had looked there" experiment).
   void step(const Encoded& enc, DecoderState& st, const std::int32_t* prev, int B,
             const float* attn_override = nullptr) const;
+  // The same step for rows that attend to different sources: row b to encs[b] (rows of one source
+  // are best kept next to each other: each run of them is one attention product). Row b's scores
+  // and weights are its source's T values at stride st.T, zero beyond. Row b's output equals what
+  // the single-source step gives it, bit for bit.
+  void step(const Encoded* const* encs, DecoderState& st, const std::int32_t* prev, int B) const;
   // Beam bookkeeping: row r of the new state is row parents[r] of the old; B becomes n.
   void reorder(DecoderState& st, const std::int32_t* parents, int n) const;
 
  private:
   void bind();  // resolves layer views into params_
+  void encode_rows(const std::int32_t* const* srcs, const int* lens, int n, Encoded* const* outs, Encoded& s) const;
+  void step_rows(const Encoded& shared, const Encoded* const* encs, DecoderState& st, const std::int32_t* prev, int B,
+                 const float* attn_override) const;
   void build_tables();
   void build_packs();
   nn::Q8Weights pack_q8(const Q8Matrix& m, std::size_t M, std::size_t N);
