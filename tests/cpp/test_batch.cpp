@@ -107,10 +107,10 @@ TEST_CASE("translate_batch equals decoding each source alone: greedy, sampling, 
       if (path == 2) m.quantize();
       const auto src = sources(11, cfg.src_vocab);
       std::vector<DecodeOptions> opts(5);
-      opts[0].max_length = 9;                             // greedy
-      opts[1].temperature = 0.8f, opts[1].seed = 3;       // sampling: each source its own Rng(seed)
-      opts[2].beam = 3, opts[2].max_length = 8;           // beam
-      opts[3].beam = 4, opts[3].num_hypotheses = 2;       // beam, fewer hypotheses, automatic max_length
+      opts[0].max_length = 9;                        // greedy
+      opts[1].temperature = 0.8f, opts[1].seed = 3;  // sampling: each source its own Rng(seed)
+      opts[2].beam = 3, opts[2].max_length = 8;      // beam
+      opts[3].beam = 4, opts[3].num_hypotheses = 2;  // beam, fewer hypotheses, automatic max_length
       opts[4].prefix = {5, 6}, opts[4].length_penalty = 0.f;
       for (std::size_t k = 0; k < opts.size(); ++k) {
         CAPTURE(k);
@@ -147,9 +147,11 @@ TEST_CASE("the per-row step: rows of different sources, each row's outputs as in
     m.start(e[i], one, 1);
     m.step(e[i], one, prev, 1);
     const std::size_t T = e[i].T, V = cfg.tgt_vocab;
-    CHECK(std::vector<float>(&st.weights[i * 8], &st.weights[i * 8] + T) == std::vector<float>(one.weights.begin(), one.weights.begin() + T));
+    CHECK(std::vector<float>(&st.weights[i * 8], &st.weights[i * 8] + T) ==
+          std::vector<float>(one.weights.begin(), one.weights.begin() + T));
     for (std::size_t t = T; t < 8; ++t) CHECK(st.weights[i * 8 + t] == 0.f);
-    CHECK(std::vector<float>(&st.logits[i * V], &st.logits[i * V] + V) == std::vector<float>(one.logits.begin(), one.logits.begin() + V));
+    CHECK(std::vector<float>(&st.logits[i * V], &st.logits[i * V] + V) ==
+          std::vector<float>(one.logits.begin(), one.logits.begin() + V));
   }
   // A row whose source does not fit the state, or another model's source, is refused.
   Encoded longer;
@@ -199,6 +201,6 @@ TEST_CASE("translate_batch: a bad source is named by index, its kind kept, and t
   std::vector<const Encoded*> many(kMaxRows / 4 + 1, &e[0]);
   DecodeOptions b4;
   b4.beam = 4;
-  CHECK_THROWS_WITH_AS(decode_batch(m, many.data(), int(many.size()), b4), doctest::Contains("at most 1024 decoder rows"),
-                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(decode_batch(m, many.data(), int(many.size()), b4),
+                       doctest::Contains("at most 1024 decoder rows"), std::invalid_argument);
 }
