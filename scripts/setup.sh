@@ -3,8 +3,20 @@
 # Debian packages (Emscripten 3.1.6, wabt, doctest, clang for fuzzing, clang-format 14 for the house
 # style, Chromium, a Hangul font, numpy for the float64 check of the parity fixtures),
 # the private header-only xsimd 13 (from Debian trixie, unpacked into third_party/, never installed
-# system-wide), and the npm dev dependencies. Fast when everything is already there.
+# system-wide), and the npm dev dependencies (onnxruntime-web among them, for bench/ort.sh). Fast when
+# everything is already there.
+#   bash scripts/setup.sh           what the build and `npm test` need
+#   bash scripts/setup.sh --bench   also what the benchmarks need: python3-torch (the PyTorch twin, which
+#                                   bench/ort.sh exports the ONNX graphs with, and bench/train.sh's
+#                                   trainer) and libopenblas0-pthread (its BLAS); `npm test` needs neither
 set -euo pipefail
+BENCH=0
+for arg in "$@"; do
+  case "$arg" in
+    --bench) BENCH=1 ;;
+    *) echo "usage: bash scripts/setup.sh [--bench]" >&2; exit 2 ;;
+  esac
+done
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
@@ -14,6 +26,7 @@ if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 
 # --- Debian packages -------------------------------------------------------------------------
 PKGS=(emscripten wabt doctest-dev cmake g++ clang clang-format-14 libclang-rt-14-dev llvm-14 chromium fonts-nanum ca-certificates python3-numpy)
+if [ "$BENCH" = 1 ]; then PKGS+=(python3-torch libopenblas0-pthread); fi
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
