@@ -15,6 +15,7 @@ import * as pkg from '../wasm/attnseq.js';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { ORT_NOT_MEASURED, readOrtResults } from './ort_results.mjs';
 
 // ---- options ------------------------------------------------------------------------------------
 const args = process.argv.slice(2);
@@ -33,7 +34,10 @@ for (let i = 0; i < args.length; i++) {
 }
 
 const V = 1000, T = 32, BATCH = 64;  // vocabulary (both sides), source length, steps between restarts
-const ORT_STEP = { 128: 58, 256: 94, 512: 225 };  // onnxruntime-web 1.30, wasm SIMD, 1 thread, Node 20 (README)
+// onnxruntime-web's step, µs, from the last `bash bench/ort.sh` (build/bench-results/ort.json), or none.
+const ORT = readOrtResults();
+const ORT_STEP = ORT ? ORT.step : {};
+const ORT_STEP_CPU = ORT ? ORT.stepCpu : {};
 
 // ---- splitmix64: a seeded PRNG, the same numbers on every platform ----------------------------
 function splitmix64(seed) {
@@ -189,6 +193,7 @@ const WHAT = [
 console.log(`== ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC  node ${process.version}  ${await pkg.buildInfo()}  nproc=${os.cpus().length}  ${os.cpus()[0]?.model ?? ''}`);
 console.log(`== load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')} (start)`);
 console.log(`== models: ${setups.map((s) => `H=${s.H} ${(s.bytes / 1e6).toFixed(1)} MB`).join(', ')}; source ${T} ids; ${opt.rounds} rounds, ${opt.budget} s per row per round`);
+console.log(`== ${ORT ? ORT.describe : ORT_NOT_MEASURED}`);
 if (base) console.log(`== baseline: ${path.resolve(opt.baseline)} (${await base.buildInfo()}; its binding: ${setups[0].base.bare.name})`);
 
 // Warm-up: V8 tier-up of the wrapper and the Embind glue, caches, the allocator.
@@ -225,13 +230,14 @@ for (const s of setups) {
 }
 const mainTable = (key, title) => {
   console.log(`\n### ${title}\n`);
-  console.log('| H | raw step (same module) | dec.step() | ratio | dec.step() − raw | ORT-web (58/94/225) | beats ORT |');
+  console.log('| H | raw step (same module) | dec.step() | ratio | dec.step() − raw | ORT-web step (bench/ort.sh) | beats ORT |');
   console.log('|---|---|---|---|---|---|---|');
   for (const s of setups) {
-    const H = s.H, raw = best(H, 'raw', key), api = best(H, 'js_step', key), ort = ORT_STEP[H];
+    const H = s.H, raw = best(H, 'raw', key), api = best(H, 'js_step', key), ort = (key === 'us' ? ORT_STEP : ORT_STEP_CPU)[H];
     const r = ratio(H, 'js_step', key === 'us' ? 'ratio' : 'cpuRatio'), d = ratio(H, 'js_step', key === 'us' ? 'over' : 'cpuOver');
-    console.log(`| ${H} | ${f(raw)} | ${f(api)} | ${r.toFixed(2)}x | ${d.toFixed(1)} | ${ort ?? '-'} | ${ort ? (api < ort ? 'yes' : 'NO') : '-'} |`);
+    console.log(`| ${H} | ${f(raw)} | ${f(api)} | ${r.toFixed(2)}x | ${d.toFixed(1)} | ${ort ? f(ort) : '-'} | ${ort ? (api < ort ? 'yes' : 'NO') : '-'} |`);
   }
+  console.log(`\n${ORT ? ORT.describe : ORT_NOT_MEASURED}`);
 };
 mainTable('us', "dec.step() through the public JS API vs the engine's raw step (same module, same run), wall clock, µs per step (ratio and difference: medians of paired per-repetition figures)");
 mainTable('cpu', 'Same, CPU time (process.cpuUsage(); leaves out time the scheduler gave to other processes), µs per step');

@@ -6,7 +6,8 @@
 #   bash bench/run.sh [--rounds N] [--budget SECONDS] [--H 128,256,512] [--no-build] [--no-kernels]
 #
 # Every raw line is kept in build/bench-results/last.txt. Needs cmake, g++, emcmake/em++ 3.1.6,
-# node and wasm-objdump (scripts/setup.sh installs them).
+# node and wasm-objdump (scripts/setup.sh installs them). The onnxruntime-web columns are read from
+# the last bash bench/ort.sh (build/bench-results/ort.json); without it they say ORT was not measured.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,7 +19,7 @@ while [ $# -gt 0 ]; do
     --H) HS=$2; shift 2 ;;
     --no-build) BUILD=0; shift ;;
     --no-kernels) KERNELS=0; shift ;;
-    *) sed -n '2,9p' "$0"; exit 2 ;;
+    *) sed -n '2,10p' "$0"; exit 2 ;;
   esac
 done
 
@@ -89,10 +90,13 @@ echo "== uptime:$(uptime | sed 's/.*load/ load/')"
 
 # ---- tables ----------------------------------------------------------------------------------
 # Per (build, H, what, B) the value is the lowest of the rounds' medians (noise from other
-# processes only ever adds time). onnxruntime-web 1.30 (wasm SIMD, 1 thread, Node 20), measured
-# earlier on this machine kind: step 58/94/225 µs, encode 258/921/3619 µs at H = 128/256/512.
+# processes only ever adds time). The onnxruntime-web columns come from the last `bash bench/ort.sh`
+# (build/bench-results/ort.json, read by bench/ort_results.mjs: "# description", then per H
+# "H step encode step_cpu encode_cpu"); without that file they stay empty and the tables say ORT was
+# not measured. The wall-clock tables use ORT's wall-clock figures, the CPU-time tables its CPU time.
+ORT=$(node bench/ort_results.mjs)
 awk -v f32x4="$simd_f32x4" -v sv128="$simd_v128" -v cv128="$scalar_v128" \
-    -v core_f32x4="$core_simd_f32x4" -v core_cv128="$core_scalar_v128" '
+    -v core_f32x4="$core_simd_f32x4" -v core_cv128="$core_scalar_v128" -v ort="$ORT" '
 function kv(s,   n, i, a, p) { delete F; n = split(s, a, " "); for (i = 1; i <= n; i++) { p = index(a[i], "="); if (p) F[substr(a[i], 1, p - 1)] = substr(a[i], p + 1) } }
 function best(k) { return (k in V) ? V[k] : -1 }
 function main_table(title,   i, H, ns, ss, cs, ne, se, ce, os, oe) {
@@ -137,11 +141,17 @@ function beats(x, ref) { return x < 0 ? "-" : (x < ref ? "yes" : "NO") }
   if (!(k in seenK)) { seenK[k] = 1; Kn[F["H"], ++nK[F["H"]]] = F["kernel"]; Ks[k] = F["shape"] }
 }
 END {
-  ort_step[128] = 58; ort_step[256] = 94; ort_step[512] = 225
-  ort_enc[128] = 258; ort_enc[256] = 921; ort_enc[512] = 3619
+  n = split(ort, L, "\n"); ort_desc = "ORT: not measured (run bash bench/ort.sh)"
+  for (i = 1; i <= n; i++) {
+    if (substr(L[i], 1, 2) == "# ") { ort_desc = substr(L[i], 3); continue }
+    if (split(L[i], w, " ") == 5) { ort_step[w[1]] = w[2] + 0; ort_enc[w[1]] = w[3] + 0; ort_step_cpu[w[1]] = w[4] + 0; ort_enc_cpu[w[1]] = w[5] + 0 }
+  }
+  print ""
+  print ort_desc
   main_table("### Wall clock: per step (batch 1) and per encode (T = 32), µs, lower of the rounds\x27 medians")
   beam_table("### Wall clock: 4 hypotheses in one step() call (beam-sized batch), µs per step")
   for (k in C) V[k] = C[k]
+  for (k in ort_step_cpu) { ort_step[k] = ort_step_cpu[k]; ort_enc[k] = ort_enc_cpu[k] }
   main_table("### CPU time (excludes time the scheduler gave to other processes): same measurements, µs")
   beam_table("### CPU time: 4 hypotheses in one step() call, µs per step")
   for (i = 1; i <= nH; i++) {
