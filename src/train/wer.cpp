@@ -77,22 +77,21 @@ RefReport evaluate_refs(const Model& model, const std::vector<RefItem>& items, i
   const auto& c = model.config();
   const std::size_t T = std::max<std::size_t>(1, std::min<std::size_t>(std::size_t(threads), items.size()));
   std::vector<RefReport> parts(T);
-  // Thread t takes items t, t + T, ...; the counts are integers, so the merged report is the same
+  // Thread t takes items t, t + T, ... and translates them as one batch (translate_batch: each word
+  // gets what decoding it alone gives); the counts are integers, so the merged report is the same
   // for any T.
   run_on_threads(T, [&](std::size_t t) {
-    Encoded enc;
+    std::vector<Ids> sources;
+    for (std::size_t i = t; i < items.size(); i += T) sources.push_back(items[i].src);
+    DecodeOptions o;
+    o.beam = beam;  // max_length automatic: 2 x the word's length + 10
+    const auto results = translate_batch(model, sources, o);
     Ids out;
-    for (std::size_t i = t; i < items.size(); i += T) {
-      const auto& it = items[i];
-      model.encode(it.src.data(), int(it.src.size()), enc);
-      DecodeOptions o;
-      o.beam = beam;
-      o.max_length = int(std::min<std::size_t>(kMaxTargetLength, it.src.size() * 2 + 10));
-      const auto result = decode(model, enc, o);
+    for (std::size_t i = t, j = 0; i < items.size(); i += T, ++j) {
       out.clear();
-      for (auto id : result.hypotheses[0].tokens)
+      for (auto id : results[j].hypotheses[0].tokens)
         if (id != c.pad && id != c.bos && id != c.eos) out.push_back(id);
-      parts[t].add(int(it.src.size()), score_against(out, it.refs));
+      parts[t].add(int(items[i].src.size()), score_against(out, items[i].refs));
     }
   });
   RefReport r;
