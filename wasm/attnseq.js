@@ -342,7 +342,7 @@ export class Model extends Disposable {
     checkOptions(options, 'translateBatch');
     if (!Array.isArray(inputs))
       throw new AttnseqError('BAD_INPUT', `translateBatch() takes an array of inputs, got ${describe(inputs)}`);
-    const maxRows = options.maxRows ?? 256;
+    const maxRows = options.maxRows === undefined ? 256 : options.maxRows;  // null is refused, as for translate()'s options
     const rowLimit = this._M.maxRows;  // the engine's kMaxRows (src/model/config.hpp)
     if (!Number.isInteger(maxRows) || maxRows < 1 || maxRows > rowLimit)
       throw new AttnseqError('BAD_INPUT', `option 'maxRows' is ${describe(maxRows)}; it must be an integer in [1, ${rowLimit}]`);
