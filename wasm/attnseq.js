@@ -323,32 +323,112 @@ export class Model extends Disposable {
     const enc = own ? this.encode(input) : input;
     try {
       const r = check(this._M.translate(this._h, enc._h, this.#options(options, 'translate')));
-      const cols = r.cols;
-      const hyps = r.hypotheses.map((h) => {
-        let ids = h.ids;
-        const tokens = check(this._h.detokenize(ids, 1)).tokens;
-        if (options.replaceUnknowns) replaceUnknowns(tokens, ids, h.attention, cols, enc.tokens, this.config.unk);
-        return {
-          text: this.#text(ids, tokens),
-          tokens: Array.from(ids),
-          srcTokens: enc.tokens,
-          tgtTokens: tokens,
-          rows: ids.length,
-          cols,
-          score: h.score,
-          logProb: h.logProb,
-          finished: h.finished,
-          attention: h.attention,
-        };
-      });
-      const best = hyps[0];
-      return {
-        text: best.text, tokens: best.tokens, srcTokens: enc.tokens, tgtTokens: best.tgtTokens,
-        attention: best.attention, rows: best.tokens.length, cols, score: best.score, hypotheses: hyps,
-      };
+      return this.#translation(r.hypotheses, enc.tokens, r.cols, options.replaceUnknowns,
+        (ids) => check(this._h.detokenize(ids, 1)).tokens);
     } finally {
       if (own) enc.dispose();
     }
+  }
+
+  /**
+   * Many inputs in one call into the engine (translate_batch, src/decode/decode.hpp): result i is what
+   * translate(inputs[i], options) returns, bit for bit, but each decoder step is one product over the
+   * rows of every input (and beam), so many inputs go several times faster. Options: translate()'s,
+   * and maxRows (decoder rows, inputs x beam, per group of inputs of similar length; default 256, at
+   * most 1024), which changes speed and memory only. A bad entry throws naming its index
+   * ("inputs[3]: " and what translate() would say), before any decoding.
+   */
+  translateBatch(inputs, options = {}) {
+    checkOptions(options, 'translateBatch');
+    if (!Array.isArray(inputs))
+      throw new AttnseqError('BAD_INPUT', `translateBatch() takes an array of inputs, got ${describe(inputs)}`);
+    const maxRows = options.maxRows === undefined ? 256 : options.maxRows;  // null is refused, as for translate()'s options
+    const rowLimit = this._M.maxRows;  // the engine's kMaxRows (src/model/config.hpp)
+    if (!Number.isInteger(maxRows) || maxRows < 1 || maxRows > rowLimit)
+      throw new AttnseqError('BAD_INPUT', `option 'maxRows' is ${describe(maxRows)}; it must be an integer in [1, ${rowLimit}]`);
+    const opts = this.#options(options, 'translateBatch');
+    const h = this._h;
+    // What goes to the engine per input: text (tokenized there, as translate() has it tokenized) or
+    // an Int32Array of ids; and the srcTokens already known (an Encoded's own, or the names of ids).
+    const entries = new Array(inputs.length), known = new Array(inputs.length);
+    for (let k = 0; k < inputs.length; k++) {
+      const x = inputs[k];
+      try {
+        if (typeof x === 'string') {
+          checkWellFormed(x);
+          entries[k] = x;
+        } else if (x instanceof Encoded) {
+          void x._h;  // DISPOSED, as translate() says
+          if (x.model !== this) throw new AttnseqError('BAD_INPUT', `start: ${FOREIGN_SOURCE}`);
+          entries[k] = x.ids;
+          known[k] = x.tokens;
+        } else {
+          entries[k] = toIds(x, this.config.srcVocabSize, 'ids');
+          known[k] = Array.from(entries[k], this.srcVocab ? (id) => this.srcVocab[id] : (id) => `#${id}`);
+        }
+      } catch (e) {
+        if (e instanceof AttnseqError) throw new AttnseqError(e.code, `inputs[${k}]: ${e.message}`);
+        throw e;
+      }
+    }
+    const r = this._M.translateBatch(h, entries, opts, maxRows);
+    if (!r.ok) throw new AttnseqError(r.code, r.index !== undefined ? `inputs[${r.index}]: ${r.message}` : r.message);
+    // Cut the engine's flat arrays (wasm/bindings.cpp, translate_batch_js) into translate()'s objects.
+    const names = targetNames(this);
+    const tgtTokens = (ids) => Array.from(ids, (id) => names[id] ?? tokenName(names, id));
+    const out = new Array(inputs.length);
+    let piece = 0, at = 0, hyp = 0, tok = 0, att = 0;
+    for (let i = 0; i < inputs.length; i++) {
+      const cols = r.srcLengths[i];
+      let srcTokens = known[i];
+      if (srcTokens === undefined) {
+        srcTokens = new Array(cols);
+        for (let t = 0; t < cols; t++) {
+          const len = r.pieceLengths[piece++];
+          srcTokens[t] = r.pieces.slice(at, at + len);
+          at += len;
+        }
+      }
+      const hyps = new Array(r.hypCounts[i]);
+      for (let j = 0; j < hyps.length; j++, hyp++) {
+        const n = r.tokenCounts[hyp];
+        hyps[j] = {
+          ids: r.ids.slice(tok, tok + n), attention: r.attention.slice(att, att + n * cols),
+          score: r.score[hyp], logProb: r.logProb[hyp], finished: r.finished[hyp] !== 0,
+        };
+        tok += n;
+        att += n * cols;
+      }
+      out[i] = this.#translation(hyps, srcTokens, cols, options.replaceUnknowns, tgtTokens);
+    }
+    return out;
+  }
+
+  // translate()'s object from the engine's hypotheses ({ ids, attention, score, logProb, finished },
+  // best first); translateBatch() builds each of its results here too. tgtTokens(ids): a new array.
+  #translation(raw, srcTokens, cols, replace, tgtTokens) {
+    const hyps = raw.map((h) => {
+      const ids = h.ids;
+      const tokens = tgtTokens(ids);
+      if (replace) replaceUnknowns(tokens, ids, h.attention, cols, srcTokens, this.config.unk);
+      return {
+        text: this.#text(ids, tokens),
+        tokens: Array.from(ids),
+        srcTokens,
+        tgtTokens: tokens,
+        rows: ids.length,
+        cols,
+        score: h.score,
+        logProb: h.logProb,
+        finished: h.finished,
+        attention: h.attention,
+      };
+    });
+    const best = hyps[0];
+    return {
+      text: best.text, tokens: best.tokens, srcTokens, tgtTokens: best.tgtTokens,
+      attention: best.attention, rows: best.tokens.length, cols, score: best.score, hypotheses: hyps,
+    };
   }
 
   #text(ids, tokens) {
@@ -494,6 +574,10 @@ export class Decoder extends Disposable {
   }
 }
 
+// What the engine says of an Encoded given to a model other than its own (src/model/decoder.cpp), which
+// translateBatch() says itself: it passes ids, not the Encoded.
+const FOREIGN_SOURCE = 'this source was encoded by another model; encode it with the model that decodes it';
+
 // A target token's display text: its vocabulary entry, or `#id` for an ids-only model. The `#id`
 // strings are made once per model and id (kept in the model's array), not once per step; the array
 // is dense from the start (filled with undefined), so that a lookup by id stays a fast element read.
@@ -514,6 +598,8 @@ const OPTION_NAMES = {
   init: ['locateFile', 'wasmBinary'],
   loadModel: ['quantize'],
   translate: ['beam', 'maxLength', 'lengthPenalty', 'temperature', 'seed', 'numHypotheses', 'prefix', 'replaceUnknowns'],
+  translateBatch: ['beam', 'maxLength', 'lengthPenalty', 'temperature', 'seed', 'numHypotheses', 'prefix', 'replaceUnknowns',
+    'maxRows'],
   decoder: ['maxLength', 'temperature', 'seed', 'prefix', 'topk'],
   step: ['force', 'attention'],
   createTrainer: ['task', 'model', 'batchSize', 'lr', 'steps', 'warmup', 'clip', 'seed', 'minLength', 'maxLength'],

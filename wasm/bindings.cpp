@@ -302,6 +302,93 @@ val translate(const ModelHandle& m, const SourceHandle& s, const val& options) {
   });
 }
 
+// UTF-16 code units of valid UTF-8 (what String.length counts): 2 for a 4-byte sequence, else 1.
+std::size_t utf16_length(const std::string& s) {
+  std::size_t n = 0;
+  for (const char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    if ((c & 0xC0) != 0x80) n += c >= 0xF0 ? 2 : 1;
+  }
+  return n;
+}
+
+// Many sources in one call: translate_batch (src/decode/decode.hpp) behind Model.translateBatch in
+// wasm/attnseq.js. inputs[i] is a source's text (tokenized here as ModelHandle::tokenize does) or its
+// ids (an Int32Array the wrapper made). The result's numbers go out as a few flat typed arrays, whatever
+// the number of sources, for the wrapper to cut into translate()'s objects:
+//   srcLengths[i]          source tokens of input i (its attention's columns)
+//   pieces, pieceLengths   the source token strings of the text inputs, joined, and their UTF-16 lengths
+//   hypCounts[i]           hypotheses of input i, best first
+//   tokenCounts[h], ids    target ids of each hypothesis h (all inputs' in order), joined
+//   attention              each hypothesis' tokens x source length weights, joined
+//   logProb[h], score[h], finished[h]
+// Every input is checked before any decoding; a bad one is {ok: false, code, message, index} with its
+// index (the message is what translate() of that input alone says); index -1 for an option.
+val translate_batch_js(const ModelHandle& m, const val& inputs, const val& options, int max_rows) {
+  return guarded([&] {
+    const ModelBox& box = m.need();
+    const Model& model = box.model;
+    const DecodeOptions opt = parse_options(options);
+    // What is wrong whatever the source (beam and temperature, num_hypotheses, a prefix too long for
+    // any source) is the options' fault, not the first input's.
+    validate(opt, model.config(), kMaxSourceLength);
+    const auto n = std::size_t(inputs["length"].as<unsigned>());
+    std::vector<std::vector<std::int32_t>> sources(n);
+    std::string pieces;
+    std::vector<std::int32_t> piece_lengths;
+    for (std::size_t i = 0; i < n; ++i) {
+      try {
+        const val x = inputs[i];
+        if (x.typeOf().as<std::string>() == "string") {
+          for (const auto& p : box.src.pieces(x.as<std::string>())) {
+            sources[i].push_back(box.src.lookup(p));
+            pieces += p;
+            piece_lengths.push_back(std::int32_t(utf16_length(p)));
+          }
+        } else {
+          sources[i] = from_js_array<std::int32_t>(x, "source ids");
+        }
+        if (sources[i].empty()) throw std::invalid_argument("the source is empty");  // as Model.encode says
+        model.check_source(sources[i].data(), int(sources[i].size()));
+        validate(opt, model.config(), int(sources[i].size()));
+      } catch (...) {
+        const Failure x = current_failure();
+        val e = error(x.code, x.message);
+        e.set("index", double(i));
+        return e;
+      }
+    }
+    const std::vector<DecodeResult> res = translate_batch(model, sources, opt, max_rows);
+    std::vector<std::int32_t> src_lengths, hyp_counts, token_counts, ids;
+    std::vector<float> attention, log_prob, score;
+    std::vector<std::uint8_t> finished;
+    for (const DecodeResult& r : res) {
+      src_lengths.push_back(r.src_len);
+      hyp_counts.push_back(std::int32_t(r.hypotheses.size()));
+      for (const Hypothesis& h : r.hypotheses) {
+        token_counts.push_back(std::int32_t(h.tokens.size()));
+        ids.insert(ids.end(), h.tokens.begin(), h.tokens.end());
+        attention.insert(attention.end(), h.attention.begin(), h.attention.end());
+        log_prob.push_back(h.log_prob);
+        score.push_back(h.score);
+        finished.push_back(h.finished);
+      }
+    }
+    val out = ok();
+    out.set("srcLengths", copy_array(src_lengths.data(), src_lengths.size()));
+    out.set("pieces", pieces);
+    out.set("pieceLengths", copy_array(piece_lengths.data(), piece_lengths.size()));
+    out.set("hypCounts", copy_array(hyp_counts.data(), hyp_counts.size()));
+    out.set("tokenCounts", copy_array(token_counts.data(), token_counts.size()));
+    out.set("ids", copy_array(ids.data(), ids.size()));
+    out.set("attention", copy_array(attention.data(), attention.size()));
+    out.set("logProb", copy_array(log_prob.data(), log_prob.size()));
+    out.set("score", copy_array(score.data(), score.size()));
+    out.set("finished", copy_array(finished.data(), finished.size()));
+    return out;
+  });
+}
+
 class DecoderHandle {
  public:
   val start(const ModelHandle& m, const SourceHandle& s, const val& options) {
@@ -623,7 +710,9 @@ EMSCRIPTEN_BINDINGS(attnseq) {
       .function("saveState", &TrainerHandle::saveState)
       .function("evaluate", &TrainerHandle::evaluate);
   function("translate", &translate);
+  function("translateBatch", &translate_batch_js);
   function("buildInfo", &build_info);
   function("memoryStats", &memory_stats);
   constant("maxTopk", kMaxTopk);  // the top-k limit decoder() checks in JavaScript
+  constant("maxRows", kMaxRows);  // translateBatch()'s largest maxRows, checked in JavaScript
 }

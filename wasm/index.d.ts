@@ -110,6 +110,13 @@ export interface TranslateOptions extends DecodeOptions {
   /** Replace each emitted <unk> by the source token with the highest attention weight. */
   replaceUnknowns?: boolean | undefined;
 }
+export interface TranslateBatchOptions extends TranslateOptions {
+  /**
+   * Decoder rows (inputs x beam) per group of inputs of similar length, default 256, at most 1024.
+   * Changes speed and memory only, never a result.
+   */
+  maxRows?: number | undefined;
+}
 
 export interface Hypothesis {
   text: string;
@@ -181,6 +188,12 @@ export class Model implements Disposable_ {
   encode(input: Input): Encoded;
   decoder(enc: Encoded, options?: DecoderOptions): Decoder;
   translate(input: Input | Encoded, options?: TranslateOptions): Translation;
+  /**
+   * Many inputs in one call into the engine: result i deep-equals translate(inputs[i], options), and
+   * each decoder step is one product over every input's rows. [] for []. A bad entry throws before any
+   * decoding, its message naming it ("inputs[3]: " and what translate() would say).
+   */
+  translateBatch(inputs: ReadonlyArray<Input | Encoded>, options?: TranslateBatchOptions): Translation[];
   dispose(): void;
   [Symbol.dispose](): void;
 }

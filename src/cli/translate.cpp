@@ -6,12 +6,15 @@
 #include <cstdio>
 #include <stdexcept>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "cli/args.hpp"
 #include "cli/commands.hpp"
 #include "decode/decode.hpp"
 #include "kernels/kernels.hpp"
 #include "model/checkpoint.hpp"
+#include "model/errors.hpp"
 #include "model/json.hpp"
 #include "model/vocab.hpp"
 
@@ -27,8 +30,8 @@ std::string tokenizer_str(const ModelConfig& c) {
 }
 
 struct Args {
-  std::string model, text, ids, prefix;
-  bool json = false, has_text = false, help = false;
+  std::string model, text, ids, prefix, batch_file;
+  bool json = false, has_text = false, has_batch_file = false, help = false;
   DecodeOptions opt;
 };
 
@@ -53,6 +56,8 @@ const std::vector<Option>& translate_options() {
       {"--seed", "S", num(double(d.seed)), "sampling seed"},
       {"--prefix", "TEXT", "", "force the first target tokens (ids like 5,6 for an ids-only model)"},
       {"--ids", "5,17,42", "", "the source as token ids instead of TEXT"},
+      {"--batch-file", "FILE", "",
+       "translate every non-blank line of FILE (- = standard input) in one batch, printing each as TEXT would"},
       {"--json", "", "", "print one JSON object (README.md, \"Command line\") instead of text"},
       {"--help", "", "", "print this help"},
   };
@@ -101,6 +106,8 @@ Args parse(const std::vector<std::string>& a, const char* command) {
       r.prefix = value();
     else if (f == "--ids")
       r.ids = value();
+    else if (f == "--batch-file")
+      r.batch_file = value(), r.has_batch_file = true;
     else if (f == "--json")
       r.json = true;
     else if (flag)
@@ -210,39 +217,11 @@ const char* shade(float w) {
   return levels[k < 0 ? 0 : k > 4 ? 4 : k];
 }
 
-}  // namespace
-
-int translate(const std::vector<std::string>& argv) {
-  Args a = parse(argv, "translate");
-  if (a.help) {
-    std::fputs(
-        help_text("attnseq translate --model FILE [options] (--ids 5,17,42 | TEXT)", translate_options()).c_str(),
-        stdout);
-    return 0;
-  }
-  Model model = load_checkpoint_file(a.model);
-  const auto& c = model.config();
-  const Vocab sv = Vocab::source(c), tv = Vocab::target(c);
-  std::vector<std::int32_t> src;
-  std::vector<std::string> src_pieces;
-  if (!a.ids.empty()) {
-    if (a.has_text) throw std::invalid_argument("give either --ids or TEXT, not both");
-    src = parse_ids("--ids", a.ids);
-    for (auto id : src) src_pieces.push_back(sv.token(id));
-  } else {
-    if (!a.has_text) throw std::invalid_argument("no source: give TEXT or --ids");
-    src_pieces = sv.pieces(a.text);
-    for (const auto& p : src_pieces) src.push_back(sv.lookup(p));
-  }
-  if (!a.prefix.empty()) a.opt.prefix = tv.has_text() ? tv.encode(a.prefix) : parse_ids("--prefix", a.prefix);
-  Encoded enc;
-  model.encode(src.data(), int(src.size()), enc);
-  const DecodeResult r = decode(model, enc, a.opt);
-  const std::size_t T = src.size();
-  if (a.json) {
-    std::fputs(translation_json(r, c.has_attention(), tv, src, src_pieces).c_str(), stdout);
-    return 0;
-  }
+// The text form of one translation: every hypothesis (numbered when there are several), then the best
+// one's alignment as a heatmap with the most-attended source token of each row.
+void print_text(const DecodeResult& r, const ModelConfig& c, const Vocab& tv,
+                const std::vector<std::string>& src_pieces) {
+  const std::size_t T = src_pieces.size();
   for (std::size_t h = 0; h < r.hypotheses.size(); ++h) {
     const auto& hy = r.hypotheses[h];
     std::printf("%s%s\n", r.hypotheses.size() > 1 ? ("[" + std::to_string(h + 1) + "] ").c_str() : "",
@@ -251,7 +230,7 @@ int translate(const std::vector<std::string>& argv) {
   const auto& best = r.hypotheses[0];
   if (!c.has_attention()) {
     std::printf("\n(style none: the decoder sees only the encoder's final state; there is no alignment)\n");
-    return 0;
+    return;
   }
   std::printf("\nalignment (rows: output tokens, columns: source tokens; darker = more weight)\n");
   std::size_t wrow = 0;
@@ -271,6 +250,182 @@ int translate(const std::vector<std::string>& argv) {
   std::printf("\nsource: ");
   for (std::size_t t = 0; t < T; ++t) std::printf("%zu=%s ", t, src_pieces[t].c_str());
   std::printf("\n");
+}
+
+// A source as the decoder takes it (ids) and as the output shows it (the pieces as typed).
+struct Source {
+  std::vector<std::int32_t> ids;
+  std::vector<std::string> pieces;
+};
+
+// TEXT through the source tokenizer.
+Source source_of_text(const Vocab& sv, const std::string& text) {
+  Source s;
+  s.pieces = sv.pieces(text);
+  for (const auto& p : s.pieces) s.ids.push_back(sv.lookup(p));
+  return s;
+}
+
+Source source_of_ids(const Vocab& sv, std::vector<std::int32_t> ids) {
+  Source s;
+  s.ids = std::move(ids);
+  for (auto id : s.ids) s.pieces.push_back(sv.token(id));
+  return s;
+}
+
+// One non-blank line of a --batch-file and its number in the file (from 1, blank lines counted).
+struct Line {
+  std::string text;
+  std::size_t number;
+};
+
+// Whitespace as JavaScript's String.prototype.trim sees it, in UTF-8: a line of nothing else is blank
+// for both command lines alike (bin/attnseq.js skips such lines of standard input with trim()).
+bool is_blank(std::string_view s) {
+  static const std::string_view wide[] = {"\u00A0", "\u1680", "\u2000", "\u2001", "\u2002", "\u2003", "\u2004",
+                                          "\u2005", "\u2006", "\u2007", "\u2008", "\u2009", "\u200A", "\u2028",
+                                          "\u2029", "\u202F", "\u205F", "\u3000", "\uFEFF"};
+  for (std::size_t i = 0; i < s.size();) {
+    if (s[i] == ' ' || s[i] == '\t' || s[i] == '\v' || s[i] == '\f') {
+      ++i;
+      continue;
+    }
+    std::size_t n = 0;
+    for (const auto& w : wide)
+      if (s.substr(i, w.size()) == w) n = w.size();
+    if (!n) return false;
+    i += n;
+  }
+  return true;
+}
+
+// The lines of a --batch-file as `npx attnseq translate` reads standard input: the whole input must
+// be UTF-8 (else an error naming the first bad byte's offset and its line), a leading BOM is dropped,
+// LF, CRLF and a lone CR each end a line, and blank lines are skipped.
+std::vector<Line> batch_lines(const std::vector<std::uint8_t>& bytes, const std::string& name) {
+  const std::string_view all(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  auto line_ends = [&](std::size_t from, std::size_t to) {  // line ends in [from, to), CRLF counted once
+    std::size_t n = 0;
+    for (std::size_t i = from; i < to; ++i) n += all[i] == '\n' ? (i == 0 || all[i - 1] != '\r') : all[i] == '\r';
+    return n;
+  };
+  const std::size_t bad = invalid_utf8_at(all);
+  if (bad != std::string_view::npos)
+    throw std::invalid_argument(name + ": invalid UTF-8 at byte " + std::to_string(bad) + " (line " +
+                                std::to_string(line_ends(0, bad) + 1) + ")");
+  std::vector<Line> out;
+  std::size_t i = all.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0, number = 1;
+  while (i < all.size()) {
+    std::size_t j = i;
+    while (j < all.size() && all[j] != '\n' && all[j] != '\r') ++j;
+    const std::string_view text = all.substr(i, j - i);
+    if (!is_blank(text)) out.push_back({std::string(text), number});
+    if (j < all.size()) j += all[j] == '\r' && j + 1 < all.size() && all[j + 1] == '\n' ? 2 : 1;
+    i = j, ++number;
+  }
+  return out;
+}
+
+// A line of ids for an ids-only model ("4 5 6", "4,5,6": one comma or whitespace between ids), as
+// `npx attnseq translate` reads TEXT for such a model; false if the line is not one.
+bool ids_line(const std::string& s, std::vector<std::int32_t>& out) {
+  auto space = [&](std::size_t i) {
+    return i < s.size() && (s[i] == ' ' || s[i] == '\t' || s[i] == '\v' || s[i] == '\f');
+  };
+  auto digit = [&](std::size_t i) { return i < s.size() && s[i] >= '0' && s[i] <= '9'; };
+  std::vector<std::int32_t> ids;
+  std::size_t i = 0;
+  while (space(i)) ++i;
+  for (;;) {
+    const std::size_t from = i;
+    while (digit(i)) ++i;
+    if (i == from) return false;
+    ids.push_back(std::int32_t(parse_int_in("source id", s.substr(from, i - from), 0, INT32_MAX)));
+    bool separated = false, comma = false;
+    while (space(i)) ++i, separated = true;
+    if (i < s.size() && s[i] == ',') {
+      ++i, separated = comma = true;
+      while (space(i)) ++i;
+    }
+    if (i == s.size() && !comma) break;
+    if (i == s.size() || !separated) return false;
+  }
+  out = std::move(ids);
+  return true;
+}
+
+// --batch-file: every line checked (UTF-8, tokenizer, length, options), naming the first bad one,
+// before any decoding; then one translate_batch over all of them, printed in order as TEXT would be
+// (JSON: one object per line; text: the blocks one after the other, a blank line between two).
+int translate_batch_file(const Args& a, const Model& model, const Vocab& sv, const Vocab& tv) {
+  const auto& c = model.config();
+  const bool stdin_input = a.batch_file == "-";
+  const std::string name = stdin_input ? "standard input" : a.batch_file;
+  std::vector<std::uint8_t> bytes;
+  if (stdin_input) {
+    std::uint8_t buf[1 << 16];
+    std::size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, stdin)) > 0) bytes.insert(bytes.end(), buf, buf + n);
+    if (std::ferror(stdin)) throw std::runtime_error("cannot read standard input");
+  } else {
+    bytes = read_file_bytes(a.batch_file);
+  }
+  // What no source could satisfy is the options' fault, not the first line's.
+  validate(a.opt, c, kMaxSourceLength);
+  const std::vector<Line> lines = batch_lines(bytes, name);
+  std::vector<Source> sources;
+  std::vector<std::vector<std::int32_t>> ids;
+  for (const Line& l : lines) {
+    try {
+      std::vector<std::int32_t> line_ids;
+      sources.push_back(!sv.has_text() && ids_line(l.text, line_ids) ? source_of_ids(sv, std::move(line_ids))
+                                                                     : source_of_text(sv, l.text));
+      model.check_source(sources.back().ids.data(), int(sources.back().ids.size()));
+      validate(a.opt, c, int(sources.back().ids.size()));
+      ids.push_back(sources.back().ids);
+    } catch (const std::invalid_argument& e) {
+      raise_with_context(name + " line " + std::to_string(l.number) + ": ", e);
+    }
+  }
+  const std::vector<DecodeResult> res = translate_batch(model, ids, a.opt);
+  for (std::size_t i = 0; i < res.size(); ++i) {
+    if (a.json) {
+      std::fputs(translation_json(res[i], c.has_attention(), tv, sources[i].ids, sources[i].pieces).c_str(), stdout);
+    } else {
+      if (i) std::printf("\n");
+      print_text(res[i], c, tv, sources[i].pieces);
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+int translate(const std::vector<std::string>& argv) {
+  Args a = parse(argv, "translate");
+  if (a.help) {
+    std::fputs(help_text("attnseq translate --model FILE [options] (--ids 5,17,42 | --batch-file FILE | TEXT)",
+                         translate_options())
+                   .c_str(),
+               stdout);
+    return 0;
+  }
+  if (int(a.has_batch_file) + int(!a.ids.empty()) + int(a.has_text) > 1)
+    throw std::invalid_argument("give one of --batch-file, --ids or TEXT");
+  Model model = load_checkpoint_file(a.model);
+  const auto& c = model.config();
+  const Vocab sv = Vocab::source(c), tv = Vocab::target(c);
+  if (!a.prefix.empty()) a.opt.prefix = tv.has_text() ? tv.encode(a.prefix) : parse_ids("--prefix", a.prefix);
+  if (a.has_batch_file) return translate_batch_file(a, model, sv, tv);
+  if (a.ids.empty() && !a.has_text) throw std::invalid_argument("no source: give TEXT or --ids (or --batch-file FILE)");
+  const Source src = a.ids.empty() ? source_of_text(sv, a.text) : source_of_ids(sv, parse_ids("--ids", a.ids));
+  Encoded enc;
+  model.encode(src.ids.data(), int(src.ids.size()), enc);
+  const DecodeResult r = decode(model, enc, a.opt);
+  if (a.json)
+    std::fputs(translation_json(r, c.has_attention(), tv, src.ids, src.pieces).c_str(), stdout);
+  else
+    print_text(r, c, tv, src.pieces);
   return 0;
 }
 

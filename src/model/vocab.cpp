@@ -57,6 +57,15 @@ std::vector<std::string> split_chars(std::string_view text) {
   return out;
 }
 
+std::size_t invalid_utf8_at(std::string_view text) {
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t n = utf8_len(text, i);
+    if (!n) return i;
+    i += n;
+  }
+  return std::string_view::npos;
+}
+
 std::vector<std::string> split_words(std::string_view text) {
   check_size(text);
   std::vector<std::string> out;

@@ -18,6 +18,9 @@ namespace attnseq {
 std::vector<std::string> split_chars(std::string_view text);
 // Splits on runs of ASCII whitespace; validates UTF-8 the same way.
 std::vector<std::string> split_words(std::string_view text);
+// Byte offset of the first sequence split_chars would refuse as invalid UTF-8, or npos if there is
+// none. No size limit: it checks whole files (the command line's --batch-file) before they are cut up.
+std::size_t invalid_utf8_at(std::string_view text);
 
 class Vocab {
  public:

@@ -2,7 +2,8 @@
 // folder, and served from there (no file of the repository's wasm/ or dist/ is reachable). A module
 // Worker uses it with the .wasm at its default place; a page relocates the .wasm with
 // init({ locateFile }); a page hands init({ wasmBinary }) bytes it fetched itself while no .wasm is
-// served at the default place. Each translates the fixture exactly as the same package does in Node.
+// served at the default place. Each translates the fixture exactly as the same package does in Node,
+// alone and with translateBatch() (whose first result is bit for bit the translate() of the same input).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -19,6 +20,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const PAGES = path.join(ROOT, 'tests/browser/pages');
 const FIXTURES = path.join(ROOT, 'tests/data/parity');
 const SOURCE = 'w5 w6 w7 w8 w4';                      // what the pages translate (pages/package-page.js)
+const BATCH_EXTRA = 'w6 w7 w8';                       // and translateBatch([SOURCE, BATCH_EXTRA])
 const DEFAULT_WASM = '/node_modules/attnseq/dist/attnseq-core.wasm';
 const TYPES = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.mjs': 'text/javascript', '.wasm': 'application/wasm' };
 
@@ -38,7 +40,8 @@ before(async () => {
   const { loadModel } = await import(pathToFileURL(path.join(pkgDir, 'wasm/attnseq.js')).href);
   const model = await loadModel(await readFile(path.join(FIXTURES, 'gru_luong_general.safetensors')));
   const r = model.translate(SOURCE);
-  expected = { tokens: r.tokens, attention: Array.from(r.attention) };
+  expected = { tokens: r.tokens, attention: Array.from(r.attention), batch: model.translateBatch([SOURCE, BATCH_EXTRA]).map((x) => x.tokens) };
+  assert.notDeepEqual(expected.batch[1], expected.batch[0], 'the two inputs translate differently');
   model.dispose();
   browser = await launch();
 });
@@ -92,6 +95,8 @@ function sameAsNode(res, what) {
   assert.deepEqual(res.tokens, expected.tokens, `${what}: tokens`);
   assert.equal(res.attention.length, expected.attention.length, `${what}: attention size`);
   res.attention.forEach((w, i) => assert.ok(Math.abs(w - expected.attention[i]) <= 1e-6, `${what}: attention[${i}] ${w} vs ${expected.attention[i]}`));
+  assert.deepEqual(res.batch, expected.batch, `${what}: translateBatch tokens`);
+  assert.deepEqual(res.batchAttention, res.attention, `${what}: translateBatch's first attention is translate()'s, bit for bit`);
 }
 
 test('a module Worker imports the installed package and finds the .wasm at its default place', async () => {

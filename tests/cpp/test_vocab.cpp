@@ -56,6 +56,22 @@ TEST_CASE("tokenizer: char splits Korean into code points") {
   CHECK(split_chars(std::string("a\0b", 3)) == Pieces{"a", std::string(1, '\0'), "b"});
 }
 
+TEST_CASE("invalid_utf8_at finds the byte split_chars refuses, in text of any size") {
+  CHECK(invalid_utf8_at("") == std::string_view::npos);
+  CHECK(invalid_utf8_at("제인이 a\tb 😀") == std::string_view::npos);
+  const std::string bad[] = {"\xFF", "\xC0\xAF", "\xED\xA0\x80", "\xF4\x90\x80\x80", "\xE2\x82 ", "\xE2\x82"};
+  for (const auto& b : bad) {
+    const std::string text = "ok 제 " + b + " more";
+    CHECK(invalid_utf8_at(text) == 7);
+    CHECK(error_of([&] { split_chars(text); }) == "invalid UTF-8 at byte 7");
+  }
+  // Past the tokenizer's size limit it still answers (split_chars would refuse the size).
+  std::string big(kMaxTextBytes + 10, 'a');
+  CHECK(invalid_utf8_at(big) == std::string_view::npos);
+  big[kMaxTextBytes + 5] = '\x80';
+  CHECK(invalid_utf8_at(big) == kMaxTextBytes + 5);
+}
+
 TEST_CASE("tokenizer: an emoji (4 bytes) is one piece") {
   CHECK(split_chars("😀") == Pieces{"😀"});
   CHECK(std::string("😀").size() == 4);

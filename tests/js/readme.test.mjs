@@ -36,6 +36,7 @@ test('README JavaScript examples run', async () => {
   }
   assert.ok(logs.includes('luong general 12'), logs.join('\n'));
   assert.ok(logs.includes('13 11'));
+  assert.ok(logs.includes('2 true'), 'translateBatch example');
   assert.ok(logs.includes('true BAD_INPUT'));
   assert.ok(logs.includes(',w5,w6,w7'));
 });

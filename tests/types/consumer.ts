@@ -10,7 +10,7 @@ import {
 import type {
   AlignmentLike, AttnseqErrorCode, Decoder, DecoderOptions, Encoded, Hypothesis, Input, LoadOptions, ModelConfig,
   ModelSource, StepOptions, StepResult, TrainEvaluation, Trainer, TrainerOptions, TrainStepReport,
-  TranslateOptions, Translation,
+  TranslateBatchOptions, TranslateOptions, Translation,
 } from 'attnseq';
 
 function check(cond: boolean, what: string): asserts cond {
@@ -85,6 +85,11 @@ check(t.attention.length === t.rows * t.cols && t.cols === enc.length, 'attentio
 for (const h of hyps) check(h.attention.length === h.tokens.length * t.cols && typeof h.finished === 'boolean', 'hypothesis');
 const sampled = model.translate([5, 6, 7], { temperature: 0.8, seed: 42, maxLength: 5 });
 check(sampled.srcTokens.join(' ') === 'w5 w6 w7', 'ids input');
+// Many inputs in one call: each result is translate()'s for that input.
+const batchOptions: TranslateBatchOptions = { beam: 2, maxRows: 8 };
+const batch: Translation[] = model.translateBatch(['w5 w6 w7', [5, 6], enc], batchOptions);
+check(batch.length === 3 && batch[0]!.text === model.translate('w5 w6 w7', { beam: 2 }).text, 'translateBatch');
+check(batch[2]!.srcTokens.join(' ') === enc.tokens.join(' ') && model.translateBatch([]).length === 0, 'translateBatch inputs');
 const forHyp: AlignmentLike = { ...t, tgtTokens: hyps[1]!.tgtTokens, attention: hyps[1]!.attention, rows: hyps[1]!.tokens.length };
 const csv: string = alignmentToCSV(t);
 const json = JSON.parse(alignmentToJSON(forHyp)) as { attention: number[][] };
@@ -159,6 +164,10 @@ console.log(`consumer ok: ${t.text} | ${pharaoh}`);
 async function refused(m: Model, d: Decoder, src: ModelSource): Promise<void> {
   // @ts-expect-error beam is a number
   m.translate('x', { beam: 'four' });
+  // @ts-expect-error translateBatch takes an array of inputs
+  m.translateBatch('x');
+  // @ts-expect-error maxRows is a number
+  m.translateBatch(['x'], { maxRows: 'all' });
   // @ts-expect-error force is a token id or a token string
   d.step({ force: {} });
   // @ts-expect-error models come from loadModel(), the constructor is private

@@ -2,19 +2,22 @@
 // ?mode=worker: a module Worker (package-worker.js) uses it with the .wasm at its default place;
 // ?mode=locate: init({ locateFile }) sends the engine to /elsewhere/core.wasm;
 // ?mode=binary: init({ wasmBinary }) gets bytes this page fetched from /elsewhere/core.wasm itself.
-// Writes { tokens, attention, asked? } or { error } as JSON into #out and sets data-done.
+// Writes { tokens, attention, batch, batchAttention, asked? } or { error } as JSON into #out and sets
+// data-done (batch: translateBatch([SOURCE, BATCH_EXTRA])'s tokens; batchAttention: its first attention).
 import { init, loadModel } from '/node_modules/attnseq/wasm/attnseq.js';
 
 const FIXTURE = '/fixtures/gru_luong_general.safetensors';
 const SOURCE = 'w5 w6 w7 w8 w4';
+const BATCH_EXTRA = 'w6 w7 w8';
 const out = document.getElementById('out');
 const finish = (v) => { out.textContent = JSON.stringify(v); out.dataset.done = '1'; };
 
 async function translate() {
   const model = await loadModel(await fetch(FIXTURE));
   const r = model.translate(SOURCE);
+  const b = model.translateBatch([SOURCE, BATCH_EXTRA]);
   model.dispose();
-  return { tokens: r.tokens, attention: Array.from(r.attention) };
+  return { tokens: r.tokens, attention: Array.from(r.attention), batch: b.map((x) => x.tokens), batchAttention: Array.from(b[0].attention) };
 }
 
 async function run(mode) {
@@ -24,7 +27,7 @@ async function run(mode) {
       w.onmessage = (e) => resolve(e.data);
       w.onerror = (e) => resolve({ error: `worker: ${e.message}` });
     });
-    w.postMessage({ fixture: FIXTURE, source: SOURCE });
+    w.postMessage({ fixture: FIXTURE, source: SOURCE, extra: BATCH_EXTRA });
     return res;
   }
   if (mode === 'locate') {
