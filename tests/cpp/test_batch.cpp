@@ -26,6 +26,11 @@ std::vector<ModelConfig> configs() {
     v.push_back(test::small_config(cell, Style::Bahdanau, Score::Dot, true));
     v.push_back(test::small_config(cell, Style::None, Score::Dot, false, false, 2));
   }
+  // Sizes no vector width divides (12 and 5): rows of a batch then start mid-vector in the products and
+  // the elementwise kernels over several rows (tanh of h~ over B x Hd), which must not change a bit.
+  auto odd = test::small_config(Cell::GRU, Style::Luong, Score::General, false, true);
+  odd.dec_hidden = odd.enc_hidden = 12, odd.tgt_emb = 5;
+  v.push_back(odd);
   return v;
 }
 
