@@ -122,9 +122,9 @@ TEST_CASE(
 
 // The English pronunciation model: its WER on all 12,000 CMUdict test words at beam 5 moves by at
 // most 0.3 points (the target for it; natively, as the whole set at beam 5 takes minutes in
-// the other builds). Its greedy agreement with f32 on the first 1000 test words is 987: short of the
-// 99.5 % asked of every shipped model (bench/RESULTS.md says so); asserted at >= 98.5 % so that it
-// cannot fall further unseen.
+// the other builds). Its greedy agreement with f32 on the first 1000 test words is 992 (the
+// two-layer model of 2026-12-01; 987 for the first one): short of the 99.5 % asked of every shipped
+// model (bench/RESULTS.md says so); asserted at >= 98.5 % so that it cannot fall further unseen.
 TEST_CASE("int8 g2p-en: test WER at beam 5 within 0.3 points of f32's, greedy agreement on 1000 test words >= 98.5 %") {
   const std::string path = kModels + "/g2p-en.safetensors";
   const Model f32 = load_checkpoint_file(path);
