@@ -40,56 +40,15 @@ void Model::start(const Encoded* const* encs, int n, DecoderState& st, int capac
     if (encs[r]->model_id != id_) throw std::invalid_argument("start: " + foreign_source());
     Tm = std::max(Tm, encs[r]->T);
   }
-  const std::size_t cap = capacity, L = c.layers, Hd = c.dec_hidden, Ho = c.enc_out(), T = Tm;
-  const std::size_t G = c.gates(), A = c.attn_dim;
-  st.capacity = capacity;
-  st.T = Tm;
+  const std::size_t cap = capacity, L = c.layers, Hd = c.dec_hidden;
+  fwd::size_state(c, st, capacity, Tm);
   st.B = n;
-  st.h.assign(L * cap * Hd, 0.f);
-  st.c.assign(L * cap * Hd, 0.f);
-  st.htilde.assign(cap * Hd, 0.f);
-  st.query.assign(cap * Hd, 0.f);
-  st.scores.assign(cap * T, 0.f);
-  st.weights.assign(cap * T, 0.f);
-  st.context.assign(cap * Ho, 0.f);
-  st.logits.assign(cap * std::size_t(c.tgt_vocab), 0.f);
-  st.gi.assign(2 * cap * G * Hd, 0.f);  // second half: scratch for the input-feeding product
-  st.gh.assign(cap * G * Hd, 0.f);
-  st.x.assign(cap * std::size_t(c.dec_input()), 0.f);
-  st.cat.assign(cap * (Ho + Hd), 0.f);
-  st.attn_scratch.assign(cap * A + T * A, 0.f);
-  st.tmp.assign(std::max(L * cap * Hd, cap * T), 0.f);  // reorder's gather; a multi-source step's scores
-  if (q8_cols_) nn::q8_reserve(cap, q8_cols_);          // so that no step grows the int8 products' scratch
+  if (q8_cols_) nn::q8_reserve(cap, q8_cols_);  // so that no step grows the int8 products' scratch
   for (std::size_t l = 0; l < L; ++l)
     for (std::size_t r = 0; r < std::size_t(n); ++r) {
       std::memcpy(&st.h[(l * cap + r) * Hd], &encs[r]->init_h[l * Hd], Hd * sizeof(float));
       std::memcpy(&st.c[(l * cap + r) * Hd], &encs[r]->init_c[l * Hd], Hd * sizeof(float));
     }
-}
-
-// gi (B, G Hd) = [emb(prev); rest] W_ih^T + b_ih for decoder layer 0; rest (B, R) may be null if R = 0.
-const float* Model::input_projection(const float* rest, std::size_t ldr, const std::int32_t* prev, std::size_t B,
-                                     float* gi) const {
-  const auto& c = config_;
-  const std::size_t E = c.tgt_emb, D = c.dec_input(), R = D - E, GH = std::size_t(c.gates()) * c.dec_hidden;
-  if (tables_) {
-    for (std::size_t b = 0; b < B; ++b)
-      std::memcpy(gi + b * GH, &dec_table_[std::size_t(prev[b]) * GH], GH * sizeof(float));
-    if (R && dec_w_rest_p_) {
-      // gemm_packed overwrites, so add the rest's product through the scratch (B, GH).
-      float* tmp = gi + B * GH;
-      kernels::gemm_packed(rest, ldr, dec_w_rest_p_, nullptr, tmp, GH, B, GH, R);
-      kernels::add(tmp, gi, B * GH);
-    } else if (R && dec_w_rest_q_.packed) {
-      float* tmp = gi + B * GH;
-      nn::linear_q8(rest, ldr, dec_w_rest_q_, nullptr, tmp, GH, B, GH, R);
-      kernels::add(tmp, gi, B * GH);
-    } else if (R) {
-      kernels::gemm_nt(rest, ldr, dec_w_rest_.data(), gi, GH, B, GH, R, true);
-    }
-    return gi;
-  }
-  return nullptr;  // caller builds x and runs the full product
 }
 
 void Model::step(const Encoded& enc, DecoderState& st, const std::int32_t* prev, int Bi,
@@ -139,104 +98,27 @@ void Model::step_rows(const Encoded& shared, const Encoded* const* encs, Decoder
       if (!(s > 0.f)) throw std::invalid_argument("step: attention override row " + std::to_string(b) + " sums to 0");
     }
   }
-  const std::size_t B = Bi, cap = st.capacity, L = c.layers, Hd = c.dec_hidden, Ho = c.enc_out();
-  const std::size_t T = st.T, E = c.tgt_emb, D = c.dec_input(), G = c.gates(), GH = G * Hd, V = c.tgt_vocab;
-  st.B = Bi;
-  float* h_top = &st.h[(L - 1) * cap * Hd];
-
-  // Rows b0..b1-1 attend to source e, whose Ts <= T positions sit at stride T in scores and weights.
-  auto attend_run = [&](const float* Q, const Encoded& e, std::size_t b0, std::size_t b1) {
-    const std::size_t Ts = e.T, n = b1 - b0;
-    const float* keys = c.score == Score::Dot ? e.memory.data() : e.keys.data();
-    float* sc = st.tmp.data();  // (n, Ts) contiguous, then spread to stride T
-    nn::attention_scores(attn_, Q + b0 * Hd, n, Hd, keys, Ts, sc, st.attn_scratch.data());
-    for (std::size_t b = b0; b < b1; ++b) {
-      float* srow = &st.scores[b * T];
-      float* w = &st.weights[b * T];
-      std::memcpy(srow, sc + (b - b0) * Ts, Ts * sizeof(float));
-      std::fill(srow + Ts, srow + T, 0.f);
-      std::memcpy(w, srow, Ts * sizeof(float));
-      kernels::masked_softmax(w, Ts, Ts);
-      std::fill(w + Ts, w + T, 0.f);
-      nn::attention_context(w, 1, e.memory.data(), Ts, Ho, &st.context[b * Ho]);
-    }
+  // What each row attends to: one source for every row, or rows[b] = encs[b]'s (rows of one source share
+  // an entry, so that they form one attention product).
+  auto source_of = [&](const Encoded& e) {
+    return fwd::Source{c.score == Score::Dot ? e.memory.data() : e.keys.data(), e.memory.data(), std::size_t(e.T),
+                       std::size_t(e.T)};
   };
-
-  auto attend = [&](const float* Q) {
-    std::memcpy(st.query.data(), Q, B * Hd * sizeof(float));
-    if (encs) {
-      for (std::size_t b0 = 0; b0 < B;) {
-        std::size_t b1 = b0 + 1;
-        while (b1 < B && encs[b1] == encs[b0]) ++b1;
-        attend_run(Q, *encs[b0], b0, b1);
-        b0 = b1;
+  if (!encs) {
+    st.sources[0] = source_of(enc);
+    for (int b = 0; b < Bi; ++b) st.rows[b] = &st.sources[0];
+  } else {
+    for (int b = 0; b < Bi; ++b) {
+      if (b > 0 && encs[b] == encs[b - 1]) {
+        st.rows[b] = st.rows[b - 1];
+        continue;
       }
-      return;
+      st.sources[b] = source_of(*encs[b]);
+      st.rows[b] = &st.sources[b];
     }
-    const float* keys = c.score == Score::Dot ? enc.memory.data() : enc.keys.data();
-    nn::attention_scores(attn_, Q, B, Hd, keys, T, st.scores.data(), st.attn_scratch.data());
-    for (std::size_t b = 0; b < B; ++b) {
-      float* w = &st.weights[b * T];
-      if (attn_override) {
-        // Renormalise the user's row so it is a distribution, like softmax output.
-        const float* o = attn_override + b * T;
-        float s = 0.f;
-        for (std::size_t t = 0; t < T; ++t) s += o[t];
-        for (std::size_t t = 0; t < T; ++t) w[t] = o[t] / s;
-      } else {
-        std::memcpy(w, &st.scores[b * T], T * sizeof(float));
-        kernels::masked_softmax(w, T, T);
-      }
-    }
-    nn::attention_context(st.weights.data(), B, enc.memory.data(), T, Ho, st.context.data());
-  };
-
-  auto run_rnn = [&](const float* rest, std::size_t ldr) {
-    if (!input_projection(rest, ldr, prev, B, st.gi.data())) {
-      for (std::size_t b = 0; b < B; ++b) {
-        std::memcpy(&st.x[b * D], dec_emb_ + std::size_t(prev[b]) * E, E * sizeof(float));
-        if (D > E) std::memcpy(&st.x[b * D + E], rest + b * ldr, (D - E) * sizeof(float));
-      }
-      nn::linear_any(st.x.data(), D, dec_rnn_[0].w_ih, dec_rnn_[0].w_ih_packed, dec_rnn_[0].b_ih, st.gi.data(), GH, B,
-                     GH, D, dec_rnn_[0].w_ih_q8);
-    }
-    for (std::size_t l = 0; l < L; ++l) {
-      float* h = &st.h[l * cap * Hd];
-      if (l > 0)
-        nn::linear_any(h - cap * Hd, Hd, dec_rnn_[l].w_ih, dec_rnn_[l].w_ih_packed, dec_rnn_[l].b_ih, st.gi.data(), GH,
-                       B, GH, Hd, dec_rnn_[l].w_ih_q8);
-      nn::cell_forward(dec_rnn_[l], st.gi.data(), st.gh.data(), h, &st.c[l * cap * Hd], B);
-    }
-  };
-
-  auto combine_and_output = [&]() {
-    for (std::size_t b = 0; b < B; ++b) {  // cat = [c_k; s_k], context first
-      std::memcpy(&st.cat[b * (Ho + Hd)], &st.context[b * Ho], Ho * sizeof(float));
-      std::memcpy(&st.cat[b * (Ho + Hd) + Ho], h_top + b * Hd, Hd * sizeof(float));
-    }
-    nn::linear_any(st.cat.data(), Ho + Hd, combine_w_, combine_p_, combine_b_, st.htilde.data(), Hd, B, Hd, Ho + Hd,
-                   combine_q_);
-    kernels::tanh(st.htilde.data(), B * Hd);
-    nn::linear_any(st.htilde.data(), Hd, out_w_, out_p_, out_b_, st.logits.data(), V, B, V, Hd, out_q_);
-  };
-
-  switch (c.style) {
-    case Style::Luong:
-      run_rnn(c.input_feeding ? st.htilde.data() : nullptr, Hd);
-      attend(h_top);
-      combine_and_output();
-      break;
-    case Style::Bahdanau:
-      attend(h_top);  // query s_{k-1}
-      run_rnn(st.context.data(), Ho);
-      combine_and_output();
-      break;
-    case Style::None:
-      run_rnn(nullptr, 0);
-      std::memcpy(st.query.data(), h_top, B * Hd * sizeof(float));
-      nn::linear_any(h_top, Hd, out_w_, out_p_, out_b_, st.logits.data(), V, B, V, Hd, out_q_);
-      break;
   }
+  st.B = Bi;
+  fwd::decoder_step(c, dec_, st, prev, std::size_t(Bi), st.rows.data(), attn_override, nullptr, nullptr);
 }
 
 void Model::reorder(DecoderState& st, const std::int32_t* parents, int n) const {

@@ -139,6 +139,17 @@ void Model::prepare(bool token_tables, bool packed) {
   dec_w_rest_.clear();
   if (tables_) build_tables();
   if (packed) build_packs();
+  bind_decoder();
+}
+
+void Model::bind_decoder() {
+  dec_.rnn = dec_rnn_;
+  dec_.attn = attn_;
+  dec_.emb = dec_emb_;
+  dec_.combine = {combine_w_, combine_p_, combine_b_, combine_q_};
+  dec_.out = {out_w_, out_p_, out_b_, out_q_};
+  dec_.table = tables_ ? dec_table_.data() : nullptr;
+  dec_.rest = {dec_w_rest_.empty() ? nullptr : dec_w_rest_.data(), dec_w_rest_p_, nullptr, dec_w_rest_q_};
 }
 
 const Q8Matrix* Model::q8_of(const float* W) const {

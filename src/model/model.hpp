@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "model/config.hpp"
+#include "model/forward.hpp"
 #include "nn/layers.hpp"
 
 namespace attnseq {
@@ -96,6 +97,8 @@ struct DecoderState {
   std::vector<float> logits;   // (cap, Vt)
   // scratch
   std::vector<float> gi, gh, x, cat, attn_scratch, tmp;
+  std::vector<fwd::Source> sources;      // (cap) what each row attends to
+  std::vector<const fwd::Source*> rows;  // (cap) row b's entry in sources
 };
 
 class Model {
@@ -171,9 +174,7 @@ class Model {
   void build_packs();
   nn::Q8Weights pack_q8(const Q8Matrix& m, std::size_t M, std::size_t N);
   const Q8Matrix* q8_of(const float* W) const;  // the int8 copy of the parameter at W, if it has one
-  // Decoder layer 0's gi from the token table (+ the rest's product); nullptr without tables.
-  const float* input_projection(const float* rest, std::size_t ldr, const std::int32_t* ids, std::size_t B,
-                                float* gi) const;
+  void bind_decoder();                          // dec_ from the views, packs and table
 
   ModelConfig config_;
   Params params_;
@@ -197,6 +198,7 @@ class Model {
   Q8Matrix q8_rest_;  // dec_w_rest_ as int8: W_ih's rest columns, with W_ih's row scales
   nn::Q8Weights bridge_q_, att_general_q_, att_key_q_, combine_q_, out_q_, dec_w_rest_q_;
   std::size_t q8_cols_ = 0;  // widest int8 matrix: the activation scratch a row needs
+  fwd::DecoderWeights dec_;  // what a decoder step multiplies by (all of the above, gathered)
 };
 
 }  // namespace attnseq

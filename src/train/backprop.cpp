@@ -65,21 +65,22 @@ struct PG {
   float* g = nullptr;
 };
 
-// One recurrent step's cache for B rows.
-struct CellCache {
-  Vec gates, gh, h_prev, c_prev, c_new;
-};
+// One recurrent step's cache for B rows (the shared forward pass's layout).
+using CellCache = fwd::CellTape;
 
-// One decoder step's activations.
-struct Step {
-  Vec x;                        // (B, D) layer-0 input
-  std::vector<CellCache> cell;  // per layer
-  std::vector<Vec> layer_out;   // per layer (B, Hd): h after this step
-  Vec query, weights, u, context, cat, htilde, probs;
-  // dropout: masks on the target embeddings (B, Et), on layer l's input (l >= 1, B Hd) with the
-  // dropped inputs themselves, and on the output features (B, Hd) with the dropped features.
-  Vec emb_mask, feat_mask, feat;
-  std::vector<Vec> in_mask, in_drop;
+// One decoder step's activations: the shared forward pass's tape (model/forward.hpp).
+using Step = fwd::StepTape;
+
+// Dropout masks from the seed, in the order the forward pass asks for them.
+struct DropMasks final : fwd::Masks {
+  Rng& rng;
+  float p;
+  DropMasks(Rng& r, float dropout) : rng(r), p(dropout) {}
+  void draw(std::vector<float>& m, std::size_t n) override {
+    m.resize(n);
+    const float keep = 1.f / (1.f - p);
+    for (auto& v : m) v = rng.uniform() < p ? 0.f : keep;
+  }
 };
 
 // The addresses of one recurrent layer's four tensors.
@@ -114,11 +115,15 @@ struct Workspace::Impl {
   std::vector<Packed> packed;
   std::size_t calls = 0;
   // Activations and gradients.
-  std::vector<Vec> enc_mask, layer_in, final_h, final_c, s0_h, s0_c, h, cst, dh, dc, dfinal_h, dfinal_c;
+  std::vector<Vec> enc_mask, layer_in, final_h, final_c, s0_h, s0_c, dh, dc, dfinal_h, dfinal_c;
   std::vector<std::vector<std::vector<CellCache>>> enc_cache;
   std::vector<nn::RnnWeights> drnn;
+  fwd::DecoderWeights dw;
+  DecoderState dstate;
+  std::vector<fwd::Source> sources;
+  std::vector<const fwd::Source*> rows;
   std::vector<Step> steps;
-  Vec gi, eh, ecs, memory, keys, htilde_prev, scratch;
+  Vec gi, eh, ecs, memory, keys;
   Vec dhtilde_next, dmemory, dkeys, dlogits, dfeat, dtmp, dcat, dctx, dq, dx, dgi, dscratch, ascratch;
   Vec dout, din, dcell, escratch, dhe, dce, keep_h, keep_c, dgi_all;
 
@@ -256,11 +261,8 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad, con
   // Dropout masks: 0 or 1 / (1 - p) per element, drawn in forward order from the seed.
   const bool drop = fo.dropout > 0.f;
   Rng drop_rng(fo.seed);
-  auto mask = [&](Vec& m, std::size_t n) {
-    m.resize(n);
-    const float keep = 1.f / (1.f - fo.dropout);
-    for (auto& v : m) v = drop_rng.uniform() < fo.dropout ? 0.f : keep;
-  };
+  DropMasks masks(drop_rng, fo.dropout);
+  auto mask = [&](Vec& m, std::size_t n) { masks.draw(m, n); };
   auto& enc_mask = ws.enc_mask;  // enc_mask[l]: on layer l's input (l = 0: the source embeddings)
   at_least(enc_mask, L);
 
@@ -371,115 +373,49 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad, con
   }
 
   // ================= decoder forward =================
+  // The decoder steps are the inference step (fwd::decoder_step) with a tape per step.
   auto& drnn = ws.drnn;
   drnn.clear();
   for (std::size_t l = 0; l < L; ++l) drnn.push_back(net.rnn(ws.dec_rnn[l], int(l == 0 ? D : Hd), int(Hd)));
   const PG dec_emb = net.get(ws.dec_emb), comb_w = net.get(ws.comb_w), comb_b = net.get(ws.comb_b),
            out_w = net.get(ws.out_w), out_b = net.get(ws.out_b);
-  const float* comb_p = net.packed(comb_w.w, Hd, Ho + Hd);
-  const float* out_p = net.packed(out_w.w, V, Hd);
   nn::AttentionWeights aw;
   aw.score = c.score;
   aw.w_q = att_q.w;
   aw.v = att_v.w;
   aw.attn_dim = int(A);
+  auto& dw = ws.dw;
+  dw.rnn.assign(drnn.begin(), drnn.end());
+  dw.attn = aw;
+  dw.emb = dec_emb.w;
+  dw.combine = {comb_w.w, net.packed(comb_w.w, Hd, Ho + Hd), comb_b.w, {}};
+  dw.out = {out_w.w, net.packed(out_w.w, V, Hd), out_b.w, {}};
+  dw.table = nullptr;
+  dw.rest = {};
+  auto& st = ws.dstate;
+  fwd::size_state(c, st, int(B), int(Ts));
+  st.B = int(B);
+  for (std::size_t l = 0; l < L; ++l) {
+    std::memcpy(&st.h[l * B * Hd], s0_h[l].data(), B * Hd * sizeof(float));
+    std::memcpy(&st.c[l * B * Hd], s0_c[l].data(), B * Hd * sizeof(float));
+  }
+  ws.sources.resize(B);
+  ws.rows.resize(B);
+  for (std::size_t b = 0; b < B; ++b) {
+    ws.sources[b] = {key_ptr + b * Ts * Kd, &memory[b * Ts * Ho], Ts, std::size_t(bt.src_len[b])};
+    ws.rows[b] = &ws.sources[b];
+  }
 
   auto& steps = ws.steps;
   at_least(steps, Tt);
-  auto &h = ws.h, &cst = ws.cst;
-  at_least(h, L);
-  at_least(cst, L);
-  for (std::size_t l = 0; l < L; ++l) h[l] = s0_h[l], cst[l] = s0_c[l];
-  auto& htilde_prev = ws.htilde_prev;
-  htilde_prev.assign(B * Hd, 0.f);
   LossStats stats;
   stats.tokens = bt.tokens;
-  auto& scratch = ws.scratch;
-  scratch.resize(A + Ts * A);
-
-  auto attend = [&](Step& s, const float* Q) {
-    s.query.assign(Q, Q + B * Hd);
-    s.weights.assign(B * Ts, 0.f);
-    s.context.assign(B * Ho, 0.f);
-    if (c.score == Score::Additive) s.u.assign(B * Ts * A, 0.f);
-    for (std::size_t b = 0; b < B; ++b) {
-      float* w = &s.weights[b * Ts];
-      nn::attention_scores(aw, &s.query[b * Hd], 1, Hd, key_ptr + b * Ts * Kd, Ts, w, scratch.data());
-      if (c.score == Score::Additive) std::copy(scratch.begin() + A, scratch.end(), s.u.begin() + b * Ts * A);
-      kernels::masked_softmax(w, Ts, bt.src_len[b]);
-      nn::attention_context(w, 1, &memory[b * Ts * Ho], Ts, Ho, &s.context[b * Ho]);
-    }
-  };
-  auto run_rnn = [&](Step& s, std::size_t k, const float* rest, std::size_t R) {
-    s.x.assign(B * D, 0.f);
-    for (std::size_t b = 0; b < B; ++b) {
-      std::memcpy(&s.x[b * D], dec_emb.w + std::size_t(bt.tgt_in[k * B + b]) * Et, Et * sizeof(float));
-      if (R) std::memcpy(&s.x[b * D + Et], rest + b * R, R * sizeof(float));
-    }
-    if (drop) {
-      mask(s.emb_mask, B * Et);
-      for (std::size_t b = 0; b < B; ++b) kernels::mul(&s.x[b * D], &s.emb_mask[b * Et], &s.x[b * D], Et);
-      at_least(s.in_mask, L);
-      at_least(s.in_drop, L);
-    }
-    at_least(s.cell, L);
-    at_least(s.layer_out, L);
-    for (std::size_t l = 0; l < L; ++l) {
-      CellCache& cc = s.cell[l];
-      if (drop && l > 0) {
-        mask(s.in_mask[l], B * Hd);
-        s.in_drop[l].resize(B * Hd);
-        kernels::mul(s.layer_out[l - 1].data(), s.in_mask[l].data(), s.in_drop[l].data(), B * Hd);
-      }
-      const float* xin = l == 0 ? s.x.data() : drop ? s.in_drop[l].data() : s.layer_out[l - 1].data();
-      const std::size_t in = l == 0 ? D : Hd;
-      cc.gates.resize(B * G * Hd);
-      cc.gh.resize(B * G * Hd);
-      nn::linear_any(xin, in, drnn[l].w_ih, drnn[l].w_ih_packed, drnn[l].b_ih, cc.gates.data(), G * Hd, B, G * Hd, in);
-      cc.h_prev = h[l];
-      cc.c_prev = cst[l];
-      nn::cell_forward(drnn[l], cc.gates.data(), cc.gh.data(), h[l].data(), cst[l].data(), B);
-      cc.c_new = cst[l];
-      s.layer_out[l] = h[l];
-    }
-  };
-  auto combine = [&](Step& s) {
-    s.cat.resize(B * (Ho + Hd));
-    for (std::size_t b = 0; b < B; ++b) {
-      std::memcpy(&s.cat[b * (Ho + Hd)], &s.context[b * Ho], Ho * sizeof(float));
-      std::memcpy(&s.cat[b * (Ho + Hd) + Ho], &h[L - 1][b * Hd], Hd * sizeof(float));
-    }
-    s.htilde.resize(B * Hd);
-    nn::linear_any(s.cat.data(), Ho + Hd, comb_w.w, comb_p, comb_b.w, s.htilde.data(), Hd, B, Hd, Ho + Hd);
-    kernels::tanh(s.htilde.data(), B * Hd);
-  };
-  // The features the output layer reads: h~ (or the top state without attention), dropped in training.
-  auto features = [&](Step& s) -> const float* {
-    const float* f = c.style == Style::None ? h[L - 1].data() : s.htilde.data();
-    if (!drop) return f;
-    mask(s.feat_mask, B * Hd);
-    s.feat.resize(B * Hd);
-    kernels::mul(f, s.feat_mask.data(), s.feat.data(), B * Hd);
-    return s.feat.data();
-  };
-
   for (std::size_t k = 0; k < Tt; ++k) {
     Step& s = steps[k];
-    if (c.style == Style::Luong) {
-      run_rnn(s, k, c.input_feeding ? htilde_prev.data() : nullptr, c.input_feeding ? Hd : 0);
-      attend(s, h[L - 1].data());
-      combine(s);
-    } else if (c.style == Style::Bahdanau) {
-      attend(s, h[L - 1].data());
-      run_rnn(s, k, s.context.data(), Ho);
-      combine(s);
-    } else {
-      run_rnn(s, k, nullptr, 0);
-    }
-    const float* feat = features(s);
-    if (c.style == Style::Luong) htilde_prev.assign(feat, feat + B * Hd);  // input feeding
+    at_least(s.cell, L);
+    fwd::decoder_step(c, dw, st, &bt.tgt_in[k * B], B, ws.rows.data(), nullptr, &s, drop ? &masks : nullptr);
     s.probs.resize(B * V);
-    nn::linear_any(feat, Hd, out_w.w, out_p, out_b.w, s.probs.data(), V, B, V, Hd);
+    std::memcpy(s.probs.data(), st.logits.data(), B * V * sizeof(float));
     for (std::size_t b = 0; b < B; ++b) {
       float* p = &s.probs[b * V];
       const std::int32_t y = bt.tgt_out[k * B + b];
@@ -542,7 +478,7 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad, con
       else
         nn::gru_cell_backward(drnn[l], cc.gates.data(), cc.gh.data(), cc.h_prev.data(), dh[l].data(), dgi.data(),
                               dW_hh(l).g, db_hh(l).g, dscratch.data(), B);
-      const float* xin = l == 0 ? s.x.data() : drop ? s.in_drop[l].data() : s.layer_out[l - 1].data();
+      const float* xin = l == 0 ? s.x.data() : drop ? s.cell[l].in_drop.data() : s.cell[l - 1].h.data();
       const std::size_t in = l == 0 ? D : Hd;
       if (l == 0) {
         std::fill(dx.begin(), dx.end(), 0.f);
@@ -552,7 +488,7 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad, con
         std::fill(dtmp.begin(), dtmp.end(), 0.f);
         nn::linear_backward(xin, in, drnn[l].w_ih, dgi.data(), G * Hd, dtmp.data(), dW_ih(l).g, db_ih(l).g, B, G * Hd,
                             in);
-        kernels::mul(dtmp.data(), s.in_mask[l].data(), dtmp.data(), B * Hd);
+        kernels::mul(dtmp.data(), s.cell[l].in_mask.data(), dtmp.data(), B * Hd);
         kernels::add(dtmp.data(), dh[l - 1].data(), B * Hd);
       } else {
         // the layer below's output at this step feeds this layer: its gradient joins dh[l-1]
@@ -571,7 +507,7 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad, con
       for (std::size_t v = 0; v < V; ++v) dlogits[b * V + v] = y >= 0 ? (s.probs[b * V + v] - smooth) * inv_n : 0.f;
       if (y >= 0) dlogits[b * V + y] -= hit * inv_n;
     }
-    const float* feat = drop ? s.feat.data() : c.style == Style::None ? s.layer_out[L - 1].data() : s.htilde.data();
+    const float* feat = drop ? s.feat.data() : c.style == Style::None ? s.cell[L - 1].h.data() : s.htilde.data();
     if (c.style == Style::None) {
       if (drop) {
         std::fill(dfeat.begin(), dfeat.end(), 0.f);

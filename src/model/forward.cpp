@@ -1,0 +1,204 @@
+// The decoder step and the encoder, shared by inference and training (forward.hpp).
+// Styles (docs/model.md): luong queries with s_k after the RNN; bahdanau with s_{k-1} before it and
+// feeds c_k into the RNN; none (vanilla) has no attention: s_0 = h_T is all the decoder ever sees.
+#include "model/forward.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "kernels/kernels.hpp"
+#include "model/model.hpp"
+
+namespace attnseq::fwd {
+namespace {
+
+template <class T>
+void copy_into(std::vector<T>& to, const T* from, std::size_t n) {
+  to.resize(n);
+  std::memcpy(to.data(), from, n * sizeof(T));
+}
+
+}  // namespace
+
+void size_state(const ModelConfig& c, DecoderState& st, int capacity, int T) {
+  const std::size_t cap = capacity, L = c.layers, Hd = c.dec_hidden, Ho = c.enc_out(), Tn = T;
+  const std::size_t G = c.gates(), A = c.attn_dim;
+  st.capacity = capacity;
+  st.T = T;
+  st.B = 0;
+  st.h.assign(L * cap * Hd, 0.f);
+  st.c.assign(L * cap * Hd, 0.f);
+  st.htilde.assign(cap * Hd, 0.f);
+  st.query.assign(cap * Hd, 0.f);
+  st.scores.assign(cap * Tn, 0.f);
+  st.weights.assign(cap * Tn, 0.f);
+  st.context.assign(cap * Ho, 0.f);
+  st.logits.assign(cap * std::size_t(c.tgt_vocab), 0.f);
+  st.gi.assign(2 * cap * G * Hd, 0.f);  // second half: scratch for the fed vector's product
+  st.gh.assign(cap * G * Hd, 0.f);
+  st.x.assign(cap * std::size_t(c.dec_input()), 0.f);
+  st.cat.assign(cap * (Ho + Hd), 0.f);
+  st.attn_scratch.assign(cap * A + Tn * A, 0.f);
+  st.tmp.assign(std::max(L * cap * Hd, cap * Tn), 0.f);  // reorder's gather; a multi-source step's scores
+  st.sources.assign(cap, Source{});
+  st.rows.assign(cap, nullptr);
+}
+
+void decoder_step(const ModelConfig& c, const DecoderWeights& w, DecoderState& st, const std::int32_t* prev,
+                  std::size_t B, const Source* const* rows, const float* attn_override, StepTape* tape, Masks* masks) {
+  const std::size_t cap = st.capacity, L = c.layers, Hd = c.dec_hidden, Ho = c.enc_out(), T = st.T;
+  const std::size_t E = c.tgt_emb, D = c.dec_input(), R = D - E, G = c.gates(), GH = G * Hd, V = c.tgt_vocab;
+  const std::size_t A = c.attn_dim;
+  const bool additive = c.score == Score::Additive;
+  float* h_top = &st.h[(L - 1) * cap * Hd];
+
+  // Rows [b0, b1) attend to one source s: one scores product, then per row the softmax over its
+  // valid positions (or the override, renormalised), zero beyond, and the context.
+  auto attend_run = [&](const float* Q, const Source& s, std::size_t b0, std::size_t b1) {
+    const std::size_t Ts = s.T, n = b1 - b0;
+    float* sc = Ts == T ? &st.scores[b0 * T] : st.tmp.data();  // (n, Ts), spread to stride T if Ts < T
+    nn::attention_scores(w.attn, Q + b0 * Hd, n, Hd, s.keys, Ts, sc, st.attn_scratch.data());
+    if (tape && additive) {  // training attends row by row: the scratch holds this row's u (Ts, A)
+      tape->u.resize(B * T * A);
+      std::memcpy(&tape->u[b0 * T * A], st.attn_scratch.data() + n * A, Ts * A * sizeof(float));
+    }
+    for (std::size_t b = b0; b < b1; ++b) {
+      float* srow = &st.scores[b * T];
+      float* wrow = &st.weights[b * T];
+      if (Ts < T) {
+        std::memcpy(srow, sc + (b - b0) * Ts, Ts * sizeof(float));
+        std::fill(srow + Ts, srow + T, 0.f);
+      }
+      if (attn_override) {
+        const float* o = attn_override + b * T;
+        float sum = 0.f;
+        for (std::size_t t = 0; t < Ts; ++t) sum += o[t];
+        for (std::size_t t = 0; t < Ts; ++t) wrow[t] = o[t] / sum;
+      } else {
+        std::memcpy(wrow, srow, Ts * sizeof(float));
+        kernels::masked_softmax(wrow, Ts, s.valid);
+      }
+      std::fill(wrow + Ts, wrow + T, 0.f);
+    }
+    if (Ts == T) {
+      nn::attention_context(&st.weights[b0 * T], n, s.memory, Ts, Ho, &st.context[b0 * Ho]);
+    } else {
+      for (std::size_t b = b0; b < b1; ++b)
+        nn::attention_context(&st.weights[b * T], 1, s.memory, Ts, Ho, &st.context[b * Ho]);
+    }
+  };
+  auto attend = [&](const float* Q) {
+    std::memcpy(st.query.data(), Q, B * Hd * sizeof(float));
+    for (std::size_t b0 = 0; b0 < B;) {
+      std::size_t b1 = b0 + 1;
+      while (b1 < B && rows[b1] == rows[b0]) ++b1;
+      attend_run(st.query.data(), *rows[b0], b0, b1);
+      b0 = b1;
+    }
+    if (tape) {
+      copy_into(tape->query, st.query.data(), B * Hd);
+      copy_into(tape->weights, st.weights.data(), B * T);
+      copy_into(tape->context, st.context.data(), B * Ho);
+    }
+  };
+
+  // The recurrent layers; rest (B rows at stride ldr, R columns) is what layer 0 is fed beside
+  // emb(y_{k-1}): h~_{k-1} (luong with input feeding), c_k (bahdanau), or nothing.
+  auto run_rnn = [&](const float* rest, std::size_t ldr) {
+    float* gi0 = tape ? (tape->cell[0].gates.resize(B * GH), tape->cell[0].gates.data()) : st.gi.data();
+    if (w.table) {  // gi = table[y] (+ rest W_rest^T): inference's shortcut
+      for (std::size_t b = 0; b < B; ++b)
+        std::memcpy(gi0 + b * GH, &w.table[std::size_t(prev[b]) * GH], GH * sizeof(float));
+      if (R) {
+        float* tmp = st.gi.data() + cap * GH;  // the products overwrite: add through the scratch half
+        w.rest(rest, ldr, tmp, GH, B, GH, R);
+        kernels::add(tmp, gi0, B * GH);
+      }
+    } else {
+      float* x = st.x.data();
+      for (std::size_t b = 0; b < B; ++b) {
+        std::memcpy(x + b * D, w.emb + std::size_t(prev[b]) * E, E * sizeof(float));
+        if (R && rest) std::memcpy(x + b * D + E, rest + b * ldr, R * sizeof(float));
+      }
+      if (masks) {
+        masks->draw(tape->emb_mask, B * E);
+        for (std::size_t b = 0; b < B; ++b) kernels::mul(x + b * D, &tape->emb_mask[b * E], x + b * D, E);
+      }
+      if (tape) copy_into(tape->x, x, B * D);
+      const auto& w0 = w.rnn[0];
+      nn::linear_any(x, D, w0.w_ih, w0.w_ih_packed, w0.b_ih, gi0, GH, B, GH, D, w0.w_ih_q8);
+    }
+    for (std::size_t l = 0; l < L; ++l) {
+      float* h = &st.h[l * cap * Hd];
+      float* cs = &st.c[l * cap * Hd];
+      CellTape* ct = tape ? &tape->cell[l] : nullptr;
+      float* gi = ct ? (ct->gates.resize(B * GH), ct->gates.data()) : st.gi.data();
+      float* gh = ct ? (ct->gh.resize(B * GH), ct->gh.data()) : st.gh.data();
+      if (l > 0) {
+        const float* xin = h - cap * Hd;  // the layer below's new state
+        if (masks) {
+          masks->draw(ct->in_mask, B * Hd);
+          ct->in_drop.resize(B * Hd);
+          kernels::mul(xin, ct->in_mask.data(), ct->in_drop.data(), B * Hd);
+          xin = ct->in_drop.data();
+        }
+        const auto& wl = w.rnn[l];
+        nn::linear_any(xin, Hd, wl.w_ih, wl.w_ih_packed, wl.b_ih, gi, GH, B, GH, Hd, wl.w_ih_q8);
+      }
+      if (ct) {
+        copy_into(ct->h_prev, h, B * Hd);
+        copy_into(ct->c_prev, cs, B * Hd);
+      }
+      nn::cell_forward(w.rnn[l], gi, gh, h, cs, B);
+      if (ct) {
+        copy_into(ct->c_new, cs, B * Hd);
+        copy_into(ct->h, h, B * Hd);
+      }
+    }
+  };
+
+  // The output features: h~ (or the top state without attention), dropped in training; with input
+  // feeding, what is fed to the next step is this (dropped) h~, kept in st.htilde.
+  auto output = [&](const float* f) {
+    if (masks) {
+      masks->draw(tape->feat_mask, B * Hd);
+      tape->feat.resize(B * Hd);
+      kernels::mul(f, tape->feat_mask.data(), tape->feat.data(), B * Hd);
+      f = tape->feat.data();
+    }
+    if (c.style != Style::None && f != st.htilde.data()) std::memcpy(st.htilde.data(), f, B * Hd * sizeof(float));
+    w.out(f, Hd, st.logits.data(), V, B, V, Hd);
+  };
+  auto combine_and_output = [&]() {
+    float* cat = st.cat.data();
+    for (std::size_t b = 0; b < B; ++b) {  // cat = [c_k; s_k], context first
+      std::memcpy(cat + b * (Ho + Hd), &st.context[b * Ho], Ho * sizeof(float));
+      std::memcpy(cat + b * (Ho + Hd) + Ho, h_top + b * Hd, Hd * sizeof(float));
+    }
+    float* ht = tape ? (tape->htilde.resize(B * Hd), tape->htilde.data()) : st.htilde.data();
+    w.combine(cat, Ho + Hd, ht, Hd, B, Hd, Ho + Hd);
+    kernels::tanh(ht, B * Hd);
+    if (tape) copy_into(tape->cat, cat, B * (Ho + Hd));
+    output(ht);
+  };
+
+  switch (c.style) {
+    case Style::Luong:
+      run_rnn(c.input_feeding ? st.htilde.data() : nullptr, Hd);
+      attend(h_top);
+      combine_and_output();
+      break;
+    case Style::Bahdanau:
+      attend(h_top);  // query s_{k-1}
+      run_rnn(st.context.data(), Ho);
+      combine_and_output();
+      break;
+    case Style::None:
+      run_rnn(nullptr, 0);
+      std::memcpy(st.query.data(), h_top, B * Hd * sizeof(float));
+      output(h_top);
+      break;
+  }
+}
+
+}  // namespace attnseq::fwd

@@ -1,0 +1,93 @@
+// The forward pass, written once. Inference (Model::encode, Model::step) and training
+// (train::forward_backward) both run these functions; training passes a tape, which keeps every
+// activation its backward pass reads, and a mask source for dropout. Without a tape nothing extra
+// is kept and nothing is dropped: the inference semantics of docs/model.md.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "model/config.hpp"
+#include "nn/layers.hpp"
+
+namespace attnseq {
+struct DecoderState;
+}
+
+namespace attnseq::fwd {
+
+// One product Y = X W^T + b, through whichever copy of W is present: int8 (q), packed (p), or W.
+struct Linear {
+  const float* w = nullptr;
+  const float* p = nullptr;
+  const float* b = nullptr;
+  nn::Q8Weights q;
+  void operator()(const float* X, std::size_t ldx, float* Y, std::size_t ldy, std::size_t B, std::size_t M,
+                  std::size_t N) const {
+    nn::linear_any(X, ldx, w, p, b, Y, ldy, B, M, N, q);
+  }
+};
+
+// What the decoder multiplies by. Model::prepare fills it with the packed or int8 copies and the
+// per-token table; training fills it with the plain weights and its own packed copies, no table.
+struct DecoderWeights {
+  std::vector<nn::RnnWeights> rnn;  // per layer
+  nn::AttentionWeights attn;
+  const float* emb = nullptr;  // (Vt, Et)
+  Linear combine, out;
+  // Layer 0's shortcut (inference): table (Vt, G Hd) = emb W_ih[:, :Et]^T + b_ih, and `rest` = the
+  // columns of W_ih that multiply the fed vector (h~ or the context), (G Hd, D - Et). Null: none.
+  const float* table = nullptr;
+  Linear rest;
+};
+
+// The source one decoder row attends to: keys (T, Kd) (for dot, the memory itself) and the memory
+// bank (T, Ho); positions [valid, T) are padding, given weight 0.
+struct Source {
+  const float* keys = nullptr;
+  const float* memory = nullptr;
+  std::size_t T = 0, valid = 0;
+};
+
+// Dropout masks for training: each draw fills m with n values, 0 or 1 / (1 - p).
+class Masks {
+ public:
+  virtual ~Masks() = default;
+  virtual void draw(std::vector<float>& m, std::size_t n) = 0;
+};
+
+// One recurrent layer at one step, B rows: what its backward pass reads.
+struct CellTape {
+  std::vector<float> gates;             // (B, G H): the gate activations the cell left in gi
+  std::vector<float> gh;                // (B, G H): GRU's h W_hh^T + b_hh
+  std::vector<float> h_prev, c_prev;    // (B, H) state before the step
+  std::vector<float> c_new;             // (B, H) LSTM cell after the step
+  std::vector<float> h;                 // (B, H) state after the step
+  std::vector<float> in_mask, in_drop;  // layers above the first, with dropout: the mask and the dropped input
+};
+
+// One decoder step's activations (training), B rows, T source positions.
+struct StepTape {
+  std::vector<float> x;                        // (B, D) layer 0's input [emb(y_{k-1}) (dropped); fed vector]
+  std::vector<float> emb_mask;                 // (B, Et) dropout on the target embeddings
+  std::vector<CellTape> cell;                  // per layer
+  std::vector<float> query, weights, context;  // (B, Hd), (B, T), (B, Ho)
+  std::vector<float> u;                        // additive: (B, T, A) = tanh(W_q q + keys)
+  std::vector<float> cat, htilde;              // (B, Ho + Hd) = [context; top state], (B, Hd) = tanh(W_c cat + b_c)
+  std::vector<float> feat_mask, feat;          // dropout on the output features, and the dropped features
+  std::vector<float> probs;                    // (B, V): filled by the trainer from the step's logits
+};
+
+// One decoder step for rows 0..B-1 of st (sized by Model::start or size_state), previous tokens
+// prev (B, valid ids), row b attending to *rows[b] (rows of one source next to each other form one
+// attention product). attn_override (B, st.T), if given, replaces the attention weights (each row
+// renormalised; all rows must share one source). With a tape (and masks for dropout), the step also
+// keeps what backward needs; tape->cell must have a CellTape per layer.
+void decoder_step(const ModelConfig& c, const DecoderWeights& w, DecoderState& st, const std::int32_t* prev,
+                  std::size_t B, const Source* const* rows, const float* attn_override, StepTape* tape, Masks* masks);
+
+// Sizes st for `capacity` rows over sources of up to T positions (every buffer a step touches), with
+// rows 0..capacity-1's states zeroed. Model::start does this, then fills in s_0.
+void size_state(const ModelConfig& c, DecoderState& st, int capacity, int T);
+
+}  // namespace attnseq::fwd
