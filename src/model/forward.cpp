@@ -202,3 +202,129 @@ void decoder_step(const ModelConfig& c, const DecoderWeights& w, DecoderState& s
 }
 
 }  // namespace attnseq::fwd
+
+namespace attnseq::fwd {
+
+void encoder_forward(const ModelConfig& c, const EncoderWeights& w, const std::int32_t* const* srcs, const int* lens,
+                     std::size_t n, EncoderRun& r, EncoderTape* tape, Masks* masks) {
+  const std::size_t He = c.enc_hidden, Ho = c.enc_out(), Hd = c.dec_hidden, G = c.gates(), L = c.layers;
+  const std::size_t GH = G * He, N = n, Es = c.src_emb;
+  const std::size_t dirs = c.bidirectional ? 2 : 1;
+  const bool lstm = c.cell == Cell::LSTM;
+  // Row j of the batch is source order[j], longest first; position t of row j is padded row j Tm + t.
+  r.n = N;
+  r.order.resize(N);
+  // A stable insertion sort (std::stable_sort would allocate its buffer on every call).
+  for (std::size_t i = 0; i < N; ++i) {
+    std::size_t j = i;
+    for (; j > 0 && lens[r.order[j - 1]] < lens[i]; --j) r.order[j] = r.order[j - 1];
+    r.order[j] = int(i);
+  }
+  r.lens_.resize(N);
+  for (std::size_t j = 0; j < N; ++j) r.lens_[j] = std::size_t(lens[r.order[j]]);
+  const std::size_t Tm = r.lens_[0], P = N * Tm;
+  r.Tm = Tm;
+  r.final_h.assign(N * L * Ho, 0.f);
+  r.final_c.assign(lstm ? N * L * Ho : 0, 0.f);
+  // memory: the current layer's input, at the end the top layer's output. The two buffers trade
+  // places every layer, so both are sized for either role.
+  r.memory.assign(P * std::max(Ho, Es), 0.f);
+  r.layer_out.resize(P * std::max(Ho, Es));
+  r.gi.resize(P * GH);
+  r.gh.resize(N * GH);
+  r.h.resize(N * He);
+  r.c.resize(N * He);
+  r.x.resize(N * GH);
+  if (tape) {
+    if (tape->input.size() < L) tape->input.resize(L);
+    if (tape->mask.size() < L) tape->mask.resize(L);
+    if (tape->cell.size() < L * dirs * Tm) tape->cell.resize(L * dirs * Tm);
+  }
+
+  for (std::size_t l = 0; l < L; ++l) {
+    const std::size_t in = l == 0 ? Es : Ho;
+    const bool table = l == 0 && w.table[0];
+    if (l == 0 && !table)
+      for (std::size_t j = 0; j < N; ++j)
+        nn::embedding_forward(w.emb, in, srcs[r.order[j]], r.len(j), &r.memory[j * Tm * in], in);
+    if (masks) {  // dropout on the source embeddings and between stacked layers
+      masks->draw(tape->mask[l], P * in);
+      kernels::mul(r.memory.data(), tape->mask[l].data(), r.memory.data(), P * in);
+    }
+    if (tape) copy_into(tape->input[l], r.memory.data(), P * in);
+    std::fill(r.layer_out.begin(), r.layer_out.end(), 0.f);
+    for (std::size_t d = 0; d < dirs; ++d) {
+      const auto& rw = w.rnn[l * dirs + d];
+      // gi (P, G He) = x W_ih^T + b_ih for every position at once.
+      if (!table)
+        nn::linear_any(r.memory.data(), in, rw.w_ih, rw.w_ih_packed, rw.b_ih, r.gi.data(), GH, P, GH, in, rw.w_ih_q8);
+      std::fill(r.h.begin(), r.h.end(), 0.f);
+      std::fill(r.c.begin(), r.c.end(), 0.f);
+      std::size_t running = N;
+      for (std::size_t k = 0; k < Tm; ++k) {
+        while (running > 0 && r.len(running - 1) <= k) --running;  // rows [0, running) have position k
+        auto pos = [&](std::size_t j) { return d == 0 ? k : r.len(j) - 1 - k; };
+        CellTape* ct = tape ? &tape->cell[(l * dirs + d) * Tm + k] : nullptr;
+        // x (running, G He): the rows' input projections at this position, then their gates.
+        const bool in_place = !ct && !table && N == 1;  // the position's own gi row: nothing reads it again
+        float* x = ct ? (ct->gates.resize(running * GH), ct->gates.data()) : in_place ? &r.gi[pos(0) * GH] : r.x.data();
+        float* gh = ct ? (ct->gh.resize(running * GH), ct->gh.data()) : r.gh.data();
+        if (!in_place)
+          for (std::size_t j = 0; j < running; ++j) {
+            const float* from =
+                table ? &w.table[d][std::size_t(srcs[r.order[j]][pos(j)]) * GH] : &r.gi[(j * Tm + pos(j)) * GH];
+            std::memcpy(x + j * GH, from, GH * sizeof(float));
+          }
+        if (ct) {
+          copy_into(ct->h_prev, r.h.data(), running * He);
+          copy_into(ct->c_prev, r.c.data(), running * He);
+        }
+        nn::cell_forward(rw, x, gh, r.h.data(), r.c.data(), running);
+        if (ct) copy_into(ct->c_new, r.c.data(), running * He);
+        for (std::size_t j = 0; j < running; ++j)
+          std::memcpy(&r.layer_out[(j * Tm + pos(j)) * Ho + d * He], &r.h[j * He], He * sizeof(float));
+      }
+      for (std::size_t j = 0; j < N; ++j) {
+        const std::size_t i = r.order[j];
+        std::memcpy(&r.final_h[(i * L + l) * Ho + d * He], &r.h[j * He], He * sizeof(float));
+        if (lstm) std::memcpy(&r.final_c[(i * L + l) * Ho + d * He], &r.c[j * He], He * sizeof(float));
+      }
+    }
+    std::swap(r.memory, r.layer_out);  // this layer's output is the next layer's input
+    r.layer_out.resize(P * std::max(Ho, Es));
+  }
+  r.memory.resize(P * Ho);
+
+  // Source-only attention work, done once: general keys W_a h_i, additive keys W_k h_i, for every
+  // position in one product.
+  if (c.has_attention() && c.score == Score::General) {
+    r.keys.resize(P * Hd);
+    w.att_general(r.memory.data(), Ho, r.keys.data(), Hd, P, Hd, Ho);
+  } else if (c.has_attention() && c.score == Score::Additive) {
+    r.keys.resize(P * c.attn_dim);
+    w.att_key(r.memory.data(), Ho, r.keys.data(), c.attn_dim, P, c.attn_dim, Ho);
+  } else {
+    r.keys.clear();
+  }
+
+  // The decoder's initial state s_0 per layer: the encoder's final state, through the bridge if
+  // present (tanh(W_b h_T + b_b), for LSTM also the cell), every source and layer in one product.
+  if (w.bridge.w) {
+    r.init_h.resize(N * L * Hd);
+    w.bridge(r.final_h.data(), Ho, r.init_h.data(), Hd, N * L, Hd, Ho);
+    kernels::tanh(r.init_h.data(), N * L * Hd);
+    r.init_c.assign(N * L * Hd, 0.f);
+    if (lstm) {
+      w.bridge(r.final_c.data(), Ho, r.init_c.data(), Hd, N * L, Hd, Ho);
+      kernels::tanh(r.init_c.data(), N * L * Hd);
+    }
+  } else {  // Ho == Hd (ModelConfig::validate)
+    r.init_h.assign(r.final_h.begin(), r.final_h.end());
+    if (lstm)
+      r.init_c.assign(r.final_c.begin(), r.final_c.end());
+    else
+      r.init_c.assign(N * L * Hd, 0.f);
+  }
+}
+
+}  // namespace attnseq::fwd

@@ -86,6 +86,43 @@ struct StepTape {
 void decoder_step(const ModelConfig& c, const DecoderWeights& w, DecoderState& st, const std::int32_t* prev,
                   std::size_t B, const Source* const* rows, const float* attn_override, StepTape* tape, Masks* masks);
 
+// What the encoder (and what it derives for the decoder) multiplies by.
+struct EncoderWeights {
+  std::vector<nn::RnnWeights> rnn;  // [layer * dirs + direction]
+  const float* emb = nullptr;       // (Vs, Es)
+  // Layer 0's shortcut (inference): per direction (Vs, G He) = emb W_ih^T + b_ih. Null: none.
+  const float* table[2] = {nullptr, nullptr};
+  Linear att_general, att_key, bridge;
+};
+
+// One encoder run over n sources, processed longest first: row j of every buffer is source
+// order[j], its position t at padded row j Tm + t. Buffers only grow (an Encoded keeps one).
+struct EncoderRun {
+  std::size_t n = 0, Tm = 0;
+  std::vector<int> order;                         // (n) source index of row j
+  std::vector<float> memory;                      // (n Tm, Ho) the top layer's outputs h_i; zero at padding
+  std::vector<float> keys;                        // (n Tm, K) general W_a h_i, additive W_k h_i; empty for dot
+  std::vector<float> final_h, final_c;            // (n, L, Ho) in source order: each direction's last state
+  std::vector<float> init_h, init_c;              // (n, L, Hd) in source order: the decoder's s_0 (bridge applied)
+  std::vector<float> layer_out, gi, gh, h, c, x;  // scratch
+  std::size_t len(std::size_t j) const { return lens_[j]; }
+  std::vector<std::size_t> lens_;  // (n) length of row j
+};
+
+// The encoder's activations (training): per layer its input as multiplied (after dropout) and the
+// dropout mask, both (n Tm, in); per layer, direction and step k the cells of the rows still running.
+struct EncoderTape {
+  std::vector<std::vector<float>> input, mask;  // [layer]
+  std::vector<CellTape> cell;                   // [(layer * dirs + direction) * Tm + k]
+};
+
+// Runs the encoder over n valid sources (srcs[i]: lens[i] ids), then derives the attention keys and
+// the decoder's initial state. Rows still running at step k are a prefix of the rows, so each step is
+// one product over them; a row's results do not depend on the other rows. With a tape (and masks for
+// dropout on the source embeddings and between layers), keeps what backward needs.
+void encoder_forward(const ModelConfig& c, const EncoderWeights& w, const std::int32_t* const* srcs, const int* lens,
+                     std::size_t n, EncoderRun& r, EncoderTape* tape, Masks* masks);
+
 // Sizes st for `capacity` rows over sources of up to T positions (every buffer a step touches), with
 // rows 0..capacity-1's states zeroed. Model::start does this, then fills in s_0.
 void size_state(const ModelConfig& c, DecoderState& st, int capacity, int T);

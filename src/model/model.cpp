@@ -139,10 +139,16 @@ void Model::prepare(bool token_tables, bool packed) {
   dec_w_rest_.clear();
   if (tables_) build_tables();
   if (packed) build_packs();
-  bind_decoder();
+  bind_forward();
 }
 
-void Model::bind_decoder() {
+void Model::bind_forward() {
+  enc_.rnn = enc_rnn_;
+  enc_.emb = enc_emb_;
+  for (std::size_t d = 0; d < 2; ++d) enc_.table[d] = d < enc_table_.size() ? enc_table_[d].data() : nullptr;
+  enc_.att_general = {att_general_, att_general_p_, nullptr, att_general_q_};
+  enc_.att_key = {att_key_, att_key_p_, nullptr, att_key_q_};
+  enc_.bridge = {bridge_w_, bridge_p_, bridge_b_, bridge_q_};
   dec_.rnn = dec_rnn_;
   dec_.attn = attn_;
   dec_.emb = dec_emb_;

@@ -76,9 +76,8 @@ struct Encoded {
   std::vector<float> init_c;      // (L, Hd) LSTM initial cell state
   std::vector<float> final_h;     // (L, Ho) encoder final states, before the bridge (h_T for vanilla)
   std::vector<float> final_c;     // (L, Ho) LSTM encoder final cells, before the bridge
-  // scratch for the encoder (Model::encode_batch uses the first source's for the whole batch)
-  std::vector<float> layer_in, layer_out, gi, gh, h, c, run, rows;
-  std::vector<int> order;
+  // the encoder's working buffers (Model::encode_batch uses the first source's for the whole batch)
+  fwd::EncoderRun run;
 };
 
 // The decoder's state for up to `capacity` rows, plus the outputs of the last step.
@@ -174,7 +173,7 @@ class Model {
   void build_packs();
   nn::Q8Weights pack_q8(const Q8Matrix& m, std::size_t M, std::size_t N);
   const Q8Matrix* q8_of(const float* W) const;  // the int8 copy of the parameter at W, if it has one
-  void bind_decoder();                          // dec_ from the views, packs and table
+  void bind_forward();                          // enc_ and dec_ from the views, packs and tables
 
   ModelConfig config_;
   Params params_;
@@ -198,7 +197,8 @@ class Model {
   Q8Matrix q8_rest_;  // dec_w_rest_ as int8: W_ih's rest columns, with W_ih's row scales
   nn::Q8Weights bridge_q_, att_general_q_, att_key_q_, combine_q_, out_q_, dec_w_rest_q_;
   std::size_t q8_cols_ = 0;  // widest int8 matrix: the activation scratch a row needs
-  fwd::DecoderWeights dec_;  // what a decoder step multiplies by (all of the above, gathered)
+  fwd::EncoderWeights enc_;  // what the encoder multiplies by (the above, gathered)
+  fwd::DecoderWeights dec_;  // what a decoder step multiplies by
 };
 
 }  // namespace attnseq

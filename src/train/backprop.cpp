@@ -1,8 +1,10 @@
-// forward_backward: the training graph of the seq2seq, written out by hand (llm.c style). Forward
-// keeps every activation in per-step caches; backward walks the decoder steps in reverse (carrying
-// the state gradients), then the encoder layers top-down and each direction backwards in time.
-// Padding: encoder rows past a source's length keep their state (forward) or have not started yet
-// (backward direction), attention is masked to the real positions, and loss ignores padded targets.
+// forward_backward: the training graph of the seq2seq. Forward is inference's own code
+// (model/forward.hpp: fwd::encoder_forward, then fwd::decoder_step per target position) run with a
+// tape that keeps every activation; backward, written out by hand (llm.c style), walks the decoder
+// steps in reverse (carrying the state gradients), then the encoder layers top-down and each
+// direction backwards over the steps the forward ran. Padding: the encoder runs a row only over its
+// own positions (rows longest first, the running ones a prefix), attention is masked to the real
+// positions, and the loss ignores padded targets.
 #include "train/backprop.hpp"
 
 #include <algorithm>
@@ -115,17 +117,22 @@ struct Workspace::Impl {
   std::vector<Packed> packed;
   std::size_t calls = 0;
   // Activations and gradients.
-  std::vector<Vec> enc_mask, layer_in, final_h, final_c, s0_h, s0_c, dh, dc, dfinal_h, dfinal_c;
-  std::vector<std::vector<std::vector<CellCache>>> enc_cache;
+  std::vector<std::int32_t> src_rows;  // (B, Ts) the sources, batch-major
+  std::vector<const std::int32_t*> src_ptrs;
+  fwd::EncoderWeights ew;
+  fwd::EncoderRun er;
+  fwd::EncoderTape etape;
+  std::vector<std::size_t> inv;  // source b is the encoder's row inv[b]
   std::vector<nn::RnnWeights> drnn;
   fwd::DecoderWeights dw;
   DecoderState dstate;
   std::vector<fwd::Source> sources;
   std::vector<const fwd::Source*> rows;
   std::vector<Step> steps;
-  Vec gi, eh, ecs, memory, keys;
+  std::vector<Vec> dh, dc;
+  Vec dinit_h, dinit_c, dfinal_h, dfinal_c;
   Vec dhtilde_next, dmemory, dkeys, dlogits, dfeat, dtmp, dcat, dctx, dq, dx, dgi, dscratch, ascratch;
-  Vec dout, din, dcell, escratch, dhe, dce, keep_h, keep_c, dgi_all;
+  Vec dout, din, dcell, escratch, dhe, dce, dgi_all;
 
   void bind(const Model& m) {
     if (key_data == m.params().data.data() && key_id == m.id()) return;
@@ -262,115 +269,39 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad, con
   const bool drop = fo.dropout > 0.f;
   Rng drop_rng(fo.seed);
   DropMasks masks(drop_rng, fo.dropout);
-  auto mask = [&](Vec& m, std::size_t n) { masks.draw(m, n); };
-  auto& enc_mask = ws.enc_mask;  // enc_mask[l]: on layer l's input (l = 0: the source embeddings)
-  at_least(enc_mask, L);
 
   // ================= encoder forward =================
-  // layer_in[l]: (Ts, B, in_l) inputs; enc_cache[l][d][t]: cell caches; outs: (Ts, B, Ho) per layer.
-  auto& layer_in = ws.layer_in;
-  at_least(layer_in, L + 1);
-  layer_in[0].resize(Ts * B * Es);
-  const PG enc_emb = net.get(ws.enc_emb);
-  nn::embedding_forward(enc_emb.w, Es, bt.src.data(), Ts * B, layer_in[0].data(), Es);
-  if (drop) {
-    mask(enc_mask[0], Ts * B * Es);
-    kernels::mul(layer_in[0].data(), enc_mask[0].data(), layer_in[0].data(), Ts * B * Es);
+  // The inference encoder (fwd::encoder_forward) with a tape. It runs the sources longest first:
+  // source b is row inv[b] of its buffers, its position t at padded row inv[b] Ts + t.
+  auto& src_rows = ws.src_rows;
+  auto& src_ptrs = ws.src_ptrs;
+  src_rows.resize(B * Ts);
+  src_ptrs.resize(B);
+  for (std::size_t b = 0; b < B; ++b) {
+    for (std::size_t t = 0; t < Ts; ++t) src_rows[b * Ts + t] = bt.src[t * B + b];
+    src_ptrs[b] = &src_rows[b * Ts];
   }
-  auto& enc_cache = ws.enc_cache;
-  at_least(enc_cache, L);
-  auto &final_h = ws.final_h, &final_c = ws.final_c;
-  at_least(final_h, L);
-  at_least(final_c, L);
-  for (std::size_t l = 0; l < L; ++l) {
-    at_least(enc_cache[l], dirs);
-    final_h[l].assign(B * Ho, 0.f);
-    final_c[l].assign(B * Ho, 0.f);
-  }
-  auto active = [&](std::size_t t, std::size_t b) { return int(t) < bt.src_len[b]; };
-  for (std::size_t l = 0; l < L; ++l) {
-    const std::size_t in = l == 0 ? Es : Ho;
-    if (drop && l > 0) {  // between stacked layers; the layer below keeps its own states undropped
-      mask(enc_mask[l], Ts * B * Ho);
-      kernels::mul(layer_in[l].data(), enc_mask[l].data(), layer_in[l].data(), Ts * B * Ho);
-    }
-    layer_in[l + 1].assign(Ts * B * Ho, 0.f);
-    for (std::size_t d = 0; d < dirs; ++d) {
-      const auto w = net.rnn(ws.enc_rnn[l * dirs + d], int(in), int(He));
-      auto& gi = ws.gi;
-      gi.resize(Ts * B * G * He);
-      nn::linear_any(layer_in[l].data(), in, w.w_ih, w.w_ih_packed, w.b_ih, gi.data(), G * He, Ts * B, G * He, in);
-      auto &h = ws.eh, &cs = ws.ecs;
-      h.assign(B * He, 0.f);
-      cs.assign(B * He, 0.f);
-      auto& cache = enc_cache[l][d];
-      at_least(cache, Ts);
-      for (std::size_t k = 0; k < Ts; ++k) {
-        const std::size_t t = d == 0 ? k : Ts - 1 - k;
-        CellCache& cc = cache[t];
-        cc.h_prev = h;
-        cc.c_prev = cs;
-        cc.gates.assign(gi.begin() + t * B * G * He, gi.begin() + (t + 1) * B * G * He);
-        cc.gh.resize(B * G * He);
-        nn::cell_forward(w, cc.gates.data(), cc.gh.data(), h.data(), cs.data(), B);
-        cc.c_new = cs;
-        for (std::size_t b = 0; b < B; ++b) {
-          if (!active(t, b)) {  // padding: keep the state (forward) / not started yet (backward)
-            std::memcpy(&h[b * He], &cc.h_prev[b * He], He * sizeof(float));
-            std::memcpy(&cs[b * He], &cc.c_prev[b * He], He * sizeof(float));
-            continue;
-          }
-          std::memcpy(&layer_in[l + 1][(t * B + b) * Ho + d * He], &h[b * He], He * sizeof(float));
-        }
-      }
-      for (std::size_t b = 0; b < B; ++b) {
-        std::memcpy(&final_h[l][b * Ho + d * He], &h[b * He], He * sizeof(float));
-        std::memcpy(&final_c[l][b * Ho + d * He], &cs[b * He], He * sizeof(float));
-      }
-    }
-  }
-  // memory (B, Ts, Ho), batch-major for attention
-  auto& memory = ws.memory;
-  memory.assign(B * Ts * Ho, 0.f);
-  for (std::size_t t = 0; t < Ts; ++t)
-    for (std::size_t b = 0; b < B; ++b)
-      std::memcpy(&memory[(b * Ts + t) * Ho], &layer_in[L][(t * B + b) * Ho], Ho * sizeof(float));
-  const PG att_w = net.get(ws.att_w), att_k = net.get(ws.att_k);
+  const PG enc_emb = net.get(ws.enc_emb), att_w = net.get(ws.att_w), att_k = net.get(ws.att_k);
   const PG att_q = net.get(ws.att_q), att_v = net.get(ws.att_v);
-  std::size_t Kd = Hd;
-  auto& keys = ws.keys;  // (B, Ts, Kd)
-  if (c.has_attention() && c.score == Score::General) {
-    keys.resize(B * Ts * Hd);
-    nn::linear_any(memory.data(), Ho, att_w.w, net.packed(att_w.w, Hd, Ho), nullptr, keys.data(), Hd, B * Ts, Hd, Ho);
-  } else if (c.has_attention() && c.score == Score::Additive) {
-    Kd = A;
-    keys.resize(B * Ts * A);
-    nn::linear_any(memory.data(), Ho, att_k.w, net.packed(att_k.w, A, Ho), nullptr, keys.data(), A, B * Ts, A, Ho);
-  }
-  const float* key_ptr = c.score == Score::Dot ? memory.data() : keys.data();
-
-  // initial decoder state
   const PG bridge_w = net.get(ws.bridge_w), bridge_b = net.get(ws.bridge_b);
-  auto &s0_h = ws.s0_h, &s0_c = ws.s0_c;
-  at_least(s0_h, L);
-  at_least(s0_c, L);
-  for (std::size_t l = 0; l < L; ++l) {
-    s0_h[l].resize(B * Hd);
-    s0_c[l].assign(B * Hd, 0.f);
-    if (bridge_w.w) {
-      nn::linear_any(final_h[l].data(), Ho, bridge_w.w, net.packed(bridge_w.w, Hd, Ho), bridge_b.w, s0_h[l].data(), Hd,
-                     B, Hd, Ho);
-      kernels::tanh(s0_h[l].data(), B * Hd);
-      if (lstm) {
-        nn::linear_any(final_c[l].data(), Ho, bridge_w.w, net.packed(bridge_w.w, Hd, Ho), bridge_b.w, s0_c[l].data(),
-                       Hd, B, Hd, Ho);
-        kernels::tanh(s0_c[l].data(), B * Hd);
-      }
-    } else {
-      s0_h[l] = final_h[l];
-      if (lstm) s0_c[l] = final_c[l];
-    }
-  }
+  auto& ew = ws.ew;
+  ew.rnn.clear();
+  for (std::size_t l = 0; l < L; ++l)
+    for (std::size_t d = 0; d < dirs; ++d)
+      ew.rnn.push_back(net.rnn(ws.enc_rnn[l * dirs + d], int(l == 0 ? Es : Ho), int(He)));
+  ew.emb = enc_emb.w;
+  ew.table[0] = ew.table[1] = nullptr;
+  ew.att_general = {att_w.w, net.packed(att_w.w, Hd, Ho), nullptr, {}};
+  ew.att_key = {att_k.w, net.packed(att_k.w, A, Ho), nullptr, {}};
+  ew.bridge = {bridge_w.w, net.packed(bridge_w.w, Hd, Ho), bridge_b.w, {}};
+  auto& er = ws.er;
+  fwd::encoder_forward(c, ew, src_ptrs.data(), bt.src_len.data(), B, er, &ws.etape, drop ? &masks : nullptr);
+  auto& inv = ws.inv;
+  inv.resize(B);
+  for (std::size_t j = 0; j < B; ++j) inv[er.order[j]] = j;
+  const std::size_t Kd = c.score == Score::Additive ? A : Hd;
+  const float* key_ptr = c.score == Score::Dot ? er.memory.data() : er.keys.data();
+  const std::size_t Kk = c.score == Score::Dot ? Ho : Kd;  // key row size in key_ptr
 
   // ================= decoder forward =================
   // The decoder steps are the inference step (fwd::decoder_step) with a tape per step.
@@ -395,14 +326,15 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad, con
   auto& st = ws.dstate;
   fwd::size_state(c, st, int(B), int(Ts));
   st.B = int(B);
-  for (std::size_t l = 0; l < L; ++l) {
-    std::memcpy(&st.h[l * B * Hd], s0_h[l].data(), B * Hd * sizeof(float));
-    std::memcpy(&st.c[l * B * Hd], s0_c[l].data(), B * Hd * sizeof(float));
-  }
+  for (std::size_t l = 0; l < L; ++l)
+    for (std::size_t b = 0; b < B; ++b) {
+      std::memcpy(&st.h[(l * B + b) * Hd], &er.init_h[(b * L + l) * Hd], Hd * sizeof(float));
+      std::memcpy(&st.c[(l * B + b) * Hd], &er.init_c[(b * L + l) * Hd], Hd * sizeof(float));
+    }
   ws.sources.resize(B);
   ws.rows.resize(B);
   for (std::size_t b = 0; b < B; ++b) {
-    ws.sources[b] = {key_ptr + b * Ts * Kd, &memory[b * Ts * Ho], Ts, std::size_t(bt.src_len[b])};
+    ws.sources[b] = {key_ptr + inv[b] * Ts * Kk, &er.memory[inv[b] * Ts * Ho], Ts, std::size_t(bt.src_len[b])};
     ws.rows[b] = &ws.sources[b];
   }
 
@@ -460,11 +392,11 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad, con
   auto db_hh = [&](std::size_t l) { return net.get(ws.dec_rnn[l].b_hh); };
   auto attend_back = [&](const Step& s, const float* dcontext, float* dquery) {
     for (std::size_t b = 0; b < B; ++b)
-      nn::attention_backward(aw, &s.query[b * Hd], Hd, key_ptr + b * Ts * Kd, Kd, &memory[b * Ts * Ho], Ho,
+      nn::attention_backward(aw, &s.query[b * Hd], Hd, ws.sources[b].keys, Kk, ws.sources[b].memory, Ho,
                              &s.weights[b * Ts], s.u.empty() ? nullptr : &s.u[b * Ts * A], Ts, bt.src_len[b],
-                             dcontext + b * Ho, nullptr, &dmemory[b * Ts * Ho],
-                             c.score == Score::Dot ? &dmemory[b * Ts * Ho] : &dkeys[b * Ts * Kd], dquery + b * Hd,
-                             att_q.g, att_v.g, ascratch.data());
+                             dcontext + b * Ho, nullptr, &dmemory[inv[b] * Ts * Ho],
+                             c.score == Score::Dot ? &dmemory[inv[b] * Ts * Ho] : &dkeys[inv[b] * Ts * Kd],
+                             dquery + b * Hd, att_q.g, att_v.g, ascratch.data());
   };
   // RNN backward for one step: dh[l] holds the gradient w.r.t. this step's outputs; on exit dh/dc
   // hold the gradients w.r.t. the previous step's state, and dx the gradient w.r.t. the layer-0 input.
@@ -553,99 +485,88 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad, con
         kernels::add(&dx[b * D], dec_emb_g.g + std::size_t(bt.tgt_in[k * B + b]) * Et, Et);
   }
 
-  // keys back to the memory
+  // keys back to the memory (every padded position at once; padding has zero gradient)
+  const std::size_t P = B * Ts;
   if (c.has_attention() && c.score == Score::General)
-    nn::linear_backward(memory.data(), Ho, att_w.w, dkeys.data(), Hd, dmemory.data(), att_w.g, nullptr, B * Ts, Hd, Ho);
+    nn::linear_backward(er.memory.data(), Ho, att_w.w, dkeys.data(), Hd, dmemory.data(), att_w.g, nullptr, P, Hd, Ho);
   else if (c.has_attention() && c.score == Score::Additive)
-    nn::linear_backward(memory.data(), Ho, att_k.w, dkeys.data(), A, dmemory.data(), att_k.g, nullptr, B * Ts, A, Ho);
+    nn::linear_backward(er.memory.data(), Ho, att_k.w, dkeys.data(), A, dmemory.data(), att_k.g, nullptr, P, A, Ho);
 
-  // initial state back to the encoder's final states
-  auto &dfinal_h = ws.dfinal_h, &dfinal_c = ws.dfinal_c;
-  at_least(dfinal_h, L);
-  at_least(dfinal_c, L);
-  for (std::size_t l = 0; l < L; ++l) {
-    dfinal_h[l].assign(B * Ho, 0.f);
-    dfinal_c[l].assign(B * Ho, 0.f);
-    if (bridge_w.w) {
-      for (std::size_t i = 0; i < B * Hd; ++i) dh[l][i] *= 1.f - s0_h[l][i] * s0_h[l][i];
-      nn::linear_backward(final_h[l].data(), Ho, bridge_w.w, dh[l].data(), Hd, dfinal_h[l].data(), bridge_w.g,
-                          bridge_b.g, B, Hd, Ho);
-      if (lstm) {
-        for (std::size_t i = 0; i < B * Hd; ++i) dc[l][i] *= 1.f - s0_c[l][i] * s0_c[l][i];
-        nn::linear_backward(final_c[l].data(), Ho, bridge_w.w, dc[l].data(), Hd, dfinal_c[l].data(), bridge_w.g,
-                            bridge_b.g, B, Hd, Ho);
-      }
-    } else {
-      dfinal_h[l] = dh[l];
-      if (lstm) dfinal_c[l] = dc[l];
+  // the initial state back to the encoder's final states (n, L, .), through the bridge if present
+  auto &dinit_h = ws.dinit_h, &dinit_c = ws.dinit_c, &dfinal_h = ws.dfinal_h, &dfinal_c = ws.dfinal_c;
+  dinit_h.resize(B * L * Hd);
+  dinit_c.resize(B * L * Hd);
+  for (std::size_t l = 0; l < L; ++l)
+    for (std::size_t b = 0; b < B; ++b) {
+      std::memcpy(&dinit_h[(b * L + l) * Hd], &dh[l][b * Hd], Hd * sizeof(float));
+      std::memcpy(&dinit_c[(b * L + l) * Hd], &dc[l][b * Hd], Hd * sizeof(float));
     }
+  dfinal_h.assign(B * L * Ho, 0.f);
+  dfinal_c.assign(B * L * Ho, 0.f);
+  if (bridge_w.w) {
+    for (std::size_t i = 0; i < B * L * Hd; ++i) dinit_h[i] *= 1.f - er.init_h[i] * er.init_h[i];
+    nn::linear_backward(er.final_h.data(), Ho, bridge_w.w, dinit_h.data(), Hd, dfinal_h.data(), bridge_w.g, bridge_b.g,
+                        B * L, Hd, Ho);
+    if (lstm) {
+      for (std::size_t i = 0; i < B * L * Hd; ++i) dinit_c[i] *= 1.f - er.init_c[i] * er.init_c[i];
+      nn::linear_backward(er.final_c.data(), Ho, bridge_w.w, dinit_c.data(), Hd, dfinal_c.data(), bridge_w.g,
+                          bridge_b.g, B * L, Hd, Ho);
+    }
+  } else {  // Ho == Hd
+    dfinal_h.assign(dinit_h.begin(), dinit_h.end());
+    if (lstm) dfinal_c.assign(dinit_c.begin(), dinit_c.end());
   }
 
   // ================= encoder backward =================
-  auto& dout = ws.dout;  // gradient w.r.t. the current layer's outputs, time-major
-  dout.assign(Ts * B * Ho, 0.f);
-  for (std::size_t t = 0; t < Ts; ++t)
-    for (std::size_t b = 0; b < B; ++b)
-      std::memcpy(&dout[(t * B + b) * Ho], &dmemory[(b * Ts + t) * Ho], Ho * sizeof(float));
-  auto &dcell = ws.dcell, &escratch = ws.escratch, &dhe = ws.dhe, &dce = ws.dce, &keep_h = ws.keep_h,
-       &keep_c = ws.keep_c;
+  // Layers top-down, each direction backwards over the steps the forward ran: at step k the rows
+  // still running are the prefix [0, running(k)); a finished row's state gradient passes through.
+  auto& dout = ws.dout;  // gradient w.r.t. the current layer's outputs, (P, Ho) in the encoder's row order
+  dout.assign(dmemory.begin(), dmemory.end());
+  auto &dcell = ws.dcell, &escratch = ws.escratch, &dhe = ws.dhe, &dce = ws.dce;
   dcell.resize(B * G * He), escratch.resize(B * G * He), dhe.resize(B * He), dce.resize(B * He);
-  keep_h.resize(B * He), keep_c.resize(B * He);
+  auto len = [&](std::size_t j) { return er.len(j); };
   for (std::size_t l = L; l-- > 0;) {
     const std::size_t in = l == 0 ? Es : Ho;
     auto& din = ws.din;
-    din.assign(Ts * B * in, 0.f);
+    din.assign(P * in, 0.f);
     for (std::size_t d = 0; d < dirs; ++d) {
       const RnnParams& rp = ws.enc_rnn[l * dirs + d];
-      const auto w = net.rnn(rp, int(in), int(He));
+      const nn::RnnWeights& w = ew.rnn[l * dirs + d];
       const PG gw_ih = net.get(rp.w_ih), gw_hh = net.get(rp.w_hh), gb_ih = net.get(rp.b_ih), gb_hh = net.get(rp.b_hh);
       auto& dgi_all = ws.dgi_all;
-      dgi_all.assign(Ts * B * G * He, 0.f);
-      for (std::size_t b = 0; b < B; ++b) {
-        std::memcpy(&dhe[b * He], &dfinal_h[l][b * Ho + d * He], He * sizeof(float));
-        std::memcpy(&dce[b * He], &dfinal_c[l][b * Ho + d * He], He * sizeof(float));
+      dgi_all.assign(P * G * He, 0.f);
+      for (std::size_t j = 0; j < B; ++j) {
+        const std::size_t i = er.order[j];
+        std::memcpy(&dhe[j * He], &dfinal_h[(i * L + l) * Ho + d * He], He * sizeof(float));
+        std::memcpy(&dce[j * He], &dfinal_c[(i * L + l) * Ho + d * He], He * sizeof(float));
       }
-      for (std::size_t kk = Ts; kk-- > 0;) {  // reverse of the forward order
-        const std::size_t t = d == 0 ? kk : Ts - 1 - kk;
-        const CellCache& cc = enc_cache[l][d][t];
-        for (std::size_t b = 0; b < B; ++b)
-          if (active(t, b)) kernels::add(&dout[(t * B + b) * Ho + d * He], &dhe[b * He], He);
-        // Padding rows pass their state gradient through untouched: set them aside and zero them so
-        // they add nothing to W_hh / b_hh, then put them back after the cell's backward.
-        keep_h = dhe;
-        keep_c = dce;
-        for (std::size_t b = 0; b < B; ++b)
-          if (!active(t, b)) {
-            std::fill(&dhe[b * He], &dhe[b * He] + He, 0.f);
-            std::fill(&dce[b * He], &dce[b * He] + He, 0.f);
-          }
-        std::fill(dcell.begin(), dcell.end(), 0.f);
-        float* dgi_t = &dgi_all[t * B * G * He];
+      for (std::size_t k = Ts; k-- > 0;) {  // reverse of the forward order
+        std::size_t running = 0;
+        while (running < B && len(running) > k) ++running;
+        auto pos = [&](std::size_t j) { return d == 0 ? k : len(j) - 1 - k; };
+        const CellCache& cc = ws.etape.cell[(l * dirs + d) * Ts + k];
+        for (std::size_t j = 0; j < running; ++j)
+          kernels::add(&dout[(j * Ts + pos(j)) * Ho + d * He], &dhe[j * He], He);
+        std::fill(dcell.begin(), dcell.begin() + running * G * He, 0.f);
         if (lstm)
           nn::lstm_cell_backward(w, cc.gates.data(), cc.h_prev.data(), cc.c_prev.data(), cc.c_new.data(), dhe.data(),
-                                 dce.data(), dcell.data(), gw_hh.g, gb_hh.g, B);
+                                 dce.data(), dcell.data(), gw_hh.g, gb_hh.g, running);
         else
           nn::gru_cell_backward(w, cc.gates.data(), cc.gh.data(), cc.h_prev.data(), dhe.data(), dcell.data(), gw_hh.g,
-                                gb_hh.g, escratch.data(), B);
-        for (std::size_t b = 0; b < B; ++b) {
-          if (active(t, b)) {
-            std::memcpy(dgi_t + b * G * He, &dcell[b * G * He], G * He * sizeof(float));
-            continue;
-          }
-          std::memcpy(&dhe[b * He], &keep_h[b * He], He * sizeof(float));
-          std::memcpy(&dce[b * He], &keep_c[b * He], He * sizeof(float));
-        }
+                                gb_hh.g, escratch.data(), running);
+        for (std::size_t j = 0; j < running; ++j)
+          std::memcpy(&dgi_all[(j * Ts + pos(j)) * G * He], &dcell[j * G * He], G * He * sizeof(float));
       }
-      nn::linear_backward(layer_in[l].data(), in, w.w_ih, dgi_all.data(), G * He, din.data(), gw_ih.g, gb_ih.g, Ts * B,
+      nn::linear_backward(ws.etape.input[l].data(), in, w.w_ih, dgi_all.data(), G * He, din.data(), gw_ih.g, gb_ih.g, P,
                           G * He, in);
     }
-    if (drop) kernels::mul(din.data(), enc_mask[l].data(), din.data(), din.size());
+    if (drop) kernels::mul(din.data(), ws.etape.mask[l].data(), din.data(), din.size());
     dout.assign(din.begin(), din.end());  // a copy, not a swap: each buffer keeps its own capacity
   }
-  const PG enc_emb_g = enc_emb;
-  if (enc_emb_g.g)
-    for (std::size_t i = 0; i < Ts * B; ++i)
-      if (int(i / B) < bt.src_len[i % B]) kernels::add(&dout[i * Es], enc_emb_g.g + std::size_t(bt.src[i]) * Es, Es);
+  if (enc_emb.g)
+    for (std::size_t j = 0; j < B; ++j)
+      for (std::size_t t = 0; t < len(j); ++t)
+        kernels::add(&dout[(j * Ts + t) * Es], enc_emb.g + std::size_t(src_ptrs[er.order[j]][t]) * Es, Es);
   return stats;
 }
 
