@@ -390,6 +390,45 @@ void bench_kernels(const Options& o, int H) {
     }
     g_sink = xsimd::reduce_add((a0 + a1) + (a2 + a3));
   };
+  // The arithmetic ceiling of this build: multiply-adds on registers only (12 independent chains,
+  // no loads), and the packed product on a matrix that stays in L1 (4 rows at once, as in a batch).
+  // A product over 128-bit vectors without FMA (wasm SIMD) cannot run faster than the first.
+  auto peak = [] {
+    using Vb = xsimd::batch<float>;
+    constexpr std::size_t W = Vb::size, kIters = 4096;
+    Vb a[12];
+    for (int i = 0; i < 12; ++i) a[i] = Vb(float(g_sink) + 0.001f * float(i));
+    const Vb m(0.9999f), b(0.0001f);
+    for (std::size_t k = 0; k < kIters; ++k)
+      for (int i = 0; i < 12; ++i) a[i] = xsimd::fma(a[i], m, b);
+    Vb t(0.f);
+    for (int i = 0; i < 12; ++i) t += a[i];
+    g_sink = xsimd::reduce_add(t);
+    return 2.0 * 12 * W * kIters;
+  };
+  bench_kernel(o, H, "peak_fma_registers", "12x4096", peak(), 0, 20, [&] { peak(); });
+  {
+    const std::size_t m1 = 64, n1 = 64;  // 16 KiB of weights: L1-resident
+    auto w1 = rand_vec(m1 * n1), x1 = rand_vec(4 * n1), y1 = rand_vec(4 * m1);
+    std::vector<float> p1(K::packed_size(m1, n1));
+    K::pack(w1.data(), m1, n1, p1.data());
+    bench_kernel(o, H, "gemm_packed_L1_B4", sh(m1, n1), 2.0 * 4 * m1 * n1, 0, 2000,
+                 [&] { K::gemm_packed(x1.data(), n1, p1.data(), nullptr, y1.data(), m1, 4, m1, n1); });
+  }
+  {  // Training's three products at the G2P decoder's recurrent shape (B 64, 768 x 256), H-independent.
+    const std::size_t b2 = 64, m2 = 768, n2 = 256;
+    auto w2 = rand_vec(m2 * n2), x2 = rand_vec(b2 * n2), y2 = rand_vec(b2 * m2), dw2 = rand_vec(m2 * n2),
+         dx2 = rand_vec(b2 * n2);
+    std::vector<float> p2(K::packed_size(m2, n2));
+    K::pack(w2.data(), m2, n2, p2.data());
+    const double f2 = 2.0 * b2 * m2 * n2;
+    bench_kernel(o, H, "train_forward_gemm_packed", "64x256_by_256x768", f2, 0, 5,
+                 [&] { K::gemm_packed(x2.data(), n2, p2.data(), nullptr, y2.data(), m2, b2, m2, n2); });
+    bench_kernel(o, H, "train_dW_gemm_acc", "768x64_by_64x256", f2, 0, 5,
+                 [&] { K::gemm_acc(y2.data(), 1, m2, x2.data(), n2, dw2.data(), n2, m2, n2, b2); });
+    bench_kernel(o, H, "train_dX_gemm_acc", "64x768_by_768x256", f2, 0, 5,
+                 [&] { K::gemm_acc(y2.data(), m2, 1, w2.data(), n2, dx2.data(), n2, b2, n2, m2); });
+  }
   bench_kernel(o, H, "read_Whh_bytes", sh(G, h), 0, F * G * h, c, [&] { read_all(big.data(), G * h); });
   bench_kernel(o, H, "read_step_bytes", sh(1, step_floats), 0, F * step_floats, c / 4 + 1,
                [&] { read_all(big.data(), step_floats); });

@@ -120,29 +120,35 @@ TEST_CASE(
   check_agreement("reverse-vanilla", "reverse", false);
 }
 
-// The English pronunciation model: its WER on all 12,000 CMUdict test words at beam 5 moves by at
-// most 0.3 points (the target for it; natively, as the whole set at beam 5 takes minutes in
-// the other builds). Its greedy agreement with f32 on the first 1000 test words is 992 (the
-// two-layer model of 2026-12-01; 987 for the first one): short of the 99.5 % asked of every shipped
-// model (bench/RESULTS.md says so); asserted at >= 98.5 % so that it cannot fall further unseen.
-TEST_CASE("int8 g2p-en: test WER at beam 5 within 0.3 points of f32's, greedy agreement on 1000 test words >= 98.5 %") {
+// The English pronunciation model, on its held-out set, CMUdict's 12,000 test words: the greedy
+// output of int8 equals f32's on at least 99.5 % of them (measured 11,962: 99.68 %), and its WER at
+// beam 5 moves by at most 0.3 points. Natively only for the whole set (it takes minutes in the
+// other builds, which check the first 1000 words at >= 98.5 %: 992 measured, the few words on which
+// int8 differs not being spread evenly, so 1000 is too small a sample to hold to 99.5 %).
+TEST_CASE("int8 g2p-en: the f32 greedy output on >= 99.5 % of the 12,000 test words, test WER at beam 5 within 0.3 points") {
   const std::string path = kModels + "/g2p-en.safetensors";
   const Model f32 = load_checkpoint_file(path);
   Model q8 = load_checkpoint_file(path);
   REQUIRE(q8.quantize() > 0);
   const auto words = train::read_pron_file(std::string(ATTNSEQ_DATA_DIR) + "/cmudict/g014b2b.ref");
   const auto items = train::pron_items(f32.config(), words.entries, "g2p-en");
-  Encoded e1, e2;
-  int same = 0;
-  for (std::size_t i = 0; i < 1000; ++i) {
-    const auto& src = items[i].src;
-    f32.encode(src.data(), int(src.size()), e1);
-    q8.encode(src.data(), int(src.size()), e2);
-    same +=
-        decode(f32, e1, DecodeOptions{}).hypotheses[0].tokens == decode(q8, e2, DecodeOptions{}).hypotheses[0].tokens;
+#if !defined(__EMSCRIPTEN__) && !defined(ATTNSEQ_REFERENCE_KERNELS) && !defined(__SANITIZE_ADDRESS__)
+  const std::size_t n = items.size();
+#else
+  const std::size_t n = 1000;
+#endif
+  std::vector<std::vector<std::int32_t>> sources;
+  for (std::size_t i = 0; i < n; ++i) sources.push_back(items[i].src);
+  const auto a32 = translate_batch(f32, sources, DecodeOptions{}), a8 = translate_batch(q8, sources, DecodeOptions{});
+  std::size_t same = 0;
+  for (std::size_t i = 0; i < n; ++i) same += a32[i].hypotheses[0].tokens == a8[i].hypotheses[0].tokens;
+  MESSAGE("g2p-en int8: " << same << "/" << n << " greedy outputs as f32's");
+  if (n == items.size()) {
+    CHECK(n == 12000);
+    CHECK(same * 1000 >= 995 * n);
+  } else {
+    CHECK(same >= 985);
   }
-  MESSAGE("g2p-en int8: " << same << "/1000 greedy outputs as f32's");
-  CHECK(same >= 985);
 #if !defined(__EMSCRIPTEN__) && !defined(ATTNSEQ_REFERENCE_KERNELS) && !defined(__SANITIZE_ADDRESS__)
   const auto a = train::evaluate_refs(f32, items, 5, 2), b = train::evaluate_refs(q8, items, 5, 2);
   MESSAGE("g2p-en test words at beam 5: f32 " << a.errors << ", int8 " << b.errors << " of " << a.words << " wrong");
