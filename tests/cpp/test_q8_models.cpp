@@ -125,7 +125,8 @@ TEST_CASE(
 // beam 5 moves by at most 0.3 points. Natively only for the whole set (it takes minutes in the
 // other builds, which check the first 1000 words at >= 98.5 %: 992 measured, the few words on which
 // int8 differs not being spread evenly, so 1000 is too small a sample to hold to 99.5 %).
-TEST_CASE("int8 g2p-en: the f32 greedy output on >= 99.5 % of the 12,000 test words, test WER at beam 5 within 0.3 points") {
+TEST_CASE(
+    "int8 g2p-en: the f32 greedy output on >= 99.5 % of the 12,000 test words, test WER at beam 5 within 0.3 points") {
   const std::string path = kModels + "/g2p-en.safetensors";
   const Model f32 = load_checkpoint_file(path);
   Model q8 = load_checkpoint_file(path);
