@@ -150,7 +150,7 @@ int main(int argc, char** argv) {
     batches.push_back(train::make_batch(src, tgt, c));
   }
   double flops = 0, tokens = 0;
-  for (const auto& b : batches) flops += train::matmul_flops(c, b.B, b.Ts, b.Tt), tokens += b.tokens;
+  for (const auto& b : batches) flops += train::matmul_flops(c, b), tokens += b.tokens;
   std::vector<float> grad(model.params().data.size());
   train::Workspace ws;
   std::size_t next = 0;

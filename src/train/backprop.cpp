@@ -128,6 +128,8 @@ struct Workspace::Impl {
   DecoderState dstate;
   std::vector<fwd::Source> sources;
   std::vector<const fwd::Source*> rows;
+  std::vector<std::size_t> dorder, tlen, active;  // decoder row r = example dorder[r]; rows running at step k
+  std::vector<std::int32_t> prev;                 // a step's previous tokens, in decoder row order
   std::vector<Step> steps;
   std::vector<Vec> dh, dc;
   Vec dinit_h, dinit_c, dfinal_h, dfinal_c;
@@ -222,26 +224,28 @@ struct Net {
 
 }  // namespace
 
-double matmul_flops(const ModelConfig& c, std::size_t B, std::size_t Ts, std::size_t Tt, bool backward) {
+double matmul_flops(const ModelConfig& c, const Batch& bt, bool backward) {
   const double He = c.enc_hidden, Ho = c.enc_out(), Hd = c.dec_hidden, G = c.gates(), A = c.attn_dim;
-  const double dirs = c.bidirectional ? 2 : 1, b = double(B), ts = double(Ts), tt = double(Tt);
+  const double dirs = c.bidirectional ? 2 : 1, b = double(bt.B), ts = double(bt.Ts);
+  double src_tokens = 0;  // the recurrence runs each source over its own positions only
+  for (int n : bt.src_len) src_tokens += n;
   double f = 0;
-  for (int l = 0; l < c.layers; ++l) {  // encoder: input projection of all steps, recurrent products
+  for (int l = 0; l < c.layers; ++l) {  // encoder: input projection of every padded position, recurrence
     const double in = l == 0 ? c.src_emb : Ho;
-    f += dirs * 2 * ts * b * G * He * (in + He);
+    f += dirs * 2 * G * He * (ts * b * in + src_tokens * He);
   }
   const double Kd = c.score == Score::Additive ? A : Hd;
   if (c.has_attention() && c.score != Score::Dot) f += 2 * b * ts * Kd * Ho;  // keys
   if (c.bridge) f += c.layers * 2 * b * Hd * Ho * (c.cell == Cell::LSTM ? 2 : 1);
-  double step = 0;  // one decoder step
-  for (int l = 0; l < c.layers; ++l) step += 2 * b * G * Hd * ((l == 0 ? c.dec_input() : Hd) + Hd);
+  double row = 0;  // one decoder step of one row; a row runs one step per target token (EOS included)
+  for (int l = 0; l < c.layers; ++l) row += 2 * G * Hd * ((l == 0 ? c.dec_input() : Hd) + Hd);
   if (c.has_attention()) {
-    step += 2 * b * ts * (Kd + Ho);                                           // scores, context
-    if (c.score == Score::Additive) step += 2 * b * A * Hd + 2 * b * ts * A;  // query projection, v
-    step += 2 * b * Hd * (Ho + Hd);                                           // combine
+    row += 2 * ts * (Kd + Ho);                                       // scores, context
+    if (c.score == Score::Additive) row += 2 * A * Hd + 2 * ts * A;  // query projection, v
+    row += 2 * Hd * (Ho + Hd);                                       // combine
   }
-  step += 2 * b * c.tgt_vocab * Hd;  // output layer
-  f += tt * step;
+  row += 2 * double(c.tgt_vocab) * Hd;  // output layer
+  f += double(bt.tokens) * row;
   return backward ? 3 * f : f;
 }
 
@@ -323,19 +327,40 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad, con
   dw.out = {out_w.w, net.packed(out_w.w, V, Hd), out_b.w, {}};
   dw.table = nullptr;
   dw.rest = {};
+  // Decoder row r is example dorder[r], longest target first, so that the rows still decoding at
+  // step k (the target has a token there) are the prefix [0, active[k]): each step runs on those
+  // alone, as the encoder does, and a finished row costs nothing more.
+  auto& dorder = ws.dorder;
+  auto& tlen = ws.tlen;
+  auto& active = ws.active;
+  dorder.resize(B);
+  tlen.resize(B);
+  active.assign(Tt, 0);
+  for (std::size_t b = 0; b < B; ++b) {
+    std::size_t n = 0;
+    while (n < Tt && bt.tgt_out[n * B + b] >= 0) ++n;
+    tlen[b] = n;
+    for (std::size_t k = 0; k < n; ++k) ++active[k];
+    std::size_t r = b;  // stable insertion sort (no allocation)
+    for (; r > 0 && tlen[dorder[r - 1]] < n; --r) dorder[r] = dorder[r - 1];
+    dorder[r] = b;
+  }
   auto& st = ws.dstate;
   fwd::size_state(c, st, int(B), int(Ts));
   st.B = int(B);
   for (std::size_t l = 0; l < L; ++l)
-    for (std::size_t b = 0; b < B; ++b) {
-      std::memcpy(&st.h[(l * B + b) * Hd], &er.init_h[(b * L + l) * Hd], Hd * sizeof(float));
-      std::memcpy(&st.c[(l * B + b) * Hd], &er.init_c[(b * L + l) * Hd], Hd * sizeof(float));
+    for (std::size_t r = 0; r < B; ++r) {
+      const std::size_t b = dorder[r];
+      std::memcpy(&st.h[(l * B + r) * Hd], &er.init_h[(b * L + l) * Hd], Hd * sizeof(float));
+      std::memcpy(&st.c[(l * B + r) * Hd], &er.init_c[(b * L + l) * Hd], Hd * sizeof(float));
     }
   ws.sources.resize(B);
   ws.rows.resize(B);
-  for (std::size_t b = 0; b < B; ++b) {
-    ws.sources[b] = {key_ptr + inv[b] * Ts * Kk, &er.memory[inv[b] * Ts * Ho], Ts, std::size_t(bt.src_len[b])};
-    ws.rows[b] = &ws.sources[b];
+  ws.prev.resize(B);
+  for (std::size_t r = 0; r < B; ++r) {
+    const std::size_t b = dorder[r];
+    ws.sources[r] = {key_ptr + inv[b] * Ts * Kk, &er.memory[inv[b] * Ts * Ho], Ts, std::size_t(bt.src_len[b])};
+    ws.rows[r] = &ws.sources[r];
   }
 
   auto& steps = ws.steps;
@@ -345,12 +370,14 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad, con
   for (std::size_t k = 0; k < Tt; ++k) {
     Step& s = steps[k];
     at_least(s.cell, L);
-    fwd::decoder_step(c, dw, st, &bt.tgt_in[k * B], B, ws.rows.data(), nullptr, &s, drop ? &masks : nullptr);
-    s.probs.resize(B * V);
-    std::memcpy(s.probs.data(), st.logits.data(), B * V * sizeof(float));
-    for (std::size_t b = 0; b < B; ++b) {
-      float* p = &s.probs[b * V];
-      const std::int32_t y = bt.tgt_out[k * B + b];
+    const std::size_t Bk = active[k];
+    for (std::size_t r = 0; r < Bk; ++r) ws.prev[r] = bt.tgt_in[k * B + dorder[r]];
+    fwd::decoder_step(c, dw, st, ws.prev.data(), Bk, ws.rows.data(), nullptr, &s, drop ? &masks : nullptr);
+    s.probs.resize(Bk * V);
+    std::memcpy(s.probs.data(), st.logits.data(), Bk * V * sizeof(float));
+    for (std::size_t r = 0; r < Bk; ++r) {
+      float* p = &s.probs[r * V];
+      const std::int32_t y = bt.tgt_out[k * B + dorder[r]];
       if (y >= 0) {
         const double lse = kernels::logsumexp(p, V), nll = lse - p[y];
         stats.loss_sum += nll;
@@ -390,13 +417,16 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad, con
   auto dW_hh = [&](std::size_t l) { return net.get(ws.dec_rnn[l].w_hh); };
   auto db_ih = [&](std::size_t l) { return net.get(ws.dec_rnn[l].b_ih); };
   auto db_hh = [&](std::size_t l) { return net.get(ws.dec_rnn[l].b_hh); };
+  std::size_t Bk = B;  // rows of the step being back-propagated: active[k]
   auto attend_back = [&](const Step& s, const float* dcontext, float* dquery) {
-    for (std::size_t b = 0; b < B; ++b)
-      nn::attention_backward(aw, &s.query[b * Hd], Hd, ws.sources[b].keys, Kk, ws.sources[b].memory, Ho,
-                             &s.weights[b * Ts], s.u.empty() ? nullptr : &s.u[b * Ts * A], Ts, bt.src_len[b],
-                             dcontext + b * Ho, nullptr, &dmemory[inv[b] * Ts * Ho],
-                             c.score == Score::Dot ? &dmemory[inv[b] * Ts * Ho] : &dkeys[inv[b] * Ts * Kd],
-                             dquery + b * Hd, att_q.g, att_v.g, ascratch.data());
+    for (std::size_t r = 0; r < Bk; ++r) {
+      const std::size_t j = inv[dorder[r]];  // the example's encoder row
+      nn::attention_backward(aw, &s.query[r * Hd], Hd, ws.sources[r].keys, Kk, ws.sources[r].memory, Ho,
+                             &s.weights[r * Ts], s.u.empty() ? nullptr : &s.u[r * Ts * A], Ts, ws.sources[r].valid,
+                             dcontext + r * Ho, nullptr, &dmemory[j * Ts * Ho],
+                             c.score == Score::Dot ? &dmemory[j * Ts * Ho] : &dkeys[j * Ts * Kd], dquery + r * Hd,
+                             att_q.g, att_v.g, ascratch.data());
+    }
   };
   // RNN backward for one step: dh[l] holds the gradient w.r.t. this step's outputs; on exit dh/dc
   // hold the gradients w.r.t. the previous step's state, and dx the gradient w.r.t. the layer-0 input.
@@ -406,25 +436,25 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad, con
       std::fill(dgi.begin(), dgi.end(), 0.f);
       if (lstm)
         nn::lstm_cell_backward(drnn[l], cc.gates.data(), cc.h_prev.data(), cc.c_prev.data(), cc.c_new.data(),
-                               dh[l].data(), dc[l].data(), dgi.data(), dW_hh(l).g, db_hh(l).g, B);
+                               dh[l].data(), dc[l].data(), dgi.data(), dW_hh(l).g, db_hh(l).g, Bk);
       else
         nn::gru_cell_backward(drnn[l], cc.gates.data(), cc.gh.data(), cc.h_prev.data(), dh[l].data(), dgi.data(),
-                              dW_hh(l).g, db_hh(l).g, dscratch.data(), B);
+                              dW_hh(l).g, db_hh(l).g, dscratch.data(), Bk);
       const float* xin = l == 0 ? s.x.data() : drop ? s.cell[l].in_drop.data() : s.cell[l - 1].h.data();
       const std::size_t in = l == 0 ? D : Hd;
       if (l == 0) {
         std::fill(dx.begin(), dx.end(), 0.f);
-        nn::linear_backward(xin, in, drnn[l].w_ih, dgi.data(), G * Hd, dx.data(), dW_ih(l).g, db_ih(l).g, B, G * Hd,
+        nn::linear_backward(xin, in, drnn[l].w_ih, dgi.data(), G * Hd, dx.data(), dW_ih(l).g, db_ih(l).g, Bk, G * Hd,
                             in);
       } else if (drop) {  // through the dropout mask between the layers
         std::fill(dtmp.begin(), dtmp.end(), 0.f);
-        nn::linear_backward(xin, in, drnn[l].w_ih, dgi.data(), G * Hd, dtmp.data(), dW_ih(l).g, db_ih(l).g, B, G * Hd,
+        nn::linear_backward(xin, in, drnn[l].w_ih, dgi.data(), G * Hd, dtmp.data(), dW_ih(l).g, db_ih(l).g, Bk, G * Hd,
                             in);
-        kernels::mul(dtmp.data(), s.cell[l].in_mask.data(), dtmp.data(), B * Hd);
-        kernels::add(dtmp.data(), dh[l - 1].data(), B * Hd);
+        kernels::mul(dtmp.data(), s.cell[l].in_mask.data(), dtmp.data(), Bk * Hd);
+        kernels::add(dtmp.data(), dh[l - 1].data(), Bk * Hd);
       } else {
         // the layer below's output at this step feeds this layer: its gradient joins dh[l-1]
-        nn::linear_backward(xin, in, drnn[l].w_ih, dgi.data(), G * Hd, dh[l - 1].data(), dW_ih(l).g, db_ih(l).g, B,
+        nn::linear_backward(xin, in, drnn[l].w_ih, dgi.data(), G * Hd, dh[l - 1].data(), dW_ih(l).g, db_ih(l).g, Bk,
                             G * Hd, in);
       }
     }
@@ -432,10 +462,11 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad, con
 
   for (std::size_t k = Tt; k-- > 0;) {
     const Step& s = steps[k];
+    Bk = active[k];  // rows [Bk, active[k - 1]) start here, their carried gradients still zero
     // d objective / d logits = p - target distribution ((1 - e) one-hot + e / V), per token
     const float smooth = fo.label_smoothing / float(V), hit = 1.f - fo.label_smoothing;
-    for (std::size_t b = 0; b < B; ++b) {
-      const std::int32_t y = bt.tgt_out[k * B + b];
+    for (std::size_t b = 0; b < Bk; ++b) {
+      const std::int32_t y = bt.tgt_out[k * B + dorder[b]];
       for (std::size_t v = 0; v < V; ++v) dlogits[b * V + v] = y >= 0 ? (s.probs[b * V + v] - smooth) * inv_n : 0.f;
       if (y >= 0) dlogits[b * V + y] -= hit * inv_n;
     }
@@ -443,46 +474,46 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad, con
     if (c.style == Style::None) {
       if (drop) {
         std::fill(dfeat.begin(), dfeat.end(), 0.f);
-        nn::linear_backward(feat, Hd, out_w.w, dlogits.data(), V, dfeat.data(), out_w.g, out_b.g, B, V, Hd);
-        kernels::mul(dfeat.data(), s.feat_mask.data(), dfeat.data(), B * Hd);
-        kernels::add(dfeat.data(), dh[L - 1].data(), B * Hd);
+        nn::linear_backward(feat, Hd, out_w.w, dlogits.data(), V, dfeat.data(), out_w.g, out_b.g, Bk, V, Hd);
+        kernels::mul(dfeat.data(), s.feat_mask.data(), dfeat.data(), Bk * Hd);
+        kernels::add(dfeat.data(), dh[L - 1].data(), Bk * Hd);
       } else {
-        nn::linear_backward(feat, Hd, out_w.w, dlogits.data(), V, dh[L - 1].data(), out_w.g, out_b.g, B, V, Hd);
+        nn::linear_backward(feat, Hd, out_w.w, dlogits.data(), V, dh[L - 1].data(), out_w.g, out_b.g, Bk, V, Hd);
       }
       rnn_back(s);
     } else {
       std::fill(dfeat.begin(), dfeat.end(), 0.f);
-      nn::linear_backward(feat, Hd, out_w.w, dlogits.data(), V, dfeat.data(), out_w.g, out_b.g, B, V, Hd);
-      if (c.style == Style::Luong && c.input_feeding) kernels::add(dhtilde_next.data(), dfeat.data(), B * Hd);
-      if (drop) kernels::mul(dfeat.data(), s.feat_mask.data(), dfeat.data(), B * Hd);
-      for (std::size_t i = 0; i < B * Hd; ++i) dfeat[i] *= 1.f - s.htilde[i] * s.htilde[i];  // tanh
+      nn::linear_backward(feat, Hd, out_w.w, dlogits.data(), V, dfeat.data(), out_w.g, out_b.g, Bk, V, Hd);
+      if (c.style == Style::Luong && c.input_feeding) kernels::add(dhtilde_next.data(), dfeat.data(), Bk * Hd);
+      if (drop) kernels::mul(dfeat.data(), s.feat_mask.data(), dfeat.data(), Bk * Hd);
+      for (std::size_t i = 0; i < Bk * Hd; ++i) dfeat[i] *= 1.f - s.htilde[i] * s.htilde[i];  // tanh
       std::fill(dcat.begin(), dcat.end(), 0.f);
-      nn::linear_backward(s.cat.data(), Ho + Hd, comb_w.w, dfeat.data(), Hd, dcat.data(), comb_w.g, comb_b.g, B, Hd,
+      nn::linear_backward(s.cat.data(), Ho + Hd, comb_w.w, dfeat.data(), Hd, dcat.data(), comb_w.g, comb_b.g, Bk, Hd,
                           Ho + Hd);
-      for (std::size_t b = 0; b < B; ++b) {
+      for (std::size_t b = 0; b < Bk; ++b) {
         std::memcpy(&dctx[b * Ho], &dcat[b * (Ho + Hd)], Ho * sizeof(float));
         kernels::add(&dcat[b * (Ho + Hd) + Ho], &dh[L - 1][b * Hd], Hd);
       }
       if (c.style == Style::Luong) {
         std::fill(dq.begin(), dq.end(), 0.f);
         attend_back(s, dctx.data(), dq.data());
-        kernels::add(dq.data(), dh[L - 1].data(), B * Hd);  // query = s_k
+        kernels::add(dq.data(), dh[L - 1].data(), Bk * Hd);  // query = s_k
         rnn_back(s);
         if (c.input_feeding)
-          for (std::size_t b = 0; b < B; ++b) std::memcpy(&dhtilde_next[b * Hd], &dx[b * D + Et], Hd * sizeof(float));
+          for (std::size_t b = 0; b < Bk; ++b) std::memcpy(&dhtilde_next[b * Hd], &dx[b * D + Et], Hd * sizeof(float));
       } else {  // bahdanau: the context also fed the RNN; the query was s_{k-1}
         rnn_back(s);
-        for (std::size_t b = 0; b < B; ++b) kernels::add(&dx[b * D + Et], &dctx[b * Ho], Ho);
+        for (std::size_t b = 0; b < Bk; ++b) kernels::add(&dx[b * D + Et], &dctx[b * Ho], Ho);
         std::fill(dq.begin(), dq.end(), 0.f);
         attend_back(s, dctx.data(), dq.data());
-        kernels::add(dq.data(), dh[L - 1].data(), B * Hd);
+        kernels::add(dq.data(), dh[L - 1].data(), Bk * Hd);
       }
     }
     if (drop)
-      for (std::size_t b = 0; b < B; ++b) kernels::mul(&dx[b * D], &s.emb_mask[b * Et], &dx[b * D], Et);
+      for (std::size_t b = 0; b < Bk; ++b) kernels::mul(&dx[b * D], &s.emb_mask[b * Et], &dx[b * D], Et);
     if (dec_emb_g.g)
-      for (std::size_t b = 0; b < B; ++b)
-        kernels::add(&dx[b * D], dec_emb_g.g + std::size_t(bt.tgt_in[k * B + b]) * Et, Et);
+      for (std::size_t b = 0; b < Bk; ++b)
+        kernels::add(&dx[b * D], dec_emb_g.g + std::size_t(bt.tgt_in[k * B + dorder[b]]) * Et, Et);
   }
 
   // keys back to the memory (every padded position at once; padding has zero gradient)
@@ -497,9 +528,10 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad, con
   dinit_h.resize(B * L * Hd);
   dinit_c.resize(B * L * Hd);
   for (std::size_t l = 0; l < L; ++l)
-    for (std::size_t b = 0; b < B; ++b) {
-      std::memcpy(&dinit_h[(b * L + l) * Hd], &dh[l][b * Hd], Hd * sizeof(float));
-      std::memcpy(&dinit_c[(b * L + l) * Hd], &dc[l][b * Hd], Hd * sizeof(float));
+    for (std::size_t r = 0; r < B; ++r) {  // decoder row r is example dorder[r]
+      const std::size_t b = dorder[r];
+      std::memcpy(&dinit_h[(b * L + l) * Hd], &dh[l][r * Hd], Hd * sizeof(float));
+      std::memcpy(&dinit_c[(b * L + l) * Hd], &dc[l][r * Hd], Hd * sizeof(float));
     }
   dfinal_h.assign(B * L * Ho, 0.f);
   dfinal_c.assign(B * L * Ho, 0.f);

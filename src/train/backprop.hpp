@@ -1,7 +1,9 @@
-// Training forward and backward for a padded mini-batch with teacher forcing: the whole model
-// (encoder layers and directions, bridge, decoder styles and scores) run on the plain weights, every
-// activation kept, then back-propagated through time into a gradient buffer laid out like
-// Params::data. Loss: cross-entropy over the real target tokens (EOS included), mean per token.
+// Training forward and backward for a padded mini-batch with teacher forcing. The forward pass is
+// inference's own (model/forward.hpp) on the plain weights, with a tape that keeps every activation;
+// then back-propagation through time into a gradient buffer laid out like Params::data. Sources run
+// longest first and targets longest first, so a row whose sequence has ended is dropped from the
+// steps that follow (no work on padding). Loss: cross-entropy over the real target tokens (EOS
+// included), mean per token.
 // Legend: B batch, Ts source steps, Tt target steps, E, He, Ho, Hd, G, A, V as in nn/layers.hpp.
 #pragma once
 #include <cstdint>
@@ -47,11 +49,13 @@ struct ForwardOptions {
 // Throws std::invalid_argument naming the field when a value is out of range.
 void check(const ForwardOptions& o);
 
-// Floating-point operations of the matrix products forward_backward runs on a padded batch of shape
-// (B, Ts, Tt): forward, and with `backward` also the two backward products of each (about twice the
-// forward). Counted as executed (padding included), 2 per multiply-add; elementwise work is not
-// counted. The benchmark divides it by the time to report the achieved GFLOP/s.
-double matmul_flops(const ModelConfig& c, std::size_t B, std::size_t Ts, std::size_t Tt, bool backward = true);
+// Floating-point operations of the matrix products forward_backward runs on a batch: forward, and
+// with `backward` also the two backward products of each (about twice the forward). Counted as
+// executed, 2 per multiply-add: the input projections over every padded source position, the
+// encoder's recurrence over each source's own positions, the decoder over each example's own target
+// tokens (a finished row is dropped), attention over the padded source length. Elementwise work is
+// not counted. The benchmark divides it by the time to report the achieved GFLOP/s.
+double matmul_flops(const ModelConfig& c, const Batch& batch, bool backward = true);
 
 // Every buffer forward_backward uses (activations kept for backward, gradients in flight, packed
 // copies of the weights, the parameters' addresses), kept from call to call: once a workspace has

@@ -170,6 +170,38 @@ TEST_CASE("training loss equals the inference path's teacher-forced log-likeliho
   }
 }
 
+// Padding changes nothing: a batch's loss and gradient are its examples' taken alone (the encoder and
+// the decoder drop a row once its sequence ends, in an order unrelated to the batch's).
+TEST_CASE("a padded batch gives each example what it gives alone: loss and gradient, every configuration") {
+  const std::vector<std::vector<std::int32_t>> src = {{4, 5}, {8, 4, 6, 7, 5}, {5}, {6, 7, 8}};
+  const std::vector<std::vector<std::int32_t>> tgt = {{4, 5, 6, 7}, {6}, {5, 4}, {7, 7, 4}};
+  for (const auto& cfg : every_configuration()) {
+    CAPTURE(describe(cfg));
+    Model m(cfg);
+    test::randomize(m, 11, 0.8f);
+    const std::size_t n = m.params().data.size();
+    const auto batch = train::make_batch(src, tgt, cfg);
+    std::vector<float> grad(n, 0.f), sum(n, 0.f);
+    const auto all = train::forward_backward(m, batch, grad.data());
+    double loss = 0;
+    int correct = 0;
+    for (std::size_t i = 0; i < src.size(); ++i) {
+      const auto one = train::make_batch({src[i]}, {tgt[i]}, cfg);
+      std::vector<float> g(n, 0.f);
+      const auto st = train::forward_backward(m, one, g.data());
+      loss += st.loss_sum;
+      correct += st.correct;
+      for (std::size_t k = 0; k < n; ++k) sum[k] += g[k] * float(one.tokens);  // gradients of sums, not means
+    }
+    CHECK(all.loss_sum == doctest::Approx(loss).epsilon(1e-6));
+    CHECK(all.correct == correct);
+    double worst = 0;
+    for (std::size_t k = 0; k < n; ++k)
+      worst = std::max(worst, std::abs(double(grad[k]) * batch.tokens - sum[k]) / (1e-3 + std::abs(double(sum[k]))));
+    CHECK(worst < 1e-4);
+  }
+}
+
 TEST_CASE("gradient check at sizes that fill the SIMD tiles (sampled parameters)") {
   // The tiny models above exercise only the kernels' scalar tails; here every product has full
   // register tiles on every arch (hidden 40: 120 and 160 gate rows, 80 encoder outputs).
