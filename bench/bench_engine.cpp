@@ -390,23 +390,7 @@ void bench_kernels(const Options& o, int H) {
     }
     g_sink = xsimd::reduce_add((a0 + a1) + (a2 + a3));
   };
-  // The arithmetic ceiling of this build: multiply-adds on registers only (12 independent chains,
-  // no loads), and the packed product on a matrix that stays in L1 (4 rows at once, as in a batch).
-  // A product over 128-bit vectors without FMA (wasm SIMD) cannot run faster than the first.
-  auto peak = [] {
-    using Vb = xsimd::batch<float>;
-    constexpr std::size_t W = Vb::size, kIters = 4096;
-    Vb a[12];
-    for (int i = 0; i < 12; ++i) a[i] = Vb(float(g_sink) + 0.001f * float(i));
-    const Vb m(0.9999f), b(0.0001f);
-    for (std::size_t k = 0; k < kIters; ++k)
-      for (int i = 0; i < 12; ++i) a[i] = xsimd::fma(a[i], m, b);
-    Vb t(0.f);
-    for (int i = 0; i < 12; ++i) t += a[i];
-    g_sink = xsimd::reduce_add(t);
-    return 2.0 * 12 * W * kIters;
-  };
-  bench_kernel(o, H, "peak_fma_registers", "12x4096", peak(), 0, 20, [&] { peak(); });
+  // The best our product does: the packed kernel on a matrix that stays in L1, 4 rows at once.
   {
     const std::size_t m1 = 64, n1 = 64;  // 16 KiB of weights: L1-resident
     auto w1 = rand_vec(m1 * n1), x1 = rand_vec(4 * n1), y1 = rand_vec(4 * m1);

@@ -107,6 +107,9 @@ std::vector<T> from_js_array(const val& a, const char* what) {
 struct ModelBox {
   Model model;
   Vocab src, tgt;
+  // The encoder's working buffers, shared by every encode of this model (one thread): an encode
+  // then allocates only what it returns, and an encoded source holds only its results.
+  mutable Encoded scratch;
 };
 
 class ModelHandle {
@@ -120,7 +123,7 @@ class ModelHandle {
         Model m = load_checkpoint(b.data(), b.size());
         if (quantize) m.quantize();
         const Vocab s = Vocab::source(m.config()), t = Vocab::target(m.config());
-        return std::make_shared<ModelBox>(ModelBox{std::move(m), s, t});
+        return std::make_shared<ModelBox>(ModelBox{std::move(m), s, t, {}});
       });
       return ok();
     });
@@ -215,7 +218,8 @@ class SourceHandle {
     return guarded([&] {
       const auto ids = from_js_array<std::int32_t>(ids_js, "source ids");
       auto enc = std::make_shared<Encoded>();
-      m.need().model.encode(ids.data(), int(ids.size()), *enc);
+      const ModelBox& box = m.need();
+      box.model.encode(ids.data(), int(ids.size()), *enc, box.scratch);
       box_ = m.box();
       enc_ = std::move(enc);
       val r = ok();

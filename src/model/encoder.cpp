@@ -29,6 +29,12 @@ void Model::encode(const std::int32_t* src, int T, Encoded& e) const {
   encode_rows(&src, &T, 1, &out, e);
 }
 
+void Model::encode(const std::int32_t* src, int T, Encoded& e, Encoded& scratch) const {
+  check_source(src, T);
+  Encoded* out = &e;
+  encode_rows(&src, &T, 1, &out, scratch);
+}
+
 void Model::encode_batch(const std::int32_t* const* srcs, const int* lens, int n, std::vector<Encoded>& out) const {
   if (n < 1 || n > kMaxRows)
     throw std::invalid_argument("encode_batch: " + std::to_string(n) + " sources; a batch holds 1 to " +

@@ -140,6 +140,9 @@ class Model {
   // The checks encode() makes of a source, alone: throws std::invalid_argument (TooLong if too long).
   void check_source(const std::int32_t* src, int T) const;
   void encode(const std::int32_t* src, int T, Encoded& out) const;
+  // The same, with the encoder's working buffers in `scratch` instead of out's: a caller that keeps
+  // one scratch for many encodes (the npm package does, per model) allocates only their results.
+  void encode(const std::int32_t* src, int T, Encoded& out, Encoded& scratch) const;
   // Runs the encoder on n sources at once (srcs[i]: lens[i] ids): one matrix product per layer and
   // direction over every position of every source, the recurrence over the sources still running.
   // out[i] ends exactly as encode(srcs[i], lens[i], out[i]) leaves it (every product is the same per

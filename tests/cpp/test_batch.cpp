@@ -85,6 +85,7 @@ TEST_CASE("encode_batch gives every source what encode gives it alone, bit for b
       for (const auto& s : src) ids.push_back(s.data()), lens.push_back(int(s.size()));
       std::vector<Encoded> batch;
       m.encode_batch(ids.data(), lens.data(), int(src.size()), batch);
+      Encoded scratch;
       for (std::size_t i = 0; i < src.size(); ++i) {
         CAPTURE(i);
         Encoded e;
@@ -96,6 +97,17 @@ TEST_CASE("encode_batch gives every source what encode gives it alone, bit for b
         CHECK(batch[i].init_h == e.init_h);
         CHECK(batch[i].init_c == e.init_c);
         CHECK(batch[i].final_h == e.final_h);
+        // The same with one scratch kept across encodes (as the npm package does): the same results,
+        // and the encoded source holds no working buffers.
+        Encoded with_scratch;
+        m.encode(src[i].data(), int(src[i].size()), with_scratch, scratch);
+        CHECK(with_scratch.memory == e.memory);
+        CHECK(with_scratch.keys == e.keys);
+        CHECK(with_scratch.init_h == e.init_h);
+        CHECK(with_scratch.init_c == e.init_c);
+        CHECK(with_scratch.final_h == e.final_h);
+        CHECK(with_scratch.run.gi.empty());
+        CHECK(with_scratch.run.memory.empty());
       }
     }
   }

@@ -221,6 +221,36 @@ TEST_CASE("kernels: packed gemm gives a row the same bits whatever the rows mult
   }
 }
 
+TEST_CASE("kernels: packed gemm gives the same bits on consecutive calls (their panel order alternates)") {
+  // gemm_packed sweeps the panels forwards on one call and backwards on the next (so that a matrix
+  // larger than the cache starts each pass where the last one ended): the order must change nothing.
+  for (const simd::KernelTable* tp : simd::runnable_tables()) {
+    const simd::KernelTable& t = *tp;
+    CAPTURE(t.name);
+    const std::size_t R = 4 * t.pack_width;  // rows per panel
+    for (std::size_t M : {std::size_t(3), R, 2 * R, 3 * R, 3 * R + 5, 4 * R - 1})
+      for (std::size_t B : {std::size_t(1), std::size_t(2), std::size_t(5)}) {
+        CAPTURE(M);
+        CAPTURE(B);
+        const std::size_t N = 19;
+        auto W = rnd(M * N, 51), bias = rnd(M, 52), X = rnd(B * N, 53);
+        std::vector<float> P(t.packed_size(M, N));
+        t.pack(W.data(), M, N, P.data());
+        std::vector<float> first(B * M), again(B * M), plain(B * M);
+        t.gemm_packed(X.data(), N, P.data(), bias.data(), first.data(), M, B, M, N);
+        for (int call = 0; call < 3; ++call) {
+          std::fill(again.begin(), again.end(), -1.f);
+          t.gemm_packed(X.data(), N, P.data(), bias.data(), again.data(), M, B, M, N);
+          CHECK(again == first);
+        }
+        ref::gemm_nt(X.data(), N, W.data(), plain.data(), M, B, M, N, false);
+        for (std::size_t b = 0; b < B; ++b)
+          for (std::size_t m = 0; m < M; ++m) plain[b * M + m] += bias[m];
+        check_close(first, plain, 1e-5f);
+      }
+  }
+}
+
 TEST_CASE("kernels: packed gemm matches the plain product, with and without bias") {
   for (const simd::KernelTable* tp : simd::runnable_tables()) {  // every arch this CPU runs
     const simd::KernelTable& t = *tp;

@@ -74,6 +74,14 @@ test('a char -> word model trained on a tiny TSV spells out words joined by sing
   assert.deepEqual([...m.tgtVocab.slice(4)], [...new Set(PAIRS.flatMap(([, p]) => p.split(' ')))].sort());
   assert.deepEqual(m.tokenize('knight').tokens, ['k', 'n', 'i', 'g', 'h', 't']);
   assert.deepEqual(m.tokenize('N AY  T', 'target').tokens, ['N', 'AY', 'T']);
+  // Ids name their tokens as text does (the names are read from the engine once per model and side).
+  for (const [text, side] of [['knight', 'source'], ['N AY T', 'target']]) {
+    const { ids, tokens } = m.tokenize(text, side);
+    assert.deepEqual(m.tokenize(ids, side).tokens, tokens);
+    assert.deepEqual(m.tokenize(Array.from(ids), side).tokens, tokens);
+  }
+  assert.equal(m.tokenize([0], 'source').tokens.length, 1);
+  assert.equal(typeof m.tokenize([0], 'target').tokens[0], 'string');
   for (const [word, phonemes] of PAIRS) {
     for (const beam of [1, 3]) {
       const r = m.translate(word, { beam });
