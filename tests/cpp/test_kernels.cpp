@@ -175,6 +175,13 @@ TEST_CASE("kernels: argmax and topk agree with reference, ties to the lower inde
         ref::topk(x.data(), n, k, i2.data(), v2.data());
         CHECK(i1 == i2);
         CHECK(v1 == v2);
+        // Rising values: every block holds a new top value, so the vector kernel looks each one over.
+        std::vector<float> up(n);
+        for (std::size_t i = 0; i < n; ++i) up[i] = float(i % 7) + 0.01f * float(i);
+        t.topk(up.data(), n, k, i1.data(), v1.data());
+        ref::topk(up.data(), n, k, i2.data(), v2.data());
+        CHECK(i1 == i2);
+        CHECK(v1 == v2);
       }
     }
   }
