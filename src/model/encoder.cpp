@@ -23,11 +23,7 @@ void Model::check_source(const std::int32_t* src, int T) const {
                                   ", outside the source vocabulary [0, " + std::to_string(c.src_vocab) + ")");
 }
 
-void Model::encode(const std::int32_t* src, int T, Encoded& e) const {
-  check_source(src, T);
-  Encoded* out = &e;
-  encode_rows(&src, &T, 1, &out, e);
-}
+void Model::encode(const std::int32_t* src, int T, Encoded& e) const { encode(src, T, e, e); }
 
 void Model::encode(const std::int32_t* src, int T, Encoded& e, Encoded& scratch) const {
   check_source(src, T);
@@ -66,7 +62,7 @@ void Model::encode_rows(const std::int32_t* const* srcs, const int* lens, int n,
   fwd::encoder_forward(c, enc_, srcs, lens, N, r, nullptr, nullptr);
   const std::size_t Tm = r.Tm, K = r.keys.empty() ? 0 : r.keys.size() / (N * Tm);
   for (std::size_t j = 0; j < N; ++j) {
-    const std::size_t i = r.order[j], T = r.len(j);
+    const std::size_t i = r.order[j], T = r.lens[j];
     Encoded& e = *outs[i];
     e.T = lens[i];
     e.model_id = id_;

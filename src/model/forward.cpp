@@ -54,10 +54,10 @@ void decoder_step(const ModelConfig& c, const DecoderWeights& w, DecoderState& s
 
   // Rows [b0, b1) attend to one source s: one scores product, then per row the softmax over its
   // valid positions (or the override, renormalised), zero beyond, and the context.
-  auto attend_run = [&](const float* Q, const Source& s, std::size_t b0, std::size_t b1) {
+  auto attend_run = [&](const Source& s, std::size_t b0, std::size_t b1) {
     const std::size_t Ts = s.T, n = b1 - b0;
     float* sc = Ts == T ? &st.scores[b0 * T] : st.tmp.data();  // (n, Ts), spread to stride T if Ts < T
-    nn::attention_scores(w.attn, Q + b0 * Hd, n, Hd, s.keys, Ts, sc, st.attn_scratch.data());
+    nn::attention_scores(w.attn, &st.query[b0 * Hd], n, Hd, s.keys, Ts, sc, st.attn_scratch.data());
     if (tape && additive) {  // training attends row by row: the scratch holds this row's u (Ts, A)
       tape->u.resize(B * T * A);
       std::memcpy(&tape->u[b0 * T * A], st.attn_scratch.data() + n * A, Ts * A * sizeof(float));
@@ -92,7 +92,7 @@ void decoder_step(const ModelConfig& c, const DecoderWeights& w, DecoderState& s
     for (std::size_t b0 = 0; b0 < B;) {
       std::size_t b1 = b0 + 1;
       while (b1 < B && rows[b1] == rows[b0]) ++b1;
-      attend_run(st.query.data(), *rows[b0], b0, b1);
+      attend_run(*rows[b0], b0, b1);
       b0 = b1;
     }
     if (tape) {
@@ -132,7 +132,7 @@ void decoder_step(const ModelConfig& c, const DecoderWeights& w, DecoderState& s
       float* h = &st.h[l * cap * Hd];
       float* cs = &st.c[l * cap * Hd];
       CellTape* ct = tape ? &tape->cell[l] : nullptr;
-      float* gi = ct ? (ct->gates.resize(B * GH), ct->gates.data()) : st.gi.data();
+      float* gi = l == 0 ? gi0 : ct ? (ct->gates.resize(B * GH), ct->gates.data()) : st.gi.data();
       float* gh = ct ? (ct->gh.resize(B * GH), ct->gh.data()) : st.gh.data();
       if (l > 0) {
         const float* xin = h - cap * Hd;  // the layer below's new state
@@ -201,10 +201,6 @@ void decoder_step(const ModelConfig& c, const DecoderWeights& w, DecoderState& s
   }
 }
 
-}  // namespace attnseq::fwd
-
-namespace attnseq::fwd {
-
 void encoder_forward(const ModelConfig& c, const EncoderWeights& w, const std::int32_t* const* srcs, const int* lens,
                      std::size_t n, EncoderRun& r, EncoderTape* tape, Masks* masks) {
   const std::size_t He = c.enc_hidden, Ho = c.enc_out(), Hd = c.dec_hidden, G = c.gates(), L = c.layers;
@@ -212,7 +208,6 @@ void encoder_forward(const ModelConfig& c, const EncoderWeights& w, const std::i
   const std::size_t dirs = c.bidirectional ? 2 : 1;
   const bool lstm = c.cell == Cell::LSTM;
   // Row j of the batch is source order[j], longest first; position t of row j is padded row j Tm + t.
-  r.n = N;
   r.order.resize(N);
   // A stable insertion sort (std::stable_sort would allocate its buffer on every call).
   for (std::size_t i = 0; i < N; ++i) {
@@ -220,9 +215,9 @@ void encoder_forward(const ModelConfig& c, const EncoderWeights& w, const std::i
     for (; j > 0 && lens[r.order[j - 1]] < lens[i]; --j) r.order[j] = r.order[j - 1];
     r.order[j] = int(i);
   }
-  r.lens_.resize(N);
-  for (std::size_t j = 0; j < N; ++j) r.lens_[j] = std::size_t(lens[r.order[j]]);
-  const std::size_t Tm = r.lens_[0], P = N * Tm;
+  r.lens.resize(N);
+  for (std::size_t j = 0; j < N; ++j) r.lens[j] = std::size_t(lens[r.order[j]]);
+  const std::size_t Tm = r.lens[0], P = N * Tm;
   r.Tm = Tm;
   r.final_h.assign(N * L * Ho, 0.f);
   r.final_c.assign(lstm ? N * L * Ho : 0, 0.f);
@@ -246,7 +241,7 @@ void encoder_forward(const ModelConfig& c, const EncoderWeights& w, const std::i
     const bool table = l == 0 && w.table[0];
     if (l == 0 && !table)
       for (std::size_t j = 0; j < N; ++j)
-        nn::embedding_forward(w.emb, in, srcs[r.order[j]], r.len(j), &r.memory[j * Tm * in], in);
+        nn::embedding_forward(w.emb, in, srcs[r.order[j]], r.lens[j], &r.memory[j * Tm * in], in);
     if (masks) {  // dropout on the source embeddings and between stacked layers
       masks->draw(tape->mask[l], P * in);
       kernels::mul(r.memory.data(), tape->mask[l].data(), r.memory.data(), P * in);
@@ -262,8 +257,8 @@ void encoder_forward(const ModelConfig& c, const EncoderWeights& w, const std::i
       std::fill(r.c.begin(), r.c.end(), 0.f);
       std::size_t running = N;
       for (std::size_t k = 0; k < Tm; ++k) {
-        while (running > 0 && r.len(running - 1) <= k) --running;  // rows [0, running) have position k
-        auto pos = [&](std::size_t j) { return d == 0 ? k : r.len(j) - 1 - k; };
+        while (running > 0 && r.lens[running - 1] <= k) --running;  // rows [0, running) have position k
+        auto pos = [&](std::size_t j) { return d == 0 ? k : r.lens[j] - 1 - k; };
         CellTape* ct = tape ? &tape->cell[(l * dirs + d) * Tm + k] : nullptr;
         // x (running, G He): the rows' input projections at this position, then their gates.
         const bool in_place = !ct && !table && N == 1;  // the position's own gi row: nothing reads it again

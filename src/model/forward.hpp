@@ -98,15 +98,14 @@ struct EncoderWeights {
 // One encoder run over n sources, processed longest first: row j of every buffer is source
 // order[j], its position t at padded row j Tm + t. Buffers only grow (an Encoded keeps one).
 struct EncoderRun {
-  std::size_t n = 0, Tm = 0;
+  std::size_t Tm = 0;                             // the longest source's length
+  std::vector<std::size_t> lens;                  // (n) length of row j, longest first
   std::vector<int> order;                         // (n) source index of row j
   std::vector<float> memory;                      // (n Tm, Ho) the top layer's outputs h_i; zero at padding
   std::vector<float> keys;                        // (n Tm, K) general W_a h_i, additive W_k h_i; empty for dot
   std::vector<float> final_h, final_c;            // (n, L, Ho) in source order: each direction's last state
   std::vector<float> init_h, init_c;              // (n, L, Hd) in source order: the decoder's s_0 (bridge applied)
   std::vector<float> layer_out, gi, gh, h, c, x;  // scratch
-  std::size_t len(std::size_t j) const { return lens_[j]; }
-  std::vector<std::size_t> lens_;  // (n) length of row j
 };
 
 // The encoder's activations (training): per layer its input as multiplied (after dropout) and the

@@ -123,7 +123,6 @@ struct Workspace::Impl {
   fwd::EncoderRun er;
   fwd::EncoderTape etape;
   std::vector<std::size_t> inv;  // source b is the encoder's row inv[b]
-  std::vector<nn::RnnWeights> drnn;
   fwd::DecoderWeights dw;
   DecoderState dstate;
   std::vector<fwd::Source> sources;
@@ -309,19 +308,18 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad, con
 
   // ================= decoder forward =================
   // The decoder steps are the inference step (fwd::decoder_step) with a tape per step.
-  auto& drnn = ws.drnn;
-  drnn.clear();
-  for (std::size_t l = 0; l < L; ++l) drnn.push_back(net.rnn(ws.dec_rnn[l], int(l == 0 ? D : Hd), int(Hd)));
   const PG dec_emb = net.get(ws.dec_emb), comb_w = net.get(ws.comb_w), comb_b = net.get(ws.comb_b),
            out_w = net.get(ws.out_w), out_b = net.get(ws.out_b);
-  nn::AttentionWeights aw;
-  aw.score = c.score;
-  aw.w_q = att_q.w;
-  aw.v = att_v.w;
-  aw.attn_dim = int(A);
   auto& dw = ws.dw;
-  dw.rnn.assign(drnn.begin(), drnn.end());
-  dw.attn = aw;
+  dw.rnn.clear();
+  for (std::size_t l = 0; l < L; ++l) dw.rnn.push_back(net.rnn(ws.dec_rnn[l], int(l == 0 ? D : Hd), int(Hd)));
+  dw.attn = nn::AttentionWeights{};
+  dw.attn.score = c.score;
+  dw.attn.w_q = att_q.w;
+  dw.attn.v = att_v.w;
+  dw.attn.attn_dim = int(A);
+  const auto& drnn = dw.rnn;  // what backward reads: the weights the forward step multiplied by
+  const auto& aw = dw.attn;
   dw.emb = dec_emb.w;
   dw.combine = {comb_w.w, net.packed(comb_w.w, Hd, Ho + Hd), comb_b.w, {}};
   dw.out = {out_w.w, net.packed(out_w.w, V, Hd), out_b.w, {}};
@@ -556,7 +554,7 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad, con
   dout.assign(dmemory.begin(), dmemory.end());
   auto &dcell = ws.dcell, &escratch = ws.escratch, &dhe = ws.dhe, &dce = ws.dce;
   dcell.resize(B * G * He), escratch.resize(B * G * He), dhe.resize(B * He), dce.resize(B * He);
-  auto len = [&](std::size_t j) { return er.len(j); };
+  auto len = [&](std::size_t j) { return er.lens[j]; };
   for (std::size_t l = L; l-- > 0;) {
     const std::size_t in = l == 0 ? Es : Ho;
     auto& din = ws.din;
