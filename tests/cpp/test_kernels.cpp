@@ -215,14 +215,18 @@ TEST_CASE("kernels: packed gemm gives a row the same bits whatever the rows mult
         auto W = rnd(M * N, 41), bias = rnd(M, 42);
         std::vector<float> P(t.packed_size(M, N));
         t.pack(W.data(), M, N, P.data());
-        const std::size_t B = 7, ldx = N + 3, ldc = M + 1;
-        auto X = rnd(B * ldx, 43);
-        std::vector<float> all(B * ldc, 0.f), one(ldc, 0.f);
-        t.gemm_packed(X.data(), ldx, P.data(), bias.data(), all.data(), ldc, B, M, N);
-        for (std::size_t b = 0; b < B; ++b) {
-          t.gemm_packed(X.data() + b * ldx, ldx, P.data(), bias.data(), one.data(), ldc, 1, M, N);
-          CAPTURE(b);
-          CHECK(std::equal(one.begin(), one.begin() + M, all.begin() + b * ldc));
+        // 7 rows: groups and a leftover; 37: two whole blocks of rows sharing a panel read, then a ragged one.
+        for (std::size_t B : {std::size_t(7), std::size_t(37)}) {
+          CAPTURE(B);
+          const std::size_t ldx = N + 3, ldc = M + 1;
+          auto X = rnd(B * ldx, 43);
+          std::vector<float> all(B * ldc, 0.f), one(ldc, 0.f);
+          t.gemm_packed(X.data(), ldx, P.data(), bias.data(), all.data(), ldc, B, M, N);
+          for (std::size_t b = 0; b < B; ++b) {
+            t.gemm_packed(X.data() + b * ldx, ldx, P.data(), bias.data(), one.data(), ldc, 1, M, N);
+            CAPTURE(b);
+            CHECK(std::equal(one.begin(), one.begin() + M, all.begin() + b * ldc));
+          }
         }
       }
   }
@@ -236,7 +240,7 @@ TEST_CASE("kernels: packed gemm gives the same bits on consecutive calls (their 
     CAPTURE(t.name);
     const std::size_t R = 4 * t.pack_width;  // rows per panel
     for (std::size_t M : {std::size_t(3), R, 2 * R, 3 * R, 3 * R + 5, 4 * R - 1})
-      for (std::size_t B : {std::size_t(1), std::size_t(2), std::size_t(5)}) {
+      for (std::size_t B : {std::size_t(1), std::size_t(2), std::size_t(5), std::size_t(21)}) {
         CAPTURE(M);
         CAPTURE(B);
         const std::size_t N = 19;
