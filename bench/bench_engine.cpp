@@ -457,9 +457,44 @@ void bench_kernels(const Options& o, int H) {
     attnseq::nn::gru_cell_forward(rw, gi.data(), gh.data(), hs.data(), 1);
   });
   // Beam: 4 rows through W_hh in one gemm_nt (the matrix is read once per 4-row block).
-  auto x4 = rand_vec(4 * h), y4 = rand_vec(4 * G);
+  auto x4 = rand_vec(4 * h), y4 = rand_vec(std::max(4 * G, V));
   bench_kernel(o, H, "gemm_nt_Whh_B4", sh(G, h), 8.0 * G * h, F * G * h, c,
                [&] { K::gemm_nt(x4.data(), h, w_hh.data(), y4.data(), G, 4, G, h, true); });
+  // int8 (Model::quantize): the step's three products with int8 weights, each quantising its
+  // activation row first as the model does; one row, then 4 rows (a beam) through W_hh.
+  struct Q8 {
+    std::vector<std::int8_t> packed;
+    std::vector<float> scale;
+  };
+  auto q8_of = [](const std::vector<float>& w, std::size_t m, std::size_t n) {
+    Q8 q;
+    std::vector<std::int8_t> rows(m * n);
+    q.scale.resize(m);
+    attnseq::q8_quantize_rows(w.data(), m, n, rows.data(), q.scale.data());
+    q.packed.resize(attnseq::q8_packed_size(m, n));
+    attnseq::q8_pack(rows.data(), m, n, q.packed.data());
+    return q;
+  };
+  const Q8 q_hh = q8_of(w_hh, G, h), q_c = q8_of(w_c, h, 2 * h), q_o = q8_of(w_o, V, h);
+  std::vector<std::int16_t> xq(4 * (2 * h + 2));
+  float xs[4];
+  auto q8_product = [&](const Q8& q, std::size_t m, std::size_t n, std::size_t rows, const float* in) {
+    const std::size_t ldq = n + 2;
+    for (std::size_t r = 0; r < rows; ++r)
+      xs[r] = K::quantize_i16(in + r * n, n, attnseq::q8_act_max(n), xq.data() + r * ldq);
+    K::gemm_q8(xq.data(), ldq, xs, q.packed.data(), q.scale.data(), nullptr, y4.data(), m, rows, m, n);
+  };
+  bench_kernel(o, H, "q8_Whh", sh(G, h), 2.0 * G * h, double(G * h), c, [&] { q8_product(q_hh, G, h, 1, x.data()); });
+  bench_kernel(o, H, "q8_combine", sh(h, 2 * h), 4.0 * h * h, 2.0 * h * h, c,
+               [&] { q8_product(q_c, h, 2 * h, 1, x.data()); });
+  bench_kernel(o, H, "q8_out", sh(V, h), 2.0 * V * h, double(V * h), c, [&] { q8_product(q_o, V, h, 1, x.data()); });
+  bench_kernel(o, H, "q8_step_chain", sh(1, step_floats), 2.0 * step_floats, double(step_floats), c / 4 + 1, [&] {
+    q8_product(q_hh, G, h, 1, x.data());
+    q8_product(q_c, h, 2 * h, 1, x.data());
+    q8_product(q_o, V, h, 1, x.data());
+  });
+  bench_kernel(o, H, "q8_Whh_B4", sh(G, h), 8.0 * G * h, double(G * h), c,
+               [&] { q8_product(q_hh, G, h, 4, x4.data()); });
 }
 
 // ---- kernel lab: candidate gemv / gemm layouts, to size what src/kernels/simd_impl.inc could gain

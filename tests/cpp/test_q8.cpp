@@ -177,7 +177,8 @@ TEST_CASE("q8: gemm_q8 gives the reference's bits on every arch, any rows, strid
         for (auto& w : ws) w = std::fabs(w);
         ws[M / 2] = 0.f;  // a zero row
         for (std::size_t B :
-             {std::size_t(1), std::size_t(2), std::size_t(3), std::size_t(4), std::size_t(5), std::size_t(9)}) {
+             {std::size_t(1), std::size_t(2), std::size_t(3), std::size_t(4), std::size_t(5), std::size_t(9),
+              std::size_t(37)}) {  // 37: two blocks of rows that share a panel's read, then a ragged one
           CAPTURE(B);
           const std::size_t ld = even(N) + 4, ldc = M + 1;
           auto X = rnd_x(B, N, ld, qmax, 14);
