@@ -357,8 +357,9 @@ export class Model extends Disposable {
     checkOptions(options, 'translateBatch');
     if (!Array.isArray(inputs))
       throw new AttnseqError('BAD_INPUT', `translateBatch() takes an array of inputs, got ${describe(inputs)}`);
-    const maxRows = options.maxRows === undefined ? 256 : options.maxRows;  // null is refused, as for translate()'s options
-    const rowLimit = this._M.maxRows;  // the engine's kMaxRows (src/model/config.hpp)
+    // The engine's default and limit (src/model/config.hpp); null is refused, as for translate()'s options.
+    const maxRows = options.maxRows === undefined ? this._M.defaultRows : options.maxRows;
+    const rowLimit = this._M.maxRows;
     if (!Number.isInteger(maxRows) || maxRows < 1 || maxRows > rowLimit)
       throw new AttnseqError('BAD_INPUT', `option 'maxRows' is ${describe(maxRows)}; it must be an integer in [1, ${rowLimit}]`);
     const opts = this.#options(options, 'translateBatch');

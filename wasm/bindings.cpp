@@ -717,6 +717,7 @@ EMSCRIPTEN_BINDINGS(attnseq) {
   function("translateBatch", &translate_batch_js);
   function("buildInfo", &build_info);
   function("memoryStats", &memory_stats);
-  constant("maxTopk", kMaxTopk);  // the top-k limit decoder() checks in JavaScript
-  constant("maxRows", kMaxRows);  // translateBatch()'s largest maxRows, checked in JavaScript
+  constant("maxTopk", kMaxTopk);               // the top-k limit decoder() checks in JavaScript
+  constant("maxRows", kMaxRows);               // translateBatch()'s largest maxRows, checked in JavaScript
+  constant("defaultRows", kDefaultBatchRows);  // and its default
 }

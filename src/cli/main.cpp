@@ -16,7 +16,7 @@ void usage(FILE* f) {
   std::fputs(
       "usage: attnseq translate --model FILE [--beam K] [--max-length N] [--length-penalty A]\n"
       "                         [--temperature T --seed S] [--prefix TEXT] [--json]\n"
-      "                         (--ids 5,17,42 | --batch-file FILE | TEXT)\n"
+      "                         (--ids 5,17,42 | --batch-file FILE [--threads N] | TEXT)\n"
       "       attnseq info --model FILE\n"
       "       attnseq train (--task dates|en-ko|reverse|copy | --data FILE.tsv [--tokenizer char|word]\n"
       "                     [--src-tokenizer char|word] [--tgt-tokenizer char|word])\n"

@@ -117,8 +117,7 @@ const std::vector<Option>& train_options() {
         {"--dropout", "X", "0", "dropout on embeddings, between layers and before the output (train/backprop.hpp)"},
         {"--label-smoothing", "X", "0", "label smoothing of the training objective"},
         {"--seed", "S", train::default_text(train::setting("--seed")), "initialisation and sampling seed"},
-        {"--threads", "N", "",
-         "training threads (default: every core, at most " + std::to_string(train::kMaxThreads) + ")"},
+        {"--threads", "N", "", "training threads (default: every core, at most " + std::to_string(kMaxThreads) + ")"},
         {"--resume", "FILE", "", "continue the run saved in FILE and FILE.trainer (--pron: OUT.last)"},
         {"--out", "FILE.safetensors", "",
          "where to save the model (required; + FILE.trainer, or with --pron the best epoch's model, + FILE.last and "
@@ -146,7 +145,7 @@ const std::vector<Option>& eval_options() {
         {"--seed", "S", "20261130", "seed of the held-out examples (not with --pron)"},
         {"--beam", "K", "1", "beam width"},
         {"--threads", "N", "",
-         "evaluation threads (default: every core, at most " + std::to_string(train::kMaxThreads) +
+         "evaluation threads (default: every core, at most " + std::to_string(kMaxThreads) +
              "; the figures are the same for any count)"},
         {"--json", "", "", "print one JSON object"},
         {"--help", "", "", "print this help"},
@@ -188,12 +187,6 @@ std::unique_ptr<train::Task> task_from(const Flags& f, const std::vector<Option>
     return v ? kind(flag, *v) : both;
   };
   return train::make_tsv_task(ss.str(), side("src-tokenizer"), side("tgt-tokenizer"));
-}
-
-// Every core unless --threads says otherwise (train: the figures repeat for a given count; eval: its
-// figures are the same for any count).
-int default_threads() {
-  return int(std::min<unsigned>(std::max(1u, std::thread::hardware_concurrency()), unsigned(train::kMaxThreads)));
 }
 
 std::string fmt_time(double s) {
@@ -260,7 +253,7 @@ train::TrainOptions optimiser(const Flags& f, const std::vector<Option>& table) 
   o.seed = std::uint64_t(integer("--seed"));
   // Every core by default; the figures depend on the thread count but repeat for a given one.
   const auto* t = f.get("threads");
-  o.threads = int(parse_int_in("--threads", t ? *t : std::to_string(default_threads()), 1, train::kMaxThreads));
+  o.threads = int(parse_int_in("--threads", t ? *t : std::to_string(default_threads()), 1, kMaxThreads));
   return o;
 }
 
@@ -498,7 +491,7 @@ int eval_pron(const Flags& f, const std::vector<Option>& table, const std::strin
   const std::string path = *f.get("pron");
   const int beam = int(parse_int_in("--beam", value_or_default(f, table, "beam"), 1, kMaxBeam));
   const auto* t = f.get("threads");
-  const int threads = int(parse_int_in("--threads", t ? *t : std::to_string(default_threads()), 1, train::kMaxThreads));
+  const int threads = int(parse_int_in("--threads", t ? *t : std::to_string(default_threads()), 1, kMaxThreads));
   const auto* df = f.get("dev-fraction");
   if (!df && f.get("dev-seed")) throw std::invalid_argument("--dev-seed needs --dev-fraction");
   const double fraction = df ? parse_fraction("--dev-fraction", *df) : 0.0;
@@ -667,7 +660,7 @@ int eval_cmd(const std::vector<std::string>& args) {
   const auto seed = std::uint64_t(parse_int_in("--seed", value_or_default(f, table, "seed"), 0, 1L << 62));
   const int beam = int(parse_int_in("--beam", value_or_default(f, table, "beam"), 1, kMaxBeam));
   const int threads = int(parse_int_in(
-      "--threads", f.get("threads") ? *f.get("threads") : std::to_string(default_threads()), 1, train::kMaxThreads));
+      "--threads", f.get("threads") ? *f.get("threads") : std::to_string(default_threads()), 1, kMaxThreads));
   // The dates task also reports exact match per form (format and letter case) of the same examples.
   const bool dates = f.get("task") && task->name() == "dates";
   train::DateEvalSet ds;

@@ -16,6 +16,7 @@
 #include "model/checkpoint.hpp"
 #include "model/errors.hpp"
 #include "model/json.hpp"
+#include "model/parallel.hpp"
 #include "model/vocab.hpp"
 
 namespace attnseq::cli {
@@ -31,7 +32,8 @@ std::string tokenizer_str(const ModelConfig& c) {
 
 struct Args {
   std::string model, text, ids, prefix, batch_file;
-  bool json = false, has_text = false, has_batch_file = false, help = false;
+  bool json = false, has_text = false, has_batch_file = false, has_threads = false, help = false;
+  int threads = default_threads();
   DecodeOptions opt;
 };
 
@@ -58,6 +60,9 @@ const std::vector<Option>& translate_options() {
       {"--ids", "5,17,42", "", "the source as token ids instead of TEXT"},
       {"--batch-file", "FILE", "",
        "translate every non-blank line of FILE (- = standard input) in one batch, printing each as TEXT would"},
+      {"--threads", "N", "",
+       "--batch-file: threads sharing the batch (default: every core, at most " + std::to_string(kMaxThreads) +
+           "; the output is the same for any N)"},
       {"--json", "", "", "print one JSON object (README.md, \"Command line\") instead of text"},
       {"--help", "", "", "print this help"},
   };
@@ -108,6 +113,8 @@ Args parse(const std::vector<std::string>& a, const char* command) {
       r.ids = value();
     else if (f == "--batch-file")
       r.batch_file = value(), r.has_batch_file = true;
+    else if (f == "--threads")
+      r.threads = int(parse_int_in(f, value(), 1, kMaxThreads)), r.has_threads = true;
     else if (f == "--json")
       r.json = true;
     else if (flag)
@@ -387,7 +394,7 @@ int translate_batch_file(const Args& a, const Model& model, const Vocab& sv, con
       raise_with_context(name + " line " + std::to_string(l.number) + ": ", e);
     }
   }
-  const std::vector<DecodeResult> res = translate_batch(model, ids, a.opt);
+  const std::vector<DecodeResult> res = translate_batch(model, ids, a.opt, kDefaultBatchRows, a.threads);
   for (std::size_t i = 0; i < res.size(); ++i) {
     if (a.json) {
       std::fputs(translation_json(res[i], c.has_attention(), tv, sources[i].ids, sources[i].pieces).c_str(), stdout);
@@ -412,6 +419,8 @@ int translate(const std::vector<std::string>& argv) {
   }
   if (int(a.has_batch_file) + int(!a.ids.empty()) + int(a.has_text) > 1)
     throw std::invalid_argument("give one of --batch-file, --ids or TEXT");
+  if (a.has_threads && !a.has_batch_file)
+    throw std::invalid_argument("--threads shares a --batch-file's lines among threads; give it with --batch-file");
   Model model = load_checkpoint_file(a.model);
   const auto& c = model.config();
   const Vocab sv = Vocab::source(c), tv = Vocab::target(c);

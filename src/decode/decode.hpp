@@ -58,8 +58,11 @@ DecodeResult beam_search(const Model& model, const Encoded& enc, const DecodeOpt
 // each group at most max_rows decoder rows (sources x beam), and returns the results in input order.
 // Equal to encode + decode of each source alone. Every source is checked first: a bad one (empty, too
 // long, an id outside the vocabulary) throws, naming its index ("source 3: ..."), before any work.
+// threads (native builds; 1 in wasm): the groups are shared among that many threads, which changes
+// no result; a count outside [1, kMaxThreads] throws.
 std::vector<DecodeResult> translate_batch(const Model& model, const std::vector<std::vector<std::int32_t>>& sources,
-                                          const DecodeOptions& options, int max_rows = 256);
+                                          const DecodeOptions& options, int max_rows = kDefaultBatchRows,
+                                          int threads = 1);
 
 // Deterministic random numbers for sampling: splitmix64, identical on every platform.
 struct Rng {

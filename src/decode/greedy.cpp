@@ -7,6 +7,7 @@
 #include "decode/decode.hpp"
 #include "kernels/kernels.hpp"
 #include "model/errors.hpp"
+#include "model/parallel.hpp"
 
 namespace attnseq {
 
@@ -202,11 +203,15 @@ DecodeResult decode(const Model& model, const Encoded& enc, const DecodeOptions&
 }
 
 std::vector<DecodeResult> translate_batch(const Model& model, const std::vector<std::vector<std::int32_t>>& sources,
-                                          const DecodeOptions& options, int max_rows) {
+                                          const DecodeOptions& options, int max_rows, int threads) {
   const std::size_t N = sources.size();
   if (max_rows < 1 || max_rows > kMaxRows)
     throw std::invalid_argument("translate_batch: max_rows is " + std::to_string(max_rows) + "; it must be in [1, " +
                                 std::to_string(kMaxRows) + "]");
+  check_threads(threads, "translate_batch: threads");
+#if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
+  threads = 1;  // the wasm module is single-threaded
+#endif
   for (std::size_t i = 0; i < N; ++i) {
     try {
       model.check_source(sources[i].data(), int(sources[i].size()));
@@ -220,26 +225,35 @@ std::vector<DecodeResult> translate_batch(const Model& model, const std::vector<
   for (std::size_t i = 0; i < N; ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(),
                    [&](std::size_t a, std::size_t b) { return sources[a].size() < sources[b].size(); });
-  const std::size_t per = std::size_t(std::max(1, max_rows / std::max(1, options.beam)));
+  // Sources per group: max_rows / beam, and fewer when that leaves a thread without a group.
+  const std::size_t fill = (N + std::size_t(threads) - 1) / std::size_t(threads);
+  const std::size_t per =
+      std::max<std::size_t>(1, std::min(std::size_t(std::max(1, max_rows / std::max(1, options.beam))), fill));
   std::vector<DecodeResult> out(N);
-  std::vector<Encoded> enc;
-  std::vector<const std::int32_t*> ids;
-  std::vector<int> lens;
-  std::vector<const Encoded*> ptrs;
-  for (std::size_t lo = 0; lo < N; lo += per) {
-    const std::size_t hi = std::min(N, lo + per), n = hi - lo;
-    ids.clear();
-    lens.clear();
-    for (std::size_t j = lo; j < hi; ++j) {
-      ids.push_back(sources[order[j]].data());
-      lens.push_back(int(sources[order[j]].size()));
+  // Group g is sources order[g per .. (g + 1) per - 1]; thread t takes groups t, t + T, ... (each
+  // source's result is the same whatever its group, and each is written to its own slot of out).
+  const std::size_t groups = (N + per - 1) / per;
+  const std::size_t T = std::max<std::size_t>(1, std::min<std::size_t>(std::size_t(threads), groups));
+  run_on_threads(T, [&](std::size_t t) {
+    std::vector<Encoded> enc;
+    std::vector<const std::int32_t*> ids;
+    std::vector<int> lens;
+    std::vector<const Encoded*> ptrs;
+    for (std::size_t g = t; g < groups; g += T) {
+      const std::size_t lo = g * per, hi = std::min(N, lo + per), n = hi - lo;
+      ids.clear();
+      lens.clear();
+      for (std::size_t j = lo; j < hi; ++j) {
+        ids.push_back(sources[order[j]].data());
+        lens.push_back(int(sources[order[j]].size()));
+      }
+      model.encode_batch(ids.data(), lens.data(), int(n), enc);
+      ptrs.clear();
+      for (std::size_t j = 0; j < n; ++j) ptrs.push_back(&enc[j]);
+      auto res = decode_batch(model, ptrs.data(), int(n), options);
+      for (std::size_t j = 0; j < n; ++j) out[order[lo + j]] = std::move(res[j]);
     }
-    model.encode_batch(ids.data(), lens.data(), int(n), enc);
-    ptrs.clear();
-    for (std::size_t j = 0; j < n; ++j) ptrs.push_back(&enc[j]);
-    auto res = decode_batch(model, ptrs.data(), int(n), options);
-    for (std::size_t j = 0; j < n; ++j) out[order[lo + j]] = std::move(res[j]);
-  }
+  });
   return out;
 }
 

@@ -25,6 +25,7 @@ constexpr int kMaxSourceLength = 1024;                      // source tokens per
 constexpr int kMaxTargetLength = 1024;                      // target tokens per decode
 constexpr int kMaxBeam = 64;                                // beam width
 constexpr int kMaxRows = 1024;                              // decoder rows of one state (batch x beam)
+constexpr int kDefaultBatchRows = 256;                      // translate_batch's rows per group by default
 constexpr std::size_t kMaxTextBytes = 1u << 20;             // bytes of user text per call
 constexpr std::int64_t kMaxDim = 1 << 16;                   // any single dimension of a model
 constexpr std::int64_t kMaxParams = std::int64_t(1) << 28;  // 1 GiB of F32 parameters

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "model/model.hpp"
-#include "train/parallel.hpp"
+#include "model/parallel.hpp"
 #include "train/tasks.hpp"
 
 namespace attnseq::train {

@@ -14,8 +14,8 @@
 
 #include "decode/decode.hpp"
 #include "model/model.hpp"
+#include "model/parallel.hpp"
 #include "train/backprop.hpp"
-#include "train/parallel.hpp"
 
 namespace attnseq::train {
 

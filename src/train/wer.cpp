@@ -1,13 +1,13 @@
-// Multi-reference WER and PER (src/train/wer.hpp): edit distance by one rolling row, evaluation
-// shared across threads by item index, with integer counts merged so any thread count agrees.
+// Multi-reference WER and PER (src/train/wer.hpp): edit distance by one rolling row; the decoding is
+// one translate_batch, shared across threads, whose results do not depend on the thread count.
 #include "train/wer.hpp"
 
 #include <algorithm>
 #include <stdexcept>
 
 #include "decode/decode.hpp"
+#include "model/parallel.hpp"
 #include "model/vocab.hpp"
-#include "train/parallel.hpp"
 
 namespace attnseq::train {
 
@@ -52,51 +52,30 @@ void RefReport::add(int length, const RefScore& s) {
   it->ref_tokens += long(s.ref_length);
 }
 
-void RefReport::merge(const RefReport& o) {
-  words += o.words, errors += o.errors, edits += o.edits, ref_tokens += o.ref_tokens;
-  for (const auto& b : o.by_length) {
-    auto it = std::lower_bound(by_length.begin(), by_length.end(), b.length,
-                               [](const LengthStats& x, int len) { return x.length < len; });
-    if (it == by_length.end() || it->length != b.length) {
-      by_length.insert(it, b);
-      continue;
-    }
-    it->words += b.words, it->errors += b.errors, it->edits += b.edits, it->ref_tokens += b.ref_tokens;
-  }
-}
-
 RefReport evaluate_refs(const Model& model, const std::vector<RefItem>& items, int beam, int threads) {
   if (items.empty()) throw std::invalid_argument("evaluate_refs: no items to evaluate");
   if (beam < 1 || beam > kMaxBeam)
     throw std::invalid_argument("evaluate_refs: beam " + std::to_string(beam) + " is outside [1, " +
                                 std::to_string(kMaxBeam) + "]");
   check_threads(threads, "evaluate_refs: threads");
-#if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
-  threads = 1;  // the wasm module is single-threaded
-#endif
   const auto& c = model.config();
-  const std::size_t T = std::max<std::size_t>(1, std::min<std::size_t>(std::size_t(threads), items.size()));
-  std::vector<RefReport> parts(T);
-  // Thread t takes items t, t + T, ... and translates them as one batch (translate_batch: each word
-  // gets what decoding it alone gives); the counts are integers, so the merged report is the same
-  // for any T.
-  run_on_threads(T, [&](std::size_t t) {
-    std::vector<Ids> sources;
-    for (std::size_t i = t; i < items.size(); i += T) sources.push_back(items[i].src);
-    DecodeOptions o;
-    o.beam = beam;  // max_length automatic: 2 x the word's length + 10
-    const auto results = translate_batch(model, sources, o);
-    Ids out;
-    for (std::size_t i = t, j = 0; i < items.size(); i += T, ++j) {
-      out.clear();
-      for (auto id : results[j].hypotheses[0].tokens)
-        if (id != c.pad && id != c.bos && id != c.eos) out.push_back(id);
-      parts[t].add(int(items[i].src.size()), score_against(out, items[i].refs));
-    }
-  });
+  std::vector<Ids> sources;
+  sources.reserve(items.size());
+  for (const auto& it : items) sources.push_back(it.src);
+  DecodeOptions o;
+  o.beam = beam;  // max_length automatic: 2 x the word's length + 10
+  // translate_batch shares the words among the threads; each word gets what decoding it alone gives,
+  // so the report is the same for any thread count.
+  const auto results = translate_batch(model, sources, o, kDefaultBatchRows, threads);
   RefReport r;
   r.beam = beam;
-  for (const auto& p : parts) r.merge(p);
+  Ids out;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    out.clear();
+    for (auto id : results[i].hypotheses[0].tokens)
+      if (id != c.pad && id != c.bos && id != c.eos) out.push_back(id);
+    r.add(int(items[i].src.size()), score_against(out, items[i].refs));
+  }
   return r;
 }
 

@@ -47,7 +47,6 @@ struct RefReport {
   double wer() const { return words ? double(errors) / double(words) : 0.0; }
   double per() const { return ref_tokens ? double(edits) / double(ref_tokens) : 0.0; }
   void add(int length, const RefScore& s);
-  void merge(const RefReport& other);
 };
 
 // Decodes every item (beam 1: greedy; at most 2 * source length + 10 tokens, capped at the model's

@@ -10,6 +10,7 @@
 
 #include "decode/decode.hpp"
 #include "model/errors.hpp"
+#include "model/parallel.hpp"
 #include "test_util.hpp"
 
 using namespace attnseq;
@@ -131,15 +132,19 @@ TEST_CASE("translate_batch equals decoding each source alone: greedy, sampling, 
       opts[4].prefix = {5, 6}, opts[4].length_penalty = 0.f;
       for (std::size_t k = 0; k < opts.size(); ++k) {
         CAPTURE(k);
-        for (int max_rows : {256, 5, 1}) {  // one group, several, one source at a time
-          CAPTURE(max_rows);
-          const auto got = translate_batch(m, src, opts[k], max_rows);
-          REQUIRE(got.size() == src.size());
-          for (std::size_t i = 0; i < src.size(); ++i) {
-            CAPTURE(i);
-            check_same(got[i], alone(m, src[i], opts[k]));
+        // One group, several, one source at a time; the groups shared among 3 threads (natively;
+        // the wasm module runs them on its one thread), which must change nothing.
+        for (int max_rows : {256, 5, 1})
+          for (int threads : {1, 3}) {
+            CAPTURE(max_rows);
+            CAPTURE(threads);
+            const auto got = translate_batch(m, src, opts[k], max_rows, threads);
+            REQUIRE(got.size() == src.size());
+            for (std::size_t i = 0; i < src.size(); ++i) {
+              CAPTURE(i);
+              check_same(got[i], alone(m, src[i], opts[k]));
+            }
           }
-        }
       }
     }
   }
@@ -208,6 +213,9 @@ TEST_CASE("translate_batch: a bad source is named by index, its kind kept, and t
   CHECK_THROWS_WITH_AS(translate_batch(m, src, bad_beam), doctest::Contains("source 0: beam is 65"),
                        std::invalid_argument);
   CHECK_THROWS_AS(translate_batch(m, src, o, 0), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(translate_batch(m, src, o, kDefaultBatchRows, 0),
+                       "translate_batch: threads is 0; it must be in [1, 256]", std::invalid_argument);
+  CHECK_THROWS_AS(translate_batch(m, src, o, kDefaultBatchRows, kMaxThreads + 1), std::invalid_argument);
   CHECK(translate_batch(m, {}, o).empty());
   // After all of that, the same answers as before.
   const auto got = translate_batch(m, src, o);

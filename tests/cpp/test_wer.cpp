@@ -75,20 +75,6 @@ TEST_CASE("wer: WER and PER sum over words, and split by word length") {
   CHECK(r.by_length[1].length == 5);
   CHECK(r.by_length[1].words == 1);
   CHECK(r.by_length[1].edits == 2);
-  // Merging two halves gives the same report as one pass.
-  train::RefReport a, b;
-  a.add(5, train::score_against({1, 2, 3}, {{1, 2, 4, 5}}));
-  b.add(3, train::score_against({1, 2, 3}, {{1, 2, 3}}));
-  b.add(3, train::score_against({9}, {{1, 2}, {9, 9, 9}}));
-  a.merge(b);
-  CHECK(a.words == r.words);
-  CHECK(a.errors == r.errors);
-  CHECK(a.edits == r.edits);
-  CHECK(a.ref_tokens == r.ref_tokens);
-  REQUIRE(a.by_length.size() == 2);
-  CHECK(a.by_length[0].length == 3);
-  CHECK(a.by_length[0].ref_tokens == 5);
-  CHECK(a.by_length[1].length == 5);
   CHECK(train::RefReport().wer() == 0.0);
 }
 

@@ -162,6 +162,28 @@ test('a bad line is named by its line number (blank lines counted); nothing is p
   }
 });
 
+test('native --batch-file --threads N: the same output for any N; a bad N, or N without a batch file, is refused', () => {
+  const lines = [...LINES['g2p-en'], ...LINES['g2p-en'].map((w) => `${w}s`)];
+  const batch = file(lines.join('\n'));
+  for (const opts of [['--json'], ['--beam', '3', '--json'], ['--temperature', '0.9', '--seed', '4']]) {
+    const what = opts.join(' ');
+    const one = ok('native', ['--model', MODEL('g2p-en'), ...opts, '--threads', '1', '--batch-file', batch]);
+    assert.equal(one.trimEnd().split('\n').length >= lines.length, true, `${what}: every line printed`);
+    for (const n of ['2', '3', '64']) assert.equal(ok('native', ['--model', MODEL('g2p-en'), ...opts, '--threads', n, '--batch-file', batch]), one, `${what} --threads ${n}`);
+    assert.equal(ok('native', ['--model', MODEL('g2p-en'), ...opts, '--batch-file', batch]), one, `${what}: the default thread count`);
+  }
+  for (const [n, message] of [['0', "--threads expects an integer in [1, 256], got '0'"],
+    ['257', "--threads expects an integer in [1, 256], got '257'"], ['two', "--threads expects an integer, got 'two'"]]) {
+    const r = run('native', ['--model', MODEL('g2p-en'), '--threads', n, '--batch-file', batch]);
+    assert.equal(r.code, 1, `--threads ${n}: exit ${r.code}; ${r.err}`);
+    assert.equal(r.out, '');
+    assert.ok(r.err.includes(message), `--threads ${n}: ${r.err}`);
+  }
+  const alone = run('native', ['--model', MODEL('g2p-en'), '--threads', '2', 'knight']);
+  assert.equal(alone.code, 1, alone.err);
+  assert.match(alone.err, /--threads shares a --batch-file's lines among threads; give it with --batch-file/);
+});
+
 test('npx attnseq --batch-file prints what the native one prints (--json), and what its own line-by-line stdin mode prints', () => {
   for (const [id, lines] of Object.entries(LINES)) {
     const batch = file(lines.join('\n') + '\n');

@@ -1,7 +1,7 @@
-// The one way training and evaluation share work across threads (native builds; the wasm module is
-// single-threaded): a range check for a thread count, and run_on_threads, which runs job(k) for
-// k = 0 .. n-1 on n threads (k = 0 on the caller), joins them all and rethrows the first failure in
-// k order, so a failed shard never leaves a thread running.
+// The one way training, evaluation and batch translation share work across threads (native builds;
+// the wasm module is single-threaded): a range check for a thread count, and run_on_threads, which
+// runs job(k) for k = 0 .. n-1 on n threads (k = 0 on the caller), joins them all and rethrows the
+// first failure in k order, so a failed shard never leaves a thread running.
 #pragma once
 #include <cstddef>
 #include <exception>
@@ -10,7 +10,7 @@
 #include <thread>
 #include <vector>
 
-namespace attnseq::train {
+namespace attnseq {
 
 constexpr int kMaxThreads = 256;
 
@@ -19,6 +19,13 @@ inline void check_threads(int threads, const std::string& what) {
   if (threads < 1 || threads > kMaxThreads)
     throw std::invalid_argument(what + " is " + std::to_string(threads) + "; it must be in [1, " +
                                 std::to_string(kMaxThreads) + "]");
+}
+
+// Every core, at most kMaxThreads: what --threads defaults to (train: its figures repeat for a given
+// count; eval and translate --batch-file: their output is the same for any count).
+inline int default_threads() {
+  const unsigned n = std::thread::hardware_concurrency();
+  return int(n < 1 ? 1u : (n > unsigned(kMaxThreads) ? unsigned(kMaxThreads) : n));
 }
 
 template <class Job>
@@ -39,4 +46,4 @@ void run_on_threads(std::size_t n, Job&& job) {
     if (e) std::rethrow_exception(e);
 }
 
-}  // namespace attnseq::train
+}  // namespace attnseq
