@@ -274,7 +274,7 @@ void encoder_forward(const ModelConfig& c, const EncoderWeights& w, const std::i
           copy_into(ct->h_prev, r.h.data(), running * He);
           copy_into(ct->c_prev, r.c.data(), running * He);
         }
-        nn::cell_forward(rw, x, gh, r.h.data(), r.c.data(), running);
+        nn::cell_forward(rw, x, gh, r.h.data(), r.c.data(), running, k == 0);  // h starts at 0
         if (ct) copy_into(ct->c_new, r.c.data(), running * He);
         for (std::size_t j = 0; j < running; ++j)
           std::memcpy(&r.layer_out[(j * Tm + pos(j)) * Ho + d * He], &r.h[j * He], He * sizeof(float));

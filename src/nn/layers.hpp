@@ -62,14 +62,18 @@ struct RnnWeights {
 
 // One cell step for B rows. gi (B, G H) holds x W_ih^T + b_ih on entry and the gate activations on
 // exit ([r; z; n] for GRU, [i; f; g; o] for LSTM). gh (B, G H) is scratch (GRU keeps W_hn h + b_hn in
-// its last third). h (B, H) and, for LSTM, c (B, H) are updated in place.
-void gru_cell_forward(const RnnWeights& w, float* gi, float* gh, float* h, std::size_t B);
-void lstm_cell_forward(const RnnWeights& w, float* gi, float* gh, float* h, float* c, std::size_t B);
-inline void cell_forward(const RnnWeights& w, float* gi, float* gh, float* h, float* c, std::size_t B) {
+// its last third). h (B, H) and, for LSTM, c (B, H) are updated in place. h_zero: the caller knows
+// every row of h is 0 (a sequence's first step from a zero state), so h W_hh^T is 0 and its product
+// is skipped (gh = b_hh).
+void gru_cell_forward(const RnnWeights& w, float* gi, float* gh, float* h, std::size_t B, bool h_zero = false);
+void lstm_cell_forward(const RnnWeights& w, float* gi, float* gh, float* h, float* c, std::size_t B,
+                       bool h_zero = false);
+inline void cell_forward(const RnnWeights& w, float* gi, float* gh, float* h, float* c, std::size_t B,
+                         bool h_zero = false) {
   if (w.cell == Cell::GRU)
-    gru_cell_forward(w, gi, gh, h, B);
+    gru_cell_forward(w, gi, gh, h, B, h_zero);
   else
-    lstm_cell_forward(w, gi, gh, h, c, B);
+    lstm_cell_forward(w, gi, gh, h, c, B, h_zero);
 }
 
 // Attention over one source memory (T, Ho). Keys depend on the score function:

@@ -1,13 +1,29 @@
 // GRU and LSTM cell forward passes with PyTorch's gate order and equations (docs/model.md).
 // The matrix work is one product per step for the whole batch; the rest is elementwise.
+#include <algorithm>
+
 #include "kernels/kernels.hpp"
 #include "nn/layers.hpp"
 
 namespace attnseq::nn {
 
-void gru_cell_forward(const RnnWeights& w, float* gi, float* gh, float* h, std::size_t B) {
+namespace {
+// gh (B, G) = h W_hh^T + b_hh (H columns); from a zero h, just the bias.
+void recurrent_product(const RnnWeights& w, const float* h, float* gh, std::size_t B, std::size_t G, bool h_zero) {
+  const std::size_t H = w.hidden;
+  if (!h_zero) return linear_any(h, H, w.w_hh, w.w_hh_packed, w.b_hh, gh, G, B, G, H, w.w_hh_q8);
+  for (std::size_t r = 0; r < B; ++r) {
+    if (w.b_hh)
+      std::copy(w.b_hh, w.b_hh + G, gh + r * G);
+    else
+      std::fill(gh + r * G, gh + (r + 1) * G, 0.f);
+  }
+}
+}  // namespace
+
+void gru_cell_forward(const RnnWeights& w, float* gi, float* gh, float* h, std::size_t B, bool h_zero) {
   const std::size_t H = w.hidden, G = 3 * H;
-  linear_any(h, H, w.w_hh, w.w_hh_packed, w.b_hh, gh, G, B, G, H, w.w_hh_q8);  // gh (B, 3H) = h W_hh^T + b_hh
+  recurrent_product(w, h, gh, B, G, h_zero);  // gh (B, 3H) = h W_hh^T + b_hh
   for (std::size_t r = 0; r < B; ++r) {
     float* x = gi + r * G;  // [r; z; n] pre-activations from the input
     const float* g = gh + r * G;
@@ -23,9 +39,9 @@ void gru_cell_forward(const RnnWeights& w, float* gi, float* gh, float* h, std::
   }
 }
 
-void lstm_cell_forward(const RnnWeights& w, float* gi, float* gh, float* h, float* c, std::size_t B) {
+void lstm_cell_forward(const RnnWeights& w, float* gi, float* gh, float* h, float* c, std::size_t B, bool h_zero) {
   const std::size_t H = w.hidden, G = 4 * H;
-  linear_any(h, H, w.w_hh, w.w_hh_packed, w.b_hh, gh, G, B, G, H, w.w_hh_q8);
+  recurrent_product(w, h, gh, B, G, h_zero);
   for (std::size_t r = 0; r < B; ++r) {
     float* x = gi + r * G;  // [i; f; g; o]
     kernels::add(gh + r * G, x, G);

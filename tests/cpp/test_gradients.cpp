@@ -2,6 +2,7 @@
 // linear functional of the layer's outputs against central differences, for each input and weight.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <random>
@@ -105,6 +106,33 @@ TEST_CASE("gradient check: GRU and LSTM cells") {
     check_grad("dW_hh", Whh, dW, loss);
     check_grad("db_hh", bhh, db, loss);
   }
+}
+
+TEST_CASE("GRU and LSTM cells from a zero state: skipping the recurrent product (h_zero) changes nothing") {
+  // An encoder's first step starts from h = 0, where h W_hh^T is 0 and the product is skipped.
+  for (Cell cell : {Cell::GRU, Cell::LSTM})
+    for (bool bias : {true, false}) {
+      CAPTURE(to_string(cell));
+      CAPTURE(bias);
+      const std::size_t B = 3, H = 7, G = cell == Cell::GRU ? 3 : 4;
+      auto gi0 = rnd(B * G * H, 21), Whh = rnd(G * H * H, 22), bhh = rnd(G * H, 23);
+      nn::RnnWeights w;
+      w.cell = cell;
+      w.hidden = int(H);
+      w.w_hh = Whh.data();
+      w.b_hh = bias ? bhh.data() : nullptr;
+      std::vector<float> out[2], gates[2];
+      for (int skip : {0, 1}) {
+        gates[skip] = gi0;
+        std::vector<float> gh(B * G * H, 99.f), c(B * H, 0.f);
+        out[skip].assign(B * H, 0.f);
+        nn::cell_forward(w, gates[skip].data(), gh.data(), out[skip].data(), c.data(), B, skip == 1);
+        if (cell == Cell::LSTM) out[skip].insert(out[skip].end(), c.begin(), c.end());
+      }
+      CHECK(out[1] == out[0]);
+      CHECK(gates[1] == gates[0]);  // the gate activations training keeps
+      CHECK(std::any_of(out[0].begin(), out[0].end(), [](float v) { return v != 0.f; }));
+    }
 }
 
 TEST_CASE("gradient check: attention (dot, general keys, additive)") {
