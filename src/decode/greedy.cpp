@@ -208,10 +208,7 @@ std::vector<DecodeResult> translate_batch(const Model& model, const std::vector<
   if (max_rows < 1 || max_rows > kMaxRows)
     throw std::invalid_argument("translate_batch: max_rows is " + std::to_string(max_rows) + "; it must be in [1, " +
                                 std::to_string(kMaxRows) + "]");
-  check_threads(threads, "translate_batch: threads");
-#if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
-  threads = 1;  // the wasm module is single-threaded
-#endif
+  threads = usable_threads(threads, "translate_batch: threads");
   for (std::size_t i = 0; i < N; ++i) {
     try {
       model.check_source(sources[i].data(), int(sources[i].size()));

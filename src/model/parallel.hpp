@@ -21,6 +21,16 @@ inline void check_threads(int threads, const std::string& what) {
                                 std::to_string(kMaxThreads) + "]");
 }
 
+// The threads a job may use: `threads` once checked (check_threads), and 1 in a WebAssembly build
+// without pthreads, whose module is single-threaded.
+inline int usable_threads(int threads, const std::string& what) {
+  check_threads(threads, what);
+#if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
+  threads = 1;
+#endif
+  return threads;
+}
+
 // Every core, at most kMaxThreads: what --threads defaults to (train: its figures repeat for a given
 // count; eval and translate --batch-file: their output is the same for any count).
 inline int default_threads() {

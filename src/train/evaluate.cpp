@@ -110,10 +110,7 @@ EvalReport evaluate(const Model& model, const std::vector<Example>& examples, in
   if (!form_of.empty() && form_of.size() != examples.size())
     throw std::invalid_argument("evaluate: form_of has " + std::to_string(form_of.size()) + " entries for " +
                                 std::to_string(examples.size()) + " examples");
-  check_threads(threads, "evaluate: threads");
-#if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
-  threads = 1;  // the wasm module is single-threaded
-#endif
+  threads = usable_threads(threads, "evaluate: threads");
   EvalReport r;
   for (const auto& name : form_names) r.forms.push_back({name, 0, 0});
   // Thread t takes examples t, t + T, t + 2T, ...: every count is an integer, so the report is the
