@@ -14,7 +14,7 @@ import { state } from './controller/state.js';
 import { $, errText, showError, clearError, hideTip } from './controller/page.js';
 import { startModels, selectModel, loadUserBytes, loadUserFile, showFileError } from './controller/models.js';
 import { speed, updateButtons } from './controller/controls.js';
-import { setupPlayback, newSession, ensureSession, stepOnce, loop, stopLoop, play, restart, rewake, inputChanged } from './controller/playback.js';
+import { setupPlayback, newSession, ensureSession, stepPressed, loop, stopLoop, play, restart, rewake, inputChanged } from './controller/playback.js';
 import { setupMatrix, highlight } from './controller/matrix.js';
 import { setupInspector, selectStep, stepBy, followLatest } from './controller/inspector.js';
 import { whatIf, afterFinish, clearWhatIfs, hideWhatIfNote } from './controller/whatif.js';
@@ -51,7 +51,7 @@ function wire() {
     }
   });
   $('play').addEventListener('click', play);
-  $('step').addEventListener('click', () => { stopLoop(); stepOnce(); });
+  $('step').addEventListener('click', () => { stopLoop(); stepPressed(); });
   $('run').addEventListener('click', () => { stopLoop(); if (ensureSession()) loop('run'); });
   $('restart').addEventListener('click', restart);
   const speedOut = () => { $('speed-out').textContent = speed()[1]; };

@@ -83,7 +83,8 @@ test('300 letters, beam 16: Search, Step and Run to end keep every main-thread t
   const beam = reverse.translate(SRC, { beam: 16 });
   assert.deepEqual(await page.$$eval('#beam-results > li .hyp-text', (els) => els.map((e) => e.textContent)), beam.hypotheses.map((x) => x.text || '(empty)'));
 
-  // Step, three times: each press lands as one short task and adds one row.
+  // Step, three times: each press adds one row in short tasks (the first encodes in one task, steps in
+  // the next and draws the inspector in a third: web/controller/playback.js, inspector.js).
   for (let k = 1; k <= 3; k++) {
     await page.click('#step');
     await waitRows(page, k);

@@ -33,18 +33,23 @@ export function followLatest() {
   renderInspector();
 }
 
-// A long source's inspector is the heaviest thing drawn per step: while steps come faster than ten a
-// second (Run to end: one per frame) it is redrawn at most every 100 ms, and at once after the last.
-let inspectedAt = 0, inspectTimer = 0;
+// A long source's inspector is the heaviest thing drawn per step. It is drawn in a task of its own
+// after the next frame (the step's row is shown first, and the two never make one long task), and
+// while steps come faster than ten a second (Run to end: one per frame) at most every 100 ms; the
+// last step's is drawn as soon as the decode ends.
+let inspectedAt = 0, inspectTimer = 0, inspectFrame = 0;
 export function renderInspectorPaced() {
   clearTimeout(inspectTimer);
+  cancelAnimationFrame(inspectFrame);
   const sess = state.sess;
-  const wait = inspectedAt + 100 - performance.now();
-  if (!sess || sess.src.length <= LONG_SOURCE || sess.done || wait <= 0) {
+  if (!sess || sess.src.length <= LONG_SOURCE) return renderInspector();
+  const wait = sess.done ? 0 : Math.max(0, inspectedAt + 100 - performance.now());
+  const draw = () => {
+    if (state.sess !== sess) return;   // (a new session draws its own)
     inspectedAt = performance.now();
-    return renderInspector();
-  }
-  inspectTimer = setTimeout(renderInspectorPaced, wait);
+    renderInspector();
+  };
+  inspectFrame = requestAnimationFrame(() => { inspectTimer = setTimeout(draw, wait); });
 }
 
 let shownStep = null;   // the StepResult the inspector body shows

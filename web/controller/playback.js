@@ -2,7 +2,7 @@
 // or prefix changed), one engine step per Step press, per tick of Play at the slider's pace or per
 // frame for Run to end, pause, restart, and the end of a decode (the page's wiring hears of it
 // through onFinish). Interface: setupPlayback({ onFinish }), newSession(overrides), ensureSession(),
-// stepOnce(), loop(mode), stopLoop(), play(), restart(), rewake(), disposeSession(), resetWatch(),
+// stepOnce(), stepPressed(), loop(mode), stopLoop(), play(), restart(), rewake(), disposeSession(), resetWatch(),
 // inputChanged().
 import { calendarNote } from '../dates.js';
 import { pronunciationNote } from '../pronunciation.js';
@@ -96,11 +96,30 @@ function finish(why) {
   onFinish(why);
 }
 
+/**
+ * The Step button: one step. An input not encoded yet is encoded in this task and stepped in a task
+ * of its own after the next frame: a long source's encoding, first step and drawing in one task would
+ * block the page for longer than issue 9's 100 ms.
+ */
+export async function stepPressed() {
+  const before = state.sess;
+  if (!ensureSession()) return;
+  const sess = state.sess;
+  if (sess !== before) {
+    await frame();
+    if (state.sess !== sess) return;   // replaced while waiting (a new input, model or what-if)
+  }
+  stepOnce();
+}
+
 /** Steps until the end or until stopped: mode 'play' at the slider's pace, 'run' one step per frame. */
 export async function loop(mode) {
   const id = ++state.loopId;
   state.playing = mode === 'play';
   updatePlayButton();
+  // A decode with no step yet has usually just been encoded: its first step waits for the next frame
+  // (see stepPressed).
+  if (state.sess?.steps.length === 0) await frame();
   while (id === state.loopId) {
     if (!stepOnce()) break;
     await (mode === 'run' ? frame() : pace(performance.now(), id));
