@@ -5,7 +5,8 @@
 // the public JS API (../wasm/attnseq.js); this file only parses arguments and lays out text.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { loadModel, AttnseqError } from '../wasm/attnseq.js';
+import os from 'node:os';
+import { loadModel, createPool, AttnseqError } from '../wasm/attnseq.js';
 // The package's one viridis table, shared with the demo page (the package ships it next to attnseq.js).
 import { viridis } from '../wasm/colormap.js';
 
@@ -24,6 +25,7 @@ const OPTIONS = {
     prefix: { value: 'TEXT', help: ['force the first target tokens (ids like 5,6 for an ids-only model)'] },
     ids: { value: '5,17,42', help: ['the source as token ids instead of TEXT'] },
     'batch-file': { value: 'FILE', help: ['translate every non-blank line of FILE (- = stdin) in one', 'batch (model.translateBatch), each printed as TEXT would be'] },
+    threads: { value: 'N', help: ['with --batch-file: Workers sharing the lines (createPool;', 'default every core, at most 64; 1 = this thread only)'] },
     'replace-unknowns': { help: ['replace each emitted <unk> by its most-attended source token'] },
     json: { help: ['one JSON object per source: {text, tokens, srcTokens, tgtTokens,', 'attention (rows; null for style \'none\'), score, hypotheses}'] },
     quiet: { short: 'q', help: ['print only the translation(s), one per line'] },
@@ -414,7 +416,7 @@ async function sourcesFrom(opts, positional, model) {
  * --batch-file FILE (- for stdin): its lines, each translated by one model.translateBatch() call; an
  * input the batch refuses ("inputs[k]: ...") is named by its line in the file.
  */
-async function translateBatchFile(file, model, options) {
+async function translateBatchFile(file, model, options, threads, modelSource) {
   const name = file === '-' ? 'standard input' : file;
   let bytes;
   if (file === '-') bytes = await readStdin();
@@ -427,14 +429,24 @@ async function translateBatchFile(file, model, options) {
   }
   const lines = inputLines(bytes, name);
   const sources = lines.map((l) => sourceOf(l.text, model));
+  const workers = Math.min(threads, sources.length);
   try {
-    return { sources, results: model.translateBatch(sources, options) };
+    if (workers <= 1) return { sources, results: model.translateBatch(sources, options) };
+    const pool = await createPool(modelSource, { workers });
+    try {
+      return { sources, results: await pool.translateBatch(sources, options) };
+    } finally {
+      pool.dispose();
+    }
   } catch (e) {
-    const at = e instanceof AttnseqError && /^inputs\[(\d+)\]: /.exec(e.message);
-    if (at) throw new AttnseqError(e.code, `${name} line ${lines[Number(at[1])].line}: ${e.message.slice(at[0].length)}`);
+    const at = e instanceof AttnseqError && e.index !== undefined && /^inputs\[\d+\]: /.exec(e.message);
+    if (at) throw new AttnseqError(e.code, `${name} line ${lines[e.index].line}: ${e.message.slice(at[0].length)}`);
     throw e;
   }
 }
+
+/** Every core this process may use, at most a pool's 64 Workers. */
+const allCores = () => Math.min(64, os.availableParallelism?.() ?? os.cpus().length);
 
 async function translate(opts, positional) {
   for (const [name, o] of Object.entries(OPTIONS.translate)) if (o.default !== undefined) opts[name] ??= o.default;
@@ -449,6 +461,10 @@ async function translate(opts, positional) {
   if (opts['replace-unknowns']) options.replaceUnknowns = true;
   if ([opts['batch-file'] !== undefined, opts.ids !== undefined, positional.length > 0].filter(Boolean).length > 1)
     throw new UsageError('give one of --batch-file, --ids or TEXT');
+  if (opts.threads !== undefined && opts['batch-file'] === undefined)
+    throw new UsageError("--threads shares a --batch-file's lines among Workers; give it with --batch-file");
+  const threads = intOpt(opts, 'threads', 1) ?? allCores();
+  if (threads > 64) throw new UsageError(`--threads must be at most 64, got '${opts.threads}'`);
   if (opts.color && opts['no-color']) throw new UsageError('give --color or --no-color, not both');
   const model = await load(opts);
   try {
@@ -462,7 +478,7 @@ async function translate(opts, positional) {
       else process.stdout.write((i ? '\n' : '') + renderText(r, { model, options, color, width }));
     };
     if (opts['batch-file'] !== undefined) {
-      const { sources, results } = await translateBatchFile(opts['batch-file'], model, options);
+      const { sources, results } = await translateBatchFile(opts['batch-file'], model, options, threads, modelSource(opts));
       results.forEach((r, i) => print(r, i, () => (typeof sources[i] === 'string' ? model.tokenize(sources[i]).ids : sources[i])));
       return;
     }
@@ -482,10 +498,13 @@ async function translate(opts, positional) {
   }
 }
 
-async function load(opts) {
+function modelSource(opts) {
   if (opts.model === undefined || opts.model === '') throw new UsageError('--model FILE is required');
-  const src = /^https?:\/\//i.test(opts.model) ? opts.model : resolve(opts.model);
-  return loadModel(src);
+  return /^https?:\/\//i.test(opts.model) ? opts.model : resolve(opts.model);
+}
+
+async function load(opts) {
+  return loadModel(modelSource(opts));
 }
 
 async function info(opts, positional) {

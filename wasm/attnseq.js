@@ -14,6 +14,7 @@ export class AttnseqError extends Error {
 
 const isNode = typeof process !== 'undefined' && !!process.versions?.node && typeof window === 'undefined';
 let corePromise = null;
+let coreBytes = null;   // the .wasm this thread's engine started from (a pool's Workers start from it too)
 let initOptions = {};
 
 /**
@@ -57,7 +58,9 @@ async function core() {
       // Refused here, Emscripten would print "Aborted(CompileError ...)" on stderr on its way down.
       if (!WebAssembly.validate(wasmBinary))
         throw new AttnseqError('LOAD_FAILED', `the engine's .wasm is not a WebAssembly module (${wasmBinary.length} bytes)`);
-      return startEngine(wasmBinary);
+      const M = await startEngine(wasmBinary);
+      coreBytes = wasmBinary;
+      return M;
     })();
     corePromise.catch(() => { corePromise = null; });
   }
@@ -225,6 +228,164 @@ export async function createTrainer(options = {}) {
   return new Trainer(M, h, st);
 }
 
+const MAX_WORKERS = 64;
+
+/** Every core this thread may use: availableParallelism() in Node, hardwareConcurrency in a browser. */
+async function coreCount() {
+  if (isNode) {
+    const os = await import('node:os');
+    return os.availableParallelism?.() ?? os.cpus().length;
+  }
+  return globalThis.navigator?.hardwareConcurrency || 1;
+}
+
+/**
+ * Batch translation on several cores: `workers` Workers (module Workers in a browser, worker_threads
+ * in Node), each with its own engine and its own copy of the model, share each call's inputs. What
+ * pool.translateBatch(inputs, options) resolves to is what model.translateBatch(inputs, options) returns,
+ * bit for bit. source: what loadModel() takes; options: { workers (default: every core, at most 64),
+ * quantize }. Each Worker holds the model and the engine again (memory grows with `workers`).
+ */
+export async function createPool(source, options = {}) {
+  checkOptions(options, 'createPool');
+  const n = options.workers === undefined ? Math.min(await coreCount(), MAX_WORKERS) : options.workers;
+  if (!Number.isInteger(n) || n < 1 || n > MAX_WORKERS)
+    throw new AttnseqError('BAD_INPUT', `createPool: option 'workers' is ${describe(n)}; it must be an integer in [1, ${MAX_WORKERS}]`);
+  if (options.quantize !== undefined && options.quantize !== 'int8')
+    throw new AttnseqError('BAD_INPUT', `createPool: option 'quantize' is ${describe(options.quantize)}; it must be 'int8' (or left out)`);
+  const [wasm, bytes] = await Promise.all([engineBytes(), toBytes(source)]);
+  const pool = new Pool();
+  try {
+    await Promise.all(Array.from({ length: n }, () => pool._start(wasm, bytes, options.quantize)));
+  } catch (e) {
+    pool.dispose();
+    throw e;
+  }
+  return pool;
+}
+
+/** The engine's .wasm, from where init() was told to find it (each Worker starts its engine from these bytes). */
+async function engineBytes() {
+  if (coreBytes) return coreBytes;
+  return initOptions.wasmBinary !== undefined ? bufferBytes(initOptions.wasmBinary, 'init: wasmBinary') : readUrl(wasmUrl());
+}
+
+// One Worker of a pool, the same in Node and in a browser: post(message), a handler per job id,
+// and ref()/unref() so that an idle pool never keeps Node running.
+async function spawn(onMessage, onFailure) {
+  if (isNode) {
+    const { Worker } = await import('node:worker_threads');
+    // Node's flags pass on to the Workers, but not --input-type, which a Worker refuses ("node -e").
+    const execArgv = process.execArgv.filter((a, i, all) => !a.startsWith('--input-type') && all[i - 1] !== '--input-type');
+    const w = new Worker(new URL('./pool-worker.js', import.meta.url), { execArgv });
+    w.on('message', onMessage);
+    w.on('error', (e) => onFailure(e?.message ?? String(e)));
+    w.on('exit', (code) => onFailure(`it exited (code ${code})`));
+    w.unref();
+    return { post: (m, t) => w.postMessage(m, t), ref: () => w.ref(), unref: () => w.unref(), stop: () => w.terminate() };
+  }
+  // (Written out in full so that bundlers see the Worker and bundle pool-worker.js.)
+  const w = new Worker(new URL('./pool-worker.js', import.meta.url), { type: 'module' });
+  w.onmessage = (e) => onMessage(e.data);
+  w.onerror = (e) => { e.preventDefault?.(); onFailure(e.message || 'it could not load pool-worker.js'); };
+  return { post: (m, t) => w.postMessage(m, t), ref() {}, unref() {}, stop: () => w.terminate() };
+}
+
+/** Made by createPool(). */
+export class Pool {
+  #workers = [];
+  #jobs = new Map();   // job id -> { resolve, reject, worker }
+  #next = 0;
+  #broken = null;      // why the pool cannot work any more (a Worker failed, or dispose())
+
+  get workers() { return this.#workers.length; }
+  get disposed() { return this.#broken?.code === 'DISPOSED'; }
+
+  async _start(wasm, bytes, quantize) {
+    const worker = await spawn((m) => this.#settle(m), (why) => this.#fail(new AttnseqError('WORKER', `a pool Worker failed: ${why}`)));
+    this.#workers.push(worker);
+    await this.#run(worker, { op: 'start', wasm, model: bytes, quantize });
+  }
+
+  #run(worker, message, transfer = []) {
+    if (this.#broken) return Promise.reject(this.#broken);
+    const job = ++this.#next;
+    if (this.#jobs.size === 0) for (const w of this.#workers) w.ref();
+    return new Promise((resolve, reject) => {
+      this.#jobs.set(job, { resolve, reject });
+      try {
+        worker.post({ ...message, job }, transfer);
+      } catch (e) {  // a DataCloneError: an input or option holds a function, a symbol, ...
+        this.#settle({ job, ok: false, code: 'BAD_INPUT', message: `${message.op === 'batch' ? 'translateBatch' : 'createPool'}: ` +
+          `what was given cannot be sent to a Worker (${e?.message ?? String(e)})` });
+      }
+    });
+  }
+
+  #settle(m) {
+    const j = this.#jobs.get(m.job);
+    if (!j) return;
+    this.#jobs.delete(m.job);
+    if (this.#jobs.size === 0) for (const w of this.#workers) w.unref();
+    if (m.ok) j.resolve(m.results);
+    else j.reject(Object.assign(new AttnseqError(m.code, m.message), m.index === undefined ? {} : { index: m.index }));
+  }
+
+  #fail(error) {
+    if (this.#broken) return;
+    this.#broken = error;
+    for (const j of this.#jobs.values()) j.reject(error);
+    this.#jobs.clear();
+    for (const w of this.#workers) w.stop();
+  }
+
+  /**
+   * model.translateBatch(inputs, options) on the pool's Workers: inputs are texts or ids (an Encoded
+   * belongs to the thread that made it, so it is refused). Inputs are sorted by length and dealt in turn,
+   * so every Worker gets a like share; a bad entry rejects with model.translateBatch's error, naming
+   * its index in `inputs` (error.index), and the pool stays usable.
+   */
+  async translateBatch(inputs, options = {}) {
+    if (this.#broken) throw this.#broken;
+    checkOptions(options, 'translateBatch');
+    if (!Array.isArray(inputs))
+      throw new AttnseqError('BAD_INPUT', `translateBatch() takes an array of inputs, got ${describe(inputs)}`);
+    const size = new Array(inputs.length);
+    for (let k = 0; k < inputs.length; k++) {
+      const x = inputs[k];
+      if (x instanceof Encoded) throw entryError('BAD_INPUT', k, 'a pool takes texts or ids; an Encoded stays with the model that made it');
+      size[k] = typeof x === 'string' ? x.length : (x?.length ?? 0);
+    }
+    const order = Array.from(size.keys()).sort((a, b) => size[a] - size[b] || a - b);
+    const shares = this.#workers.map(() => []);
+    order.forEach((k, i) => shares[i % shares.length].push(k));
+    // (The non-empty shares are the first ones. No input: one Worker still checks the options.)
+    const used = inputs.length ? shares.filter((sh) => sh.length) : [[]];
+    const settled = await Promise.allSettled(used.map((sh, w) =>
+      this.#run(this.#workers[w], { op: 'batch', inputs: sh.map((k) => inputs[k]), options })));
+    // The first bad entry in `inputs` order, whichever Worker found it (each names its own index).
+    let worst = null;
+    settled.forEach((r, w) => {
+      if (r.status === 'fulfilled') return;
+      const e = r.reason;
+      if (e?.index !== undefined) {
+        const k = used[w][e.index];
+        if (worst?.index === undefined || k < worst.index) worst = entryError(e.code, k, e.message.replace(/^inputs\[\d+\]: /, ''));
+      } else worst ??= e;
+    });
+    if (worst) throw worst;
+    const out = new Array(inputs.length);
+    settled.forEach((r, w) => r.value.forEach((t, i) => { out[used[w][i]] = t; }));
+    return out;
+  }
+
+  /** Stops the Workers; calls made after reject with DISPOSED (and any still running do too). */
+  dispose() {
+    this.#fail(new AttnseqError('DISPOSED', 'this Pool has been disposed'));
+  }
+  [Symbol.dispose]() { this.dispose(); }
+}
+
 // An Encoded or a Decoder refuses to work (DISPOSED) once the Model or Encoded it was made from is
 // disposed, whatever the call: only dispose() itself is always allowed, in any order.
 // A handle whose owner is garbage-collected without dispose() is deleted by the collector's
@@ -351,7 +512,7 @@ export class Model extends Disposable {
    * rows of every input (and beam), so many inputs go several times faster. Options: translate()'s,
    * and maxRows (decoder rows, inputs x beam, per group of inputs of similar length; default 256, at
    * most 1024), which changes speed and memory only. A bad entry throws naming its index
-   * ("inputs[3]: " and what translate() would say), before any decoding.
+   * ("inputs[3]: " and what translate() would say; error.index is 3), before any decoding.
    */
   translateBatch(inputs, options = {}) {
     checkOptions(options, 'translateBatch');
@@ -383,12 +544,12 @@ export class Model extends Disposable {
           known[k] = Array.from(entries[k], this.srcVocab ? (id) => this.srcVocab[id] : (id) => `#${id}`);
         }
       } catch (e) {
-        if (e instanceof AttnseqError) throw new AttnseqError(e.code, `inputs[${k}]: ${e.message}`);
+        if (e instanceof AttnseqError) throw entryError(e.code, k, e.message);
         throw e;
       }
     }
     const r = this._M.translateBatch(h, entries, opts, maxRows);
-    if (!r.ok) throw new AttnseqError(r.code, r.index !== undefined ? `inputs[${r.index}]: ${r.message}` : r.message);
+    if (!r.ok) throw r.index !== undefined ? entryError(r.code, r.index, r.message) : new AttnseqError(r.code, r.message);
     // Cut the engine's flat arrays (wasm/bindings.cpp, translate_batch_js) into translate()'s objects.
     const names = targetNames(this);
     const tgtTokens = (ids) => Array.from(ids, (id) => names[id] ?? tokenName(names, id));
@@ -590,6 +751,13 @@ export class Decoder extends Disposable {
   }
 }
 
+/** translateBatch()'s error for inputs[index]: the message names the index, and so does `error.index`. */
+function entryError(code, index, message) {
+  const e = new AttnseqError(code, `inputs[${index}]: ${message}`);
+  e.index = index;
+  return e;
+}
+
 // What the engine says of an Encoded given to a model other than its own (src/model/decoder.cpp), which
 // translateBatch() says itself: it passes ids, not the Encoded.
 const FOREIGN_SOURCE = 'this source was encoded by another model; encode it with the model that decodes it';
@@ -613,6 +781,7 @@ function tokenName(names, id) {
 const OPTION_NAMES = {
   init: ['locateFile', 'wasmBinary'],
   loadModel: ['quantize'],
+  createPool: ['workers', 'quantize'],
   translate: ['beam', 'maxLength', 'lengthPenalty', 'temperature', 'seed', 'numHypotheses', 'prefix', 'replaceUnknowns'],
   translateBatch: ['beam', 'maxLength', 'lengthPenalty', 'temperature', 'seed', 'numHypotheses', 'prefix', 'replaceUnknowns',
     'maxRows'],

@@ -5,11 +5,13 @@
 /** Stable error codes carried by AttnseqError.code. */
 export type AttnseqErrorCode =
   | 'BAD_INPUT' | 'BAD_CHECKPOINT' | 'TOO_LONG' | 'DISPOSED' | 'LOAD_FAILED' | 'NOT_LOADED'
-  | 'NOT_ENCODED' | 'OUT_OF_MEMORY' | 'ALREADY_INITIALISED' | 'INTERNAL';
+  | 'NOT_ENCODED' | 'OUT_OF_MEMORY' | 'ALREADY_INITIALISED' | 'INTERNAL' | 'WORKER';
 
 export class AttnseqError extends Error {
   readonly name: 'AttnseqError';
   readonly code: AttnseqErrorCode;
+  /** translateBatch() (a model's or a pool's): the index in `inputs` of the entry refused. */
+  readonly index?: number;
   constructor(code: AttnseqErrorCode, message: string);
 }
 
@@ -191,9 +193,35 @@ export class Model implements Disposable_ {
   /**
    * Many inputs in one call into the engine: result i deep-equals translate(inputs[i], options), and
    * each decoder step is one product over every input's rows. [] for []. A bad entry throws before any
-   * decoding, its message naming it ("inputs[3]: " and what translate() would say).
+   * decoding, its message naming it ("inputs[3]: " and what translate() would say; error.index 3).
    */
   translateBatch(inputs: ReadonlyArray<Input | Encoded>, options?: TranslateBatchOptions): Translation[];
+  dispose(): void;
+  [Symbol.dispose](): void;
+}
+
+export interface PoolOptions extends LoadOptions {
+  /** Workers, each with its own engine and copy of the model: an integer in [1, 64]; default every core. */
+  workers?: number | undefined;
+}
+/**
+ * Batch translation on several cores: Workers (module Workers in a browser, worker_threads in Node)
+ * share each call's inputs. BAD_INPUT for a bad option, and loadModel()'s errors for the source;
+ * WORKER when a Worker cannot start.
+ */
+export function createPool(source: ModelSource, options?: PoolOptions): Promise<Pool>;
+export class Pool implements Disposable_ {
+  private constructor();
+  /** How many Workers the pool has. */
+  readonly workers: number;
+  readonly disposed: boolean;
+  /**
+   * Resolves to what model.translateBatch(inputs, options) returns, bit for bit. Texts or ids only
+   * (an Encoded stays with its model's thread). A bad entry rejects with model.translateBatch()'s
+   * error, naming its index in `inputs`; the pool keeps working.
+   */
+  translateBatch(inputs: ReadonlyArray<Input>, options?: TranslateBatchOptions): Promise<Translation[]>;
+  /** Stops the Workers: what is running and every later call rejects with DISPOSED. */
   dispose(): void;
   [Symbol.dispose](): void;
 }

@@ -2,7 +2,8 @@
 // folder, and served from there (no file of the repository's wasm/ or dist/ is reachable). A module
 // Worker uses it with the .wasm at its default place; a page relocates the .wasm with
 // init({ locateFile }); a page hands init({ wasmBinary }) bytes it fetched itself while no .wasm is
-// served at the default place. Each translates the fixture exactly as the same package does in Node,
+// served at the default place; a pool of two module Workers (createPool) gets the .wasm bytes from the
+// page's engine loader. Each translates the fixture exactly as the same package does in Node,
 // alone and with translateBatch() (whose first result is bit for bit the translate() of the same input).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -119,6 +120,20 @@ test('init({ locateFile }) loads the .wasm from /elsewhere/core.wasm while the d
     sameAsNode(res, 'locateFile');
     assert.deepEqual(res.asked, ['attnseq-core.wasm'], 'locateFile is asked for the engine file by name');
     assert.equal(srv.requests.filter((p) => p === '/elsewhere/core.wasm').length, 1, `requests: ${srv.requests}`);
+    assert.ok(!srv.requests.includes(DEFAULT_WASM), `the default .wasm was requested: ${srv.requests}`);
+    assert.deepEqual(srv.notFound, []);
+    assert.deepEqual(problems, []);
+  } finally { srv.close(); }
+});
+
+test('createPool: two module Workers translate a batch as Node does, from the .wasm bytes init({ locateFile }) pointed the pool to', async () => {
+  const srv = await serve({ files: { '/elsewhere/core.wasm': path.join(pkgDir, 'dist/attnseq-core.wasm') }, missing: [DEFAULT_WASM] });
+  try {
+    const { res, problems } = await runPage(srv, 'pool');
+    sameAsNode(res, 'pool');
+    assert.equal(res.workers, 2);
+    assert.equal(srv.requests.filter((p) => p === '/node_modules/attnseq/wasm/pool-worker.js').length, 2, `both Workers ran the package's pool-worker.js: ${srv.requests}`);
+    assert.equal(srv.requests.filter((p) => p === '/elsewhere/core.wasm').length, 1, `the pool read the .wasm once and handed it on: ${srv.requests}`);
     assert.ok(!srv.requests.includes(DEFAULT_WASM), `the default .wasm was requested: ${srv.requests}`);
     assert.deepEqual(srv.notFound, []);
     assert.deepEqual(problems, []);

@@ -184,6 +184,36 @@ test('native --batch-file --threads N: the same output for any N; a bad N, or N 
   assert.match(alone.err, /--threads shares a --batch-file's lines among threads; give it with --batch-file/);
 });
 
+test('npx attnseq --batch-file --threads N (a pool of Workers): the same output for any N; a bad line is named; a bad N, or N without a batch file, is refused', () => {
+  const lines = [...LINES['g2p-en'], ...LINES['g2p-en'].map((w) => `${w}s`)];
+  const batch = file(lines.join('\n'));
+  for (const opts of [['--json'], ['--beam', '3', '--json'], ['--temperature', '0.9', '--seed', '4']]) {
+    const what = opts.join(' ');
+    const one = ok('js', ['--model', MODEL('g2p-en'), ...opts, '--threads', '1', '--batch-file', batch]);
+    assert.equal(one.trimEnd().split('\n').length >= lines.length, true, `${what}: every line printed`);
+    for (const n of ['2', '3']) assert.equal(ok('js', ['--model', MODEL('g2p-en'), ...opts, '--threads', n, '--batch-file', batch]), one, `${what} --threads ${n}`);
+    assert.equal(ok('js', ['--model', MODEL('g2p-en'), ...opts, '--batch-file', batch]), one, `${what}: the default thread count`);
+  }
+  // A bad line (the 4th line of the file, the 3rd input: over the 1,024-token limit) in a Worker's share.
+  const bad = file(['knight', 'ox', '', 'a'.repeat(2000), 'zebra'].join('\n'));
+  for (const n of ['1', '3']) {
+    const r = run('js', ['--model', MODEL('g2p-en'), '--threads', n, '--batch-file', bad]);
+    assert.equal(r.code, 1, `--threads ${n}: exit ${r.code}; ${r.err}`);
+    assert.equal(r.out, '');
+    assert.match(r.err, new RegExp(`^attnseq: TOO_LONG: ${bad.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} line 4: `), `--threads ${n}`);
+  }
+  for (const [n, message] of [['0', "--threads must be an integer >= 1, got '0'"], ['65', "--threads must be at most 64, got '65'"],
+    ['two', "--threads expects an integer, got 'two'"]]) {
+    const r = run('js', ['--model', MODEL('g2p-en'), '--threads', n, '--batch-file', batch]);
+    assert.equal(r.code, 2, `--threads ${n}: exit ${r.code}; ${r.err}`);
+    assert.equal(r.out, '');
+    assert.ok(r.err.includes(message), `--threads ${n}: ${r.err}`);
+  }
+  const alone = run('js', ['--model', MODEL('g2p-en'), '--threads', '2', 'knight']);
+  assert.equal(alone.code, 2, alone.err);
+  assert.match(alone.err, /--threads shares a --batch-file's lines among Workers; give it with --batch-file/);
+});
+
 test('npx attnseq --batch-file prints what the native one prints (--json), and what its own line-by-line stdin mode prints', () => {
   for (const [id, lines] of Object.entries(LINES)) {
     const batch = file(lines.join('\n') + '\n');

@@ -4,12 +4,12 @@
 // npm pack tarball next to this file, type-checks it, then compiles and runs it against a checkpoint
 // copied beside the output (./model.safetensors: gru_luong_general, a word model with w4..w12).
 import {
-  AttnseqError, Model, alignmentToCSV, alignmentToJSON, alignmentToPharaoh, buildInfo, createTrainer, init, loadModel,
-  memoryStats,
+  AttnseqError, Model, Pool, alignmentToCSV, alignmentToJSON, alignmentToPharaoh, buildInfo, createPool, createTrainer, init,
+  loadModel, memoryStats,
 } from 'attnseq';
 import type {
   AlignmentLike, AttnseqErrorCode, Decoder, DecoderOptions, Encoded, Hypothesis, Input, LoadOptions, ModelConfig,
-  ModelSource, StepOptions, StepResult, TrainEvaluation, Trainer, TrainerOptions, TrainStepReport,
+  ModelSource, PoolOptions, StepOptions, StepResult, TrainEvaluation, Trainer, TrainerOptions, TrainStepReport,
   TranslateBatchOptions, TranslateOptions, Translation,
 } from 'attnseq';
 
@@ -90,6 +90,21 @@ const batchOptions: TranslateBatchOptions = { beam: 2, maxRows: 8 };
 const batch: Translation[] = model.translateBatch(['w5 w6 w7', [5, 6], enc], batchOptions);
 check(batch.length === 3 && batch[0]!.text === model.translate('w5 w6 w7', { beam: 2 }).text, 'translateBatch');
 check(batch[2]!.srcTokens.join(' ') === enc.tokens.join(' ') && model.translateBatch([]).length === 0, 'translateBatch inputs');
+// The same on Workers (texts and ids only); a refused entry's index is on the error.
+const poolOptions: PoolOptions = { workers: 2 };
+{
+  using pool: Pool = await createPool(new URL('./model.safetensors', import.meta.url), poolOptions);
+  const pooled: Translation[] = await pool.translateBatch(['w5 w6 w7', [5, 6]], batchOptions);
+  check(pool.workers === 2 && pooled[0]!.text === batch[0]!.text && pooled[1]!.text === batch[1]!.text, 'pool');
+  try {
+    await pool.translateBatch(['w5', [999]]);
+    check(false, 'a bad entry rejects');
+  } catch (e: unknown) {
+    check(e instanceof AttnseqError && e.code === 'BAD_INPUT' && e.index === 1, 'the pool names the bad entry');
+  }
+  // @ts-expect-error an Encoded stays with its model's thread
+  await pool.translateBatch([enc]).catch((e: unknown) => check(e instanceof AttnseqError && e.index === 0, 'the Encoded is refused at run time too'));
+}
 const forHyp: AlignmentLike = { ...t, tgtTokens: hyps[1]!.tgtTokens, attention: hyps[1]!.attention, rows: hyps[1]!.tokens.length };
 const csv: string = alignmentToCSV(t);
 const json = JSON.parse(alignmentToJSON(forHyp)) as { attention: number[][] };
@@ -109,7 +124,7 @@ function codeOf(f: () => unknown): AttnseqErrorCode | null {
     switch (e.code) {
       case 'BAD_INPUT': case 'TOO_LONG': case 'DISPOSED': return e.code;
       case 'BAD_CHECKPOINT': case 'LOAD_FAILED': case 'NOT_LOADED': case 'NOT_ENCODED':
-      case 'OUT_OF_MEMORY': case 'ALREADY_INITIALISED': case 'INTERNAL': return e.code;
+      case 'OUT_OF_MEMORY': case 'ALREADY_INITIALISED': case 'INTERNAL': case 'WORKER': return e.code;
       default: {
         const unreachable: never = e.code;
         return unreachable;

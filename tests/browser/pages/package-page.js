@@ -1,10 +1,12 @@
 // The npm package as a page gets it: the installed tarball served under /node_modules/attnseq/.
 // ?mode=worker: a module Worker (package-worker.js) uses it with the .wasm at its default place;
 // ?mode=locate: init({ locateFile }) sends the engine to /elsewhere/core.wasm;
-// ?mode=binary: init({ wasmBinary }) gets bytes this page fetched from /elsewhere/core.wasm itself.
+// ?mode=binary: init({ wasmBinary }) gets bytes this page fetched from /elsewhere/core.wasm itself;
+// ?mode=pool: init({ locateFile }) as in 'locate', then createPool(FIXTURE, { workers: 2 }): its
+// Workers start from the bytes the pool read there (they never fetch a .wasm themselves).
 // Writes { tokens, attention, batch, batchAttention, asked? } or { error } as JSON into #out and sets
 // data-done (batch: translateBatch([SOURCE, BATCH_EXTRA])'s tokens; batchAttention: its first attention).
-import { init, loadModel } from '/node_modules/attnseq/wasm/attnseq.js';
+import { init, loadModel, createPool } from '/node_modules/attnseq/wasm/attnseq.js';
 
 const FIXTURE = '/fixtures/gru_luong_general.safetensors';
 const SOURCE = 'w5 w6 w7 w8 w4';
@@ -40,6 +42,14 @@ async function run(mode) {
     if (!res.ok) throw new Error(`the page could not fetch /elsewhere/core.wasm: HTTP ${res.status}`);
     await init({ wasmBinary: await res.arrayBuffer() });
     return translate();
+  }
+  if (mode === 'pool') {
+    await init({ locateFile: () => '/elsewhere/core.wasm' });
+    const pool = await createPool(FIXTURE, { workers: 2 });
+    const b = await pool.translateBatch([SOURCE, BATCH_EXTRA]);
+    const workers = pool.workers;
+    pool.dispose();
+    return { tokens: b[0].tokens, attention: Array.from(b[0].attention), batch: b.map((x) => x.tokens), batchAttention: Array.from(b[0].attention), workers };
   }
   throw new Error(`unknown mode ${mode}`);
 }

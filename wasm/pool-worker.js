@@ -1,0 +1,44 @@
+// One Worker of a pool (createPool() in attnseq.js): its own engine, started from the .wasm bytes the
+// pool sends, and its own copy of the model. Messages, each with a job id that the answer repeats:
+//   { op: 'start', wasm, model, quantize }  ->  { ok: true }
+//   { op: 'batch', inputs, options }        ->  { ok: true, results } (model.translateBatch's array)
+// and { ok: false, code, message, index } for an error (index: translateBatch's bad entry).
+// The same file runs as a browser module Worker and as a Node worker_threads Worker.
+import { init, loadModel, AttnseqError } from './attnseq.js';
+
+const isNode = typeof process !== 'undefined' && !!process.versions?.node;
+const port = isNode ? (await import('node:worker_threads')).parentPort : self;
+let model = null;
+
+async function answer(m) {
+  switch (m.op) {
+    case 'start':
+      await init({ wasmBinary: m.wasm });
+      model = await loadModel(m.model, m.quantize === undefined ? {} : { quantize: m.quantize });
+      return { ok: true };
+    case 'batch': {
+      if (!model) throw new AttnseqError('NOT_LOADED', 'this pool Worker has no model');
+      const results = model.translateBatch(m.inputs, m.options);
+      // The weights' buffers move to the pool's thread instead of being copied.
+      const transfer = [];
+      for (const r of results) for (const h of r.hypotheses) transfer.push(h.attention.buffer);
+      return [{ ok: true, results }, transfer];
+    }
+    default:
+      throw new AttnseqError('BAD_INPUT', `unknown pool message ${JSON.stringify(m.op)}`);
+  }
+}
+
+const reply = (m, transfer) => port.postMessage(m, transfer);
+const onMessage = async (m) => {
+  try {
+    const a = await answer(m);
+    const [msg, transfer] = Array.isArray(a) ? a : [a, []];
+    reply({ ...msg, job: m.job }, transfer);
+  } catch (e) {
+    const known = e instanceof AttnseqError;
+    reply({ job: m.job, ok: false, code: known ? e.code : 'WORKER', message: known ? e.message : `${e?.name ?? 'Error'}: ${e?.message ?? String(e)}`, index: e?.index });
+  }
+};
+if (isNode) port.on('message', onMessage);
+else self.onmessage = (e) => onMessage(e.data);
