@@ -254,7 +254,7 @@ export async function createPool(source, options = {}) {
   if (options.quantize !== undefined && options.quantize !== 'int8')
     throw new AttnseqError('BAD_INPUT', `createPool: option 'quantize' is ${describe(options.quantize)}; it must be 'int8' (or left out)`);
   const [wasm, bytes] = await Promise.all([engineBytes(), toBytes(source)]);
-  const pool = new Pool();
+  const pool = new Pool(POOL_KEY);
   try {
     await Promise.all(Array.from({ length: n }, () => pool._start(wasm, bytes, options.quantize)));
   } catch (e) {
@@ -291,8 +291,13 @@ async function spawn(onMessage, onFailure) {
   return { post: (m, t) => w.postMessage(m, t), ref() {}, unref() {}, stop: () => w.terminate() };
 }
 
+const POOL_KEY = Symbol('createPool');
+
 /** Made by createPool(). */
 export class Pool {
+  constructor(key) {
+    if (key !== POOL_KEY) throw new AttnseqError('BAD_INPUT', 'a Pool is made by createPool(source, options)');
+  }
   #workers = [];
   #jobs = new Map();   // job id -> { resolve, reject, worker }
   #next = 0;
@@ -303,6 +308,10 @@ export class Pool {
 
   async _start(wasm, bytes, quantize) {
     const worker = await spawn((m) => this.#settle(m), (why) => this.#fail(new AttnseqError('WORKER', `a pool Worker failed: ${why}`)));
+    if (this.#broken) {  // another Worker failed to start while this one was being made
+      worker.stop();
+      throw this.#broken;
+    }
     this.#workers.push(worker);
     await this.#run(worker, { op: 'start', wasm, model: bytes, quantize });
   }

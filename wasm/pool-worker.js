@@ -20,9 +20,9 @@ async function answer(m) {
       if (!model) throw new AttnseqError('NOT_LOADED', 'this pool Worker has no model');
       const results = model.translateBatch(m.inputs, m.options);
       // The weights' buffers move to the pool's thread instead of being copied.
-      const transfer = [];
-      for (const r of results) for (const h of r.hypotheses) transfer.push(h.attention.buffer);
-      return [{ ok: true, results }, transfer];
+      const transfer = new Set();
+      for (const r of results) for (const h of r.hypotheses) if (h.attention?.buffer instanceof ArrayBuffer) transfer.add(h.attention.buffer);
+      return [{ ok: true, results }, [...transfer]];
     }
     default:
       throw new AttnseqError('BAD_INPUT', `unknown pool message ${JSON.stringify(m.op)}`);

@@ -140,6 +140,22 @@ test('createPool: two module Workers translate a batch as Node does, from the .w
   } finally { srv.close(); }
 });
 
+test('createPool rejects with WORKER, naming the cause, when pool-worker.js cannot be loaded; the package still translates', async () => {
+  const srv = await serve({ missing: ['/node_modules/attnseq/wasm/pool-worker.js'] });
+  try {
+    const page = await browser.ctx.newPage();
+    await page.goto(`${srv.base}/pages/package.html?mode=pool-missing`);
+    await page.waitForFunction(() => document.getElementById('out').dataset.done === '1', null, { timeout: 30000, polling: 100 });
+    const res = JSON.parse(await page.textContent('#out'));
+    await page.close();
+    assert.equal(res.error, undefined, res.error);
+    assert.equal(res.code, 'WORKER');
+    assert.match(res.message, /^a pool Worker failed: /);
+    assert.deepEqual(res.tokens, expected.tokens);
+    assert.ok(srv.notFound.includes('/node_modules/attnseq/wasm/pool-worker.js'), `the Worker script was asked for: ${srv.requests}`);
+  } finally { srv.close(); }
+});
+
 test('init({ wasmBinary }) uses the bytes the page fetched; the default .wasm URL is never requested', async () => {
   const srv = await serve({ files: { '/elsewhere/core.wasm': path.join(pkgDir, 'dist/attnseq-core.wasm') }, missing: [DEFAULT_WASM] });
   try {

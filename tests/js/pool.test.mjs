@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { loadModel, createPool, AttnseqError } from '../../wasm/attnseq.js';
+import { loadModel, createPool, Pool, AttnseqError } from '../../wasm/attnseq.js';
 
 const ROOT = new URL('../../', import.meta.url);
 const INDEX = JSON.parse(readFileSync(new URL('models/index.json', ROOT), 'utf8')).models;
@@ -126,7 +126,7 @@ test('a bad entry is refused with model.translateBatch\'s error and its index in
   assert.deepStrictEqual(await p.translateBatch(good), model.translateBatch(good));
 });
 
-test('createPool refuses bad options, a bad checkpoint and a missing file with a message', async () => {
+test('createPool refuses bad options, a bad checkpoint and a missing file with a message; new Pool() is refused', async () => {
   const bytes = bytesOf('reverse');
   for (const workers of [0, 65, 1.5, '2', null, NaN])
     await assert.rejects(createPool(bytes, { workers }), (e) => e.code === 'BAD_INPUT' && /option 'workers' is .*; it must be an integer in \[1, 64\]/.test(e.message), String(workers));
@@ -135,6 +135,7 @@ test('createPool refuses bad options, a bad checkpoint and a missing file with a
   await assert.rejects(createPool(new Uint8Array([1, 2, 3]), { workers: 2 }), (e) => e.code === 'BAD_CHECKPOINT');
   await assert.rejects(createPool(new URL('models/nothing-here.safetensors', ROOT), { workers: 2 }), (e) => e.code === 'LOAD_FAILED');
   await assert.rejects(createPool(12), (e) => e.code === 'BAD_INPUT');
+  assert.throws(() => new Pool(), (e) => e.code === 'BAD_INPUT' && /made by createPool/.test(e.message));
 });
 
 test('dispose() rejects the call in flight and every later one with DISPOSED', async () => {

@@ -3,7 +3,8 @@
 // ?mode=locate: init({ locateFile }) sends the engine to /elsewhere/core.wasm;
 // ?mode=binary: init({ wasmBinary }) gets bytes this page fetched from /elsewhere/core.wasm itself;
 // ?mode=pool: init({ locateFile }) as in 'locate', then createPool(FIXTURE, { workers: 2 }): its
-// Workers start from the bytes the pool read there (they never fetch a .wasm themselves).
+// Workers start from the bytes the pool read there (they never fetch a .wasm themselves);
+// ?mode=pool-missing: createPool() while pool-worker.js answers 404 ({ code, message, tokens }).
 // Writes { tokens, attention, batch, batchAttention, asked? } or { error } as JSON into #out and sets
 // data-done (batch: translateBatch([SOURCE, BATCH_EXTRA])'s tokens; batchAttention: its first attention).
 import { init, loadModel, createPool } from '/node_modules/attnseq/wasm/attnseq.js';
@@ -50,6 +51,18 @@ async function run(mode) {
     const workers = pool.workers;
     pool.dispose();
     return { tokens: b[0].tokens, attention: Array.from(b[0].attention), batch: b.map((x) => x.tokens), batchAttention: Array.from(b[0].attention), workers };
+  }
+  if (mode === 'pool-missing') {
+    // The server answers 404 for pool-worker.js: createPool rejects, naming the Worker.
+    try {
+      await createPool(FIXTURE, { workers: 2 });
+      return { error: 'createPool resolved without its Worker script' };
+    } catch (e) {
+      const model = await loadModel(await fetch(FIXTURE));   // and the package still works on this thread
+      const r = model.translate(SOURCE);
+      model.dispose();
+      return { code: e.code, message: e.message, tokens: r.tokens };
+    }
   }
   throw new Error(`unknown mode ${mode}`);
 }
