@@ -13,6 +13,7 @@ import { readInput, inputKey, checkInput, speed, updateButtons, updatePlayButton
 import { buildMatrix, appendMatrixRow, clearMatrix } from './matrix.js';
 import { renderLinksView, clearLinks } from './links.js';
 import { renderInspector, renderInspectorPaced } from './inspector.js';
+import { LONG_SOURCE } from '../views/viewport.js';
 
 let onFinish = () => {};   // onFinish(why): a decode ended ('eos', 'max' or 'error')
 
@@ -96,16 +97,17 @@ function finish(why) {
   onFinish(why);
 }
 
-/**
- * The Step button: one step. An input not encoded yet is encoded in this task and stepped in a task
- * of its own after the next frame: a long source's encoding, first step and drawing in one task would
- * block the page for longer than issue 9's 100 ms.
- */
+// A long source's encoding, first step and drawing in one task would block the page for longer than
+// issue 9's 100 ms: its first step waits for the next frame, in a task of its own. A short source's
+// first step runs at once, in the task that encoded it.
+const splitFirstStep = (sess) => sess.src.length > LONG_SOURCE && sess.steps.length === 0;
+
+/** The Step button: one step (an input not encoded yet is encoded first). */
 export async function stepPressed() {
   const before = state.sess;
   if (!ensureSession()) return;
   const sess = state.sess;
-  if (sess !== before) {
+  if (sess !== before && splitFirstStep(sess)) {
     await frame();
     if (state.sess !== sess) return;   // replaced while waiting (a new input, model or what-if)
   }
@@ -117,9 +119,7 @@ export async function loop(mode) {
   const id = ++state.loopId;
   state.playing = mode === 'play';
   updatePlayButton();
-  // A decode with no step yet has usually just been encoded: its first step waits for the next frame
-  // (see stepPressed).
-  if (state.sess?.steps.length === 0) await frame();
+  if (state.sess && splitFirstStep(state.sess)) await frame();
   while (id === state.loopId) {
     if (!stepOnce()) break;
     await (mode === 'run' ? frame() : pace(performance.now(), id));
