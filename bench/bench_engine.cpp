@@ -441,7 +441,23 @@ void bench_kernels(const Options& o, int H) {
     std::memcpy(y.data(), x.data(), h * 4);
     K::tanh(y.data(), h);
   });
+  // A trained cell's gates see pre-activations well past |x| = 0.625, where tanh needs its exp:
+  // the same row spread over [-4, 4].
+  std::vector<float> wide(h);
+  for (std::size_t i = 0; i < h; ++i) wide[i] = 40.f * x[i];  // x is uniform in [-0.1, 0.1]
+  bench_kernel(o, H, "tanh_wide", sh(1, h), 0, 0, 4000, [&] {
+    std::memcpy(y.data(), wide.data(), h * 4);
+    K::tanh(y.data(), h);
+  });
   bench_kernel(o, H, "argmax", sh(1, V), 0, 0, 4000, [&] { g_sink = float(K::argmax(table.data(), V)); });
+  // What a dec.step() record adds over the raw step: the log-probability's logsumexp and the top 5.
+  bench_kernel(o, H, "logsumexp", sh(1, V), 0, 0, 4000, [&] { g_sink = K::logsumexp(table.data(), V); });
+  std::int32_t top_ids[5];
+  float top_vals[5];
+  bench_kernel(o, H, "topk5", sh(1, V), 0, 0, 4000, [&] {
+    K::topk(table.data(), V, 5, top_ids, top_vals);
+    g_sink = top_vals[4];
+  });
   bench_kernel(o, H, "table_row_copy", sh(1, G), 0, 0, 4000,
                [&] { std::memcpy(g.data(), &table[(rng.next() % V) * G], G * 4); });
   // The whole GRU cell (gemv + elementwise) as the engine calls it, batch 1.

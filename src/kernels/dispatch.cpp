@@ -10,6 +10,8 @@
 
 namespace attnseq::simd {
 
+float kOpaqueOne = 1.f;  // never written: see dispatch.hpp
+
 #if defined(ATTNSEQ_DISPATCH_X86)
 namespace sse2 {
 const KernelTable& table();

@@ -40,4 +40,7 @@ const Q8Table& active_q8();
 // Short names ATTNSEQ_ARCH accepts for a table ("sse2", "avx2", "avx512"), or its full name.
 bool arch_matches(const KernelTable& t, const std::string& wanted);
 
+// 1.0f, in a variable the compiler cannot see the value of from another file: simd_impl.inc's opaque().
+extern float kOpaqueOne;
+
 }  // namespace attnseq::simd

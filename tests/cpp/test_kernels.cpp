@@ -159,6 +159,74 @@ TEST_CASE("kernels: sigmoid, tanh, softmax, logsumexp, max match reference") {
   }
 }
 
+TEST_CASE("kernels: softmax and logsumexp hold over a vocabulary's whole range, -inf and NaN included") {
+  // The vector exp meets x - max(x) <= 0 only; far below the maximum (under -80) it gives 0 for a
+  // value under 2e-35, which no float sum of a row that holds the maximum's exp(0) = 1 can see.
+  for (const simd::KernelTable* tp : simd::runnable_tables()) {
+    const simd::KernelTable& t = *tp;
+    CAPTURE(t.name);
+    for (std::size_t n : {std::size_t(7), std::size_t(64), std::size_t(1000), std::size_t(1003)}) {
+      CAPTURE(n);
+      auto x = rnd(n, 21, 1.f);
+      for (std::size_t i = 0; i < n; ++i) x[i] = 20.f - 170.f * (0.5f + 0.5f * x[i]);  // [-150, 20]
+      x[n / 2] = 20.f;
+      x[1] = -INFINITY;
+      x[n - 1] = -1e30f;
+      CHECK(t.logsumexp(x.data(), n) == doctest::Approx(ref::logsumexp(x.data(), n)).epsilon(1e-6));
+      auto a = x, b = x;
+      t.masked_softmax(a.data(), n, n);
+      ref::masked_softmax(b.data(), n, n);
+      for (std::size_t i = 0; i < n; ++i) {
+        INFO("index ", i, " x ", x[i]);
+        if (b[i] > 1e-30f)
+          CHECK(std::abs(a[i] - b[i]) <= 4e-7f * b[i]);  // a few float roundings
+        else
+          CHECK(a[i] <= 1e-30f);
+      }
+      CHECK(a[1] == 0.f);
+      auto nan = x;
+      nan[n / 3] = NAN;
+      CHECK(std::isnan(t.logsumexp(nan.data(), n)));
+    }
+  }
+}
+
+TEST_CASE("kernels: tanh and sigmoid stay within a few float roundings of the true value everywhere") {
+  // Dense over [-20, 20] (both sides of the polynomial's edge at |x| = 0.625), tiny and huge values,
+  // signed zeros, infinities and NaN; the true value from double precision.
+  std::vector<float> x;
+  for (int i = -200000; i <= 200000; ++i) x.push_back(float(i) * 1e-4f);
+  for (float v : {0.625f, std::nextafter(0.625f, 0.f), 1e-30f, 1e-40f, 50.f, 100.f, 1e30f, INFINITY}) {
+    x.push_back(v);
+    x.push_back(-v);
+  }
+  x.push_back(-0.f);
+  for (const simd::KernelTable* tp : simd::runnable_tables()) {
+    const simd::KernelTable& t = *tp;
+    CAPTURE(t.name);
+    auto th = x, sg = x;
+    t.tanh(th.data(), th.size());
+    t.sigmoid(sg.data(), sg.size());
+    double worst_t = 0, worst_s = 0;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      const double want_t = std::tanh(double(x[i])), want_s = 1.0 / (1.0 + std::exp(-double(x[i])));
+      if (want_t != 0)
+        worst_t = std::max(worst_t, std::abs(th[i] - want_t) / std::abs(want_t));
+      else
+        CHECK(th[i] == 0.f);
+      worst_s = std::max(worst_s, std::abs(sg[i] - want_s));  // sigmoid: absolute, it is (1 + tanh(x/2)) / 2
+      CHECK(std::signbit(th[i]) == std::signbit(x[i]));
+    }
+    CHECK(worst_t < 3e-7);
+    CHECK(worst_s < 1.2e-7);
+    float nan[4] = {NAN, NAN, NAN, NAN};
+    t.tanh(nan, 4);
+    CHECK(std::isnan(nan[0]));
+    t.sigmoid(nan + 1, 3);
+    CHECK(std::isnan(nan[1]));
+  }
+}
+
 TEST_CASE("kernels: argmax and topk agree with reference, ties to the lower index") {
   for (const simd::KernelTable* tp : simd::runnable_tables()) {  // every arch this CPU runs
     const simd::KernelTable& t = *tp;
