@@ -102,6 +102,17 @@ function bareStepOf(M) {
   return { name: '_h.stepInto(id, 5)', prepare: (h) => h, call: (h, id) => h.stepInto(id, 5) };
 }
 
+// The same call followed by the one copy the record's contract asks for: the step record out of wasm
+// memory into a fresh ArrayBuffer (HEAPF32.slice, as dec.step() does), with no views or objects made.
+// Its difference to the bare call is what the fresh copy alone costs.
+function copyStepOf(M) {
+  if (typeof M._attnseq_decoder_step !== 'function') return null;
+  return {
+    prepare: (h) => ({ p: h.address(), base: h.record() / 4, size: h.recordLayout().size }),
+    call: (x, id) => { M._attnseq_decoder_step(x.p, id, 5, 0); return M.HEAPF32.slice(x.base, x.base + x.size)[0]; },
+  };
+}
+
 // One repetition of the API step: `batches` runs of 64 forced steps, each on a fresh decoder made
 // outside the timed interval. Returns [wall µs per step, cpu µs per step].
 function apiRep(model, enc, decOpts, batches, bare) {
@@ -153,6 +164,7 @@ function measure(s) {
       over: over(reps[i], at(ref), 'wall'), cpuOver: over(reps[i], at(ref), 'cpu'),
     };
   });
+  out.fresh_copy = { over: over(at('binding_copy'), at('binding_step'), 'wall'), cpuOver: over(at('binding_copy'), at('binding_step'), 'cpu') };
   if (opt.baseline) {
     out.vs_base = { ratio: paired(at('js_step'), at('base_js_step'), 'wall'), cpuRatio: paired(at('js_step'), at('base_js_step'), 'cpu') };
   }
@@ -168,7 +180,7 @@ async function setUp(lib, H, bytes) {
   if (model.config.hidden !== H || model.config.tokenizer !== 'ids') throw new Error(`unexpected config at H=${H}`);
   const enc = model.encode(SRC);
   const rawDec = model.decoder(enc, { maxLength: 1000 });  // only its handle's rawStepMicros is used
-  return { model, enc, rawDec, bare: bareStepOf(model._M) };
+  return { model, enc, rawDec, bare: bareStepOf(model._M), copy: copyStepOf(model._M) };
 }
 const setups = [];
 for (const H of opt.H) {
@@ -184,6 +196,7 @@ const WHAT = [
   ['js_step', (s) => api(s.cur), 'raw'],
   ['js_step_topk0', (s) => api(s.cur, 0), 'raw'],
   ['binding_step', (s) => api(s.cur, undefined, s.cur.bare), 'raw'],
+  ['binding_copy', (s) => api(s.cur, undefined, s.cur.copy), 'raw'],
   ...(base ? [
     ['base_raw', (s) => rawRep(s.base.rawDec, 3 * BATCH), 'base_raw'],
     ['base_js_step', (s) => api(s.base), 'base_raw'],
@@ -226,6 +239,7 @@ for (const s of setups) {
     if (what === ref) continue;
     console.log(`RESULT build=wasm-simd-js H=${H} what=${what} us=${best(H, what).toFixed(2)} raw_us=${best(H, ref).toFixed(2)} ratio=${ratio(H, what).toFixed(3)} over_us=${ratio(H, what, 'over').toFixed(2)} cpu_us=${best(H, what, 'cpu').toFixed(2)} raw_cpu_us=${best(H, ref, 'cpu').toFixed(2)} cpu_ratio=${ratio(H, what, 'cpuRatio').toFixed(3)} cpu_over_us=${ratio(H, what, 'cpuOver').toFixed(2)} ort_us=${ORT_STEP[H] ?? '-'}`);
   }
+  console.log(`RESULT build=wasm-simd-js H=${H} what=fresh_copy over_us=${ratio(H, 'fresh_copy', 'over').toFixed(2)} cpu_over_us=${ratio(H, 'fresh_copy', 'cpuOver').toFixed(2)}`);
   if (base) console.log(`RESULT build=wasm-simd-js H=${H} what=vs_base ratio=${ratio(H, 'vs_base').toFixed(3)} cpu_ratio=${ratio(H, 'vs_base', 'cpuRatio').toFixed(3)}`);
 }
 const mainTable = (key, title) => {
@@ -242,12 +256,13 @@ const mainTable = (key, title) => {
 mainTable('us', "dec.step() through the public JS API vs the engine's raw step (same module, same run), wall clock, µs per step (ratio and difference: medians of paired per-repetition figures)");
 mainTable('cpu', 'Same, CPU time (process.cpuUsage(); leaves out time the scheduler gave to other processes), µs per step');
 console.log('\n### Breakdown, µs per step, wall clock (paired ratio to raw) and CPU time (paired ratio)\n');
-console.log(`| H | raw | binding \`${bareName}\`, no wrapper |`+' dec.step() topk 0 | dec.step() (topk 5) | raw CPU | dec.step() CPU |');
-console.log('|---|---|---|---|---|---|---|');
+console.log(`| H | raw | binding \`${bareName}\`, no wrapper | binding + the record's fresh copy | the copy alone (paired difference) |`+' dec.step() topk 0 | dec.step() (topk 5) | raw CPU | dec.step() CPU |');
+console.log('|---|---|---|---|---|---|---|---|---|');
 for (const s of setups) {
   const H = s.H, raw = best(H, 'raw');
   const cell = (w) => `${f(best(H, w))} (${ratio(H, w).toFixed(2)}x)`;
-  console.log(`| ${H} | ${f(raw)} | ${cell('binding_step')} | ${cell('js_step_topk0')} | ${cell('js_step')} | ${f(best(H, 'raw', 'cpu'))} | ${f(best(H, 'js_step', 'cpu'))} (${ratio(H, 'js_step', 'cpuRatio').toFixed(2)}x) |`);
+  const copy = `${ratio(H, 'fresh_copy', 'over').toFixed(1)} (CPU ${ratio(H, 'fresh_copy', 'cpuOver').toFixed(1)})`;
+  console.log(`| ${H} | ${f(raw)} | ${cell('binding_step')} | ${cell('binding_copy')} | ${copy} | ${cell('js_step_topk0')} | ${cell('js_step')} | ${f(best(H, 'raw', 'cpu'))} | ${f(best(H, 'js_step', 'cpu'))} (${ratio(H, 'js_step', 'cpuRatio').toFixed(2)}x) |`);
 }
 if (base) {
   console.log(`\n### Before (--baseline) and after, same run: each module's dec.step() against its own raw step; wall clock (CPU time)\n`);
