@@ -28,11 +28,7 @@ ModelConfig tiny(Cell cell, Style style, Score score, bool bidir = false, bool f
   return c;
 }
 
-std::string describe(const ModelConfig& c) {
-  return std::string(to_string(c.cell)) + "/" + to_string(c.style) + "/" + to_string(c.score) +
-         (c.bidirectional ? "/bi" : "") + (c.input_feeding ? "/if" : "") + (c.bridge ? "/bridge" : "") + "/L" +
-         std::to_string(c.layers);
-}
+using test::describe;
 
 // Worst relative error of forward_backward's gradient of the mean objective against central
 // differences, and the parameter it is in.
@@ -61,26 +57,13 @@ std::pair<double, std::string> gradient_error(Model& m, const train::Batch& batc
   return {worst, where};
 }
 
-std::vector<ModelConfig> every_configuration() {
-  std::vector<ModelConfig> cfgs;
-  for (Cell cell : {Cell::GRU, Cell::LSTM}) {
-    cfgs.push_back(tiny(cell, Style::Luong, Score::Dot));
-    cfgs.push_back(tiny(cell, Style::Luong, Score::General, false, true));
-    cfgs.push_back(tiny(cell, Style::Luong, Score::Additive, true, false, 2, true));
-    cfgs.push_back(tiny(cell, Style::Bahdanau, Score::Additive));
-    cfgs.push_back(tiny(cell, Style::Bahdanau, Score::Dot, true));
-    cfgs.push_back(tiny(cell, Style::None, Score::Dot, false, false, 2));
-  }
-  return cfgs;
-}
-
 const std::vector<std::vector<std::int32_t>> kSrc = {{4, 5, 6, 7}, {8, 4}, {5}};
 const std::vector<std::vector<std::int32_t>> kTgt = {{4, 5}, {6, 7, 4}, {5}};
 
 }  // namespace
 
 TEST_CASE("whole-model gradient check, every configuration, padded batch") {
-  for (const auto& cfg : every_configuration()) {
+  for (const auto& cfg : test::covering_configs(tiny)) {
     CAPTURE(describe(cfg));
     Model m(cfg);
     test::randomize(m, 3, 0.8f);
@@ -97,7 +80,7 @@ TEST_CASE("whole-model gradient check, every configuration, padded batch") {
 TEST_CASE("gradient check with dropout and label smoothing, every configuration") {
   // Masks depend only on the seed, so the finite differences see the same masks as the gradient.
   const train::ForwardOptions fo{0.3f, 0.1f, 77};
-  for (const auto& cfg : every_configuration()) {
+  for (const auto& cfg : test::covering_configs(tiny)) {
     CAPTURE(describe(cfg));
     Model m(cfg);
     test::randomize(m, 3, 0.8f);
@@ -175,7 +158,7 @@ TEST_CASE("training loss equals the inference path's teacher-forced log-likeliho
 TEST_CASE("a padded batch gives each example what it gives alone: loss and gradient, every configuration") {
   const std::vector<std::vector<std::int32_t>> src = {{4, 5}, {8, 4, 6, 7, 5}, {5}, {6, 7, 8}};
   const std::vector<std::vector<std::int32_t>> tgt = {{4, 5, 6, 7}, {6}, {5, 4}, {7, 7, 4}};
-  for (const auto& cfg : every_configuration()) {
+  for (const auto& cfg : test::covering_configs(tiny)) {
     CAPTURE(describe(cfg));
     Model m(cfg);
     test::randomize(m, 11, 0.8f);

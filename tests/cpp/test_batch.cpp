@@ -35,10 +35,7 @@ std::vector<ModelConfig> configs() {
   return v;
 }
 
-std::string describe(const ModelConfig& c) {
-  return std::string(to_string(c.cell)) + "/" + to_string(c.style) + "/" + to_string(c.score) +
-         (c.bidirectional ? "/bi" : "") + (c.input_feeding ? "/if" : "") + "/L" + std::to_string(c.layers);
-}
+using test::describe;
 
 // Sources of lengths 1..13 in a scrambled order (so that groups and the longest-first order matter).
 std::vector<std::vector<std::int32_t>> sources(int n, int vocab) {

@@ -10,18 +10,13 @@
 
 #include "kernels/kernels.hpp"
 #include "nn/layers.hpp"
+#include "test_util.hpp"
 
 using namespace attnseq;
 
 namespace {
 
-std::vector<float> rnd(std::size_t n, unsigned seed, float scale = 1.f) {
-  std::mt19937 g(seed);
-  std::uniform_real_distribution<float> d(-scale, scale);
-  std::vector<float> v(n);
-  for (auto& x : v) x = d(g);
-  return v;
-}
+using test::rnd;
 
 // Compares grad with central differences of loss() w.r.t. every element of x (perturbed in place).
 void check_grad(const char* what, std::vector<float>& x, const std::vector<float>& grad,

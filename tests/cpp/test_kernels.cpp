@@ -9,6 +9,7 @@
 
 #include "kernels/dispatch.hpp"
 #include "kernels/kernels.hpp"
+#include "test_util.hpp"
 
 #ifndef ATTNSEQ_EXPECT_ARCH
 #define ATTNSEQ_EXPECT_ARCH ""
@@ -19,13 +20,7 @@ using namespace attnseq;
 namespace {
 const std::size_t kSizes[] = {1, 3, 4, 5, 15, 16, 17, 33, 257};
 
-std::vector<float> rnd(std::size_t n, unsigned seed, float scale = 1.f) {
-  std::mt19937 g(seed);
-  std::uniform_real_distribution<float> d(-scale, scale);
-  std::vector<float> v(n);
-  for (auto& x : v) x = d(g);
-  return v;
-}
+using test::rnd;
 
 void check_close(const std::vector<float>& a, const std::vector<float>& b, float tol) {
   REQUIRE(a.size() == b.size());

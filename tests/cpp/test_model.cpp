@@ -16,23 +16,7 @@ using namespace attnseq;
 
 namespace {
 
-std::vector<ModelConfig> all_configs() {
-  std::vector<ModelConfig> v;
-  for (Cell cell : {Cell::GRU, Cell::LSTM}) {
-    v.push_back(test::small_config(cell, Style::Luong, Score::Dot));
-    v.push_back(test::small_config(cell, Style::Luong, Score::General, false, true));
-    v.push_back(test::small_config(cell, Style::Luong, Score::Additive, true, false, 2, true));
-    v.push_back(test::small_config(cell, Style::Bahdanau, Score::Additive));
-    v.push_back(test::small_config(cell, Style::Bahdanau, Score::Dot, true));
-    v.push_back(test::small_config(cell, Style::None, Score::Dot, false, false, 2));
-  }
-  return v;
-}
-
-std::string describe(const ModelConfig& c) {
-  return std::string(to_string(c.cell)) + "/" + to_string(c.style) + "/" + to_string(c.score) +
-         (c.bidirectional ? "/bi" : "") + (c.input_feeding ? "/if" : "") + "/L" + std::to_string(c.layers);
-}
+using test::describe;
 
 std::vector<std::int32_t> source(int n, unsigned seed, int vocab) {
   std::vector<std::int32_t> s(n);
@@ -43,7 +27,7 @@ std::vector<std::int32_t> source(int n, unsigned seed, int vocab) {
 }  // namespace
 
 TEST_CASE("attention rows are distributions over the source, zero elsewhere") {
-  for (const auto& cfg : all_configs()) {
+  for (const auto& cfg : test::covering_configs()) {
     if (!cfg.has_attention()) continue;
     CAPTURE(describe(cfg));
     Model m(cfg);
@@ -95,7 +79,7 @@ TEST_CASE("step writes no weight past the source length, even in a larger state"
 }
 
 TEST_CASE("beam size 1 equals greedy, beam hypotheses are sorted and distinct") {
-  for (const auto& cfg : all_configs()) {
+  for (const auto& cfg : test::covering_configs()) {
     CAPTURE(describe(cfg));
     Model m(cfg);
     test::randomize(m, 5, 1.0f);
@@ -146,7 +130,7 @@ TEST_CASE("beam hypotheses' scores and alignments are reproduced by forcing thei
 }
 
 TEST_CASE("a hand-driven step loop reproduces decode(), tables and matrices agree") {
-  for (const auto& cfg : all_configs()) {
+  for (const auto& cfg : test::covering_configs()) {
     CAPTURE(describe(cfg));
     Model m(cfg);
     test::randomize(m, 21, 1.0f);
@@ -255,7 +239,7 @@ TEST_CASE("a forced prefix is kept, in greedy and beam alike") {
 }
 
 TEST_CASE("save then load gives bit-identical outputs") {
-  for (const auto& cfg : all_configs()) {
+  for (const auto& cfg : test::covering_configs()) {
     CAPTURE(describe(cfg));
     Model m(cfg);
     test::randomize(m, 77, 1.0f);

@@ -14,18 +14,13 @@
 
 #include "kernels/dispatch.hpp"
 #include "kernels/kernels.hpp"
+#include "test_util.hpp"
 
 using namespace attnseq;
 
 namespace {
 
-std::vector<float> rnd(std::size_t n, unsigned seed, float scale = 1.f) {
-  std::mt19937 g(seed);
-  std::uniform_real_distribution<float> d(-scale, scale);
-  std::vector<float> v(n);
-  for (auto& x : v) x = d(g);
-  return v;
-}
+using test::rnd;
 
 std::vector<std::int8_t> rnd_q(std::size_t n, unsigned seed) {
   std::mt19937 g(seed);

@@ -24,24 +24,7 @@ using Bytes = std::vector<std::uint8_t>;
 
 namespace {
 
-std::vector<ModelConfig> configs() {
-  std::vector<ModelConfig> v;
-  for (Cell cell : {Cell::GRU, Cell::LSTM}) {
-    v.push_back(test::small_config(cell, Style::Luong, Score::Dot));
-    v.push_back(test::small_config(cell, Style::Luong, Score::General, false, true));
-    v.push_back(test::small_config(cell, Style::Luong, Score::Additive, true, false, 2, true));
-    v.push_back(test::small_config(cell, Style::Bahdanau, Score::Additive));
-    v.push_back(test::small_config(cell, Style::Bahdanau, Score::Dot, true));
-    v.push_back(test::small_config(cell, Style::None, Score::Dot, false, false, 2));
-  }
-  return v;
-}
-
-std::string describe(const ModelConfig& c) {
-  return std::string(to_string(c.cell)) + "/" + to_string(c.style) + "/" + to_string(c.score) +
-         (c.bidirectional ? "/bi" : "") + (c.input_feeding ? "/if" : "") + (c.bridge ? "/bridge" : "") + "/L" +
-         std::to_string(c.layers);
-}
+using test::describe;
 
 // What a model computes on one source: the encoder memory, then 6 steps of 3 rows (fixed previous
 // tokens), every step's logits and attention weights.
@@ -156,7 +139,7 @@ Model random_model(const ModelConfig& c, unsigned seed) {
 
 TEST_CASE("quantize: every int8 matrix of every configuration, its floats dequantised, outputs near f32") {
   float worst = 0.f;
-  for (const auto& cfg : configs()) {
+  for (const auto& cfg : test::covering_configs()) {
     CAPTURE(describe(cfg));
     Model m = random_model(cfg, 3);
     const Trace f32 = trace(m);
@@ -211,7 +194,7 @@ TEST_CASE("quantize: every int8 matrix of every configuration, its floats dequan
 }
 
 TEST_CASE("int8 checkpoint: I8 tensors with NAME.scale, the same bits after loading, a quarter of the size") {
-  for (const auto& cfg : configs()) {
+  for (const auto& cfg : test::covering_configs()) {
     CAPTURE(describe(cfg));
     Model m = random_model(cfg, 5);
     const Bytes f32_file = save_checkpoint(m);

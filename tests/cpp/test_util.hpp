@@ -2,6 +2,7 @@
 #pragma once
 #include <random>
 #include <string>
+#include <vector>
 
 #include "model/model.hpp"
 
@@ -40,5 +41,39 @@ inline ModelConfig small_config(Cell cell, Style style, Score score, bool bidir 
   c.attn_dim = 11;
   return c;
 }
+
+// n floats uniform in (-scale, scale) from a seed.
+inline std::vector<float> rnd(std::size_t n, unsigned seed, float scale = 1.f) {
+  std::mt19937 g(seed);
+  std::uniform_real_distribution<float> d(-scale, scale);
+  std::vector<float> v(n);
+  for (auto& x : v) x = d(g);
+  return v;
+}
+
+// A configuration's name in test messages: cell/style/score and the options it has.
+inline std::string describe(const ModelConfig& c) {
+  return std::string(to_string(c.cell)) + "/" + to_string(c.style) + "/" + to_string(c.score) +
+         (c.bidirectional ? "/bi" : "") + (c.input_feeding ? "/if" : "") + (c.bridge ? "/bridge" : "") + "/L" +
+         std::to_string(c.layers);
+}
+
+// The configurations the model-level suites run, made by `make` (small_config, or a suite's own
+// smaller one with the same parameters): both cells, every style and score, and among them a
+// bidirectional encoder, input feeding, a bridge and two layers.
+template <class Make>
+std::vector<ModelConfig> covering_configs(Make make) {
+  std::vector<ModelConfig> v;
+  for (Cell cell : {Cell::GRU, Cell::LSTM}) {
+    v.push_back(make(cell, Style::Luong, Score::Dot, false, false, 1, false));
+    v.push_back(make(cell, Style::Luong, Score::General, false, true, 1, false));
+    v.push_back(make(cell, Style::Luong, Score::Additive, true, false, 2, true));
+    v.push_back(make(cell, Style::Bahdanau, Score::Additive, false, false, 1, false));
+    v.push_back(make(cell, Style::Bahdanau, Score::Dot, true, false, 1, false));
+    v.push_back(make(cell, Style::None, Score::Dot, false, false, 2, false));
+  }
+  return v;
+}
+inline std::vector<ModelConfig> covering_configs() { return covering_configs(small_config); }
 
 }  // namespace attnseq::test
