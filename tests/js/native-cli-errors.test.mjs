@@ -4,45 +4,21 @@
 // do, AER without gold links, unknown flags and stray arguments. Fails if the binary is missing.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { NATIVE_CLI, requireNativeCli } from './native.mjs';
+import { cliOk, cliRefused, runCli } from './native.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const CLI = NATIVE_CLI;
 const MODEL = (n) => path.join(ROOT, 'models', `${n}.safetensors`);
 const IDS_MODEL = path.join(ROOT, 'tests/data/parity/tensors_only.safetensors');
 const TMP = mkdtempSync(path.join(os.tmpdir(), 'attnseq-native-errors-'));
 process.on('exit', () => rmSync(TMP, { recursive: true, force: true }));
 
-const requireCli = requireNativeCli;
-// Runs the CLI; with `fileLimitKB`, under `ulimit -f` (bash counts it in KiB).
-function run(args, { fileLimitKB } = {}) {
-  requireCli();
-  const r = fileLimitKB === undefined
-    ? spawnSync(CLI, args, { encoding: 'utf8', timeout: 60000 })
-    : spawnSync('bash', ['-c', `ulimit -f ${fileLimitKB}; exec "$0" "$@"`, CLI, ...args], { encoding: 'utf8', timeout: 60000 });
-  assert.equal(r.error, undefined, String(r.error));
-  const what = `attnseq ${args.join(' ')}`;
-  assert.equal(r.signal, null, `${what}: killed by ${r.signal}; stderr: ${r.stderr}`);
-  return { code: r.status, out: r.stdout, err: r.stderr, what };
-}
-function ok(args) {
-  const r = run(args);
-  assert.equal(r.code, 0, `${r.what}: exit ${r.code}; stderr: ${r.err}`);
-  return r.out;
-}
-// A refusal: exit 1, every expected fragment on stderr, nothing on stdout.
-function refused(args, ...fragments) {
-  const r = run(args);
-  assert.equal(r.code, 1, `${r.what}: should be refused, exited ${r.code}; stdout: ${r.out.slice(0, 300)}; stderr: ${r.err}`);
-  for (const f of fragments) assert.ok(r.err.includes(f), `${r.what}: stderr should contain ${JSON.stringify(f)}; got: ${r.err}`);
-  assert.equal(r.out, '', `${r.what}: nothing on stdout`);
-  return r;
-}
+const run = runCli;
+const ok = (args) => cliOk(args).out;
+const refused = cliRefused;
 // Folder entries other than `keep` (temporary files a failed write must not leave behind).
 const strays = (dir, keep = []) => readdirSync(dir).filter((f) => !keep.includes(f));
 // A small, quick training run (the copy task, tiny sizes).

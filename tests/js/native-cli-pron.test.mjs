@@ -5,41 +5,19 @@
 // bad dictionaries, words and flags refused by name.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { NATIVE_CLI, requireNativeCli } from './native.mjs';
+import { cliOk, cliRefused, runCli } from './native.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const TMP = mkdtempSync(path.join(os.tmpdir(), 'attnseq-native-pron-'));
 process.on('exit', () => rmSync(TMP, { recursive: true, force: true }));
 
-// Runs the CLI; with `fileLimitKB`, under `ulimit -f` (bash counts it in KiB).
-function run(args, { fileLimitKB } = {}) {
-  requireNativeCli();
-  const r = fileLimitKB === undefined
-    ? spawnSync(NATIVE_CLI, args, { encoding: 'utf8', timeout: 60000 })
-    : spawnSync('bash', ['-c', `ulimit -f ${fileLimitKB}; exec "$0" "$@"`, NATIVE_CLI, ...args], { encoding: 'utf8', timeout: 60000 });
-  assert.equal(r.error, undefined, String(r.error));
-  const what = `attnseq ${args.join(' ')}`;
-  assert.equal(r.signal, null, `${what}: killed by ${r.signal}; stderr: ${r.stderr}`);
-  return { code: r.status, out: r.stdout, err: r.stderr, what };
-}
-function ok(args) {
-  const r = run(args);
-  assert.equal(r.code, 0, `${r.what}: exit ${r.code}; stderr: ${r.err}`);
-  return r;
-}
-// A refusal: exit 1, every expected fragment on stderr, nothing on stdout.
-function refused(args, ...fragments) {
-  const r = run(args);
-  assert.equal(r.code, 1, `${r.what}: should be refused, exited ${r.code}; stdout: ${r.out.slice(0, 300)}; stderr: ${r.err}`);
-  for (const f of fragments) assert.ok(r.err.includes(f), `${r.what}: stderr should contain ${JSON.stringify(f)}; got: ${r.err}`);
-  assert.equal(r.out, '', `${r.what}: nothing on stdout`);
-  return r;
-}
+const run = runCli;
+const ok = cliOk;
+const refused = cliRefused;
 const lastLine = (s) => s.trimEnd().split('\n').at(-1);
 // args with `flag` set to `value` (replaced where present: a flag given twice is refused).
 function withFlag(args, flag, value) {

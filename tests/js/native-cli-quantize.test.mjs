@@ -5,35 +5,19 @@
 // binary is missing (tests/js/native.mjs).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { NATIVE_CLI, requireNativeCli } from './native.mjs';
+import { cliOk, cliRefused } from './native.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const MODEL = (n) => path.join(ROOT, 'models', `${n}.safetensors`);
 const TMP = mkdtempSync(path.join(os.tmpdir(), 'attnseq-quantize-'));
 process.on('exit', () => rmSync(TMP, { recursive: true, force: true }));
 
-function run(args) {
-  requireNativeCli();
-  const r = spawnSync(NATIVE_CLI, args, { encoding: 'utf8', timeout: 60000 });
-  assert.equal(r.error, undefined, String(r.error));
-  return { code: r.status, out: r.stdout, err: r.stderr, what: `attnseq ${args.join(' ')}` };
-}
-function ok(args) {
-  const r = run(args);
-  assert.equal(r.code, 0, `${r.what}: exit ${r.code}; stderr: ${r.err}`);
-  return r.out;
-}
-function refused(args, ...fragments) {
-  const r = run(args);
-  assert.equal(r.code, 1, `${r.what}: should be refused, exited ${r.code}; stderr: ${r.err}`);
-  for (const f of fragments) assert.ok(r.err.includes(f), `${r.what}: stderr should contain ${JSON.stringify(f)}; got: ${r.err}`);
-  assert.equal(r.out, '', `${r.what}: nothing on stdout`);
-}
+const ok = (args) => cliOk(args).out;
+const refused = cliRefused;
 
 // The safetensors header of a file: { name: { dtype, shape, data_offsets } } (and __metadata__).
 function header(file) {

@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync, rmSync } from 'no
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { NATIVE_CLI, requireNativeCli } from './native.mjs';
+import { NATIVE_CLI, cliOk, runCli, requireNativeCli } from './native.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CLI = NATIVE_CLI;
@@ -28,18 +28,8 @@ const { loadModel } = await import('../../wasm/attnseq.js');
 const TOL = 2e-5;
 
 const requireCli = requireNativeCli;
-function run(args) {
-  requireCli();
-  const r = spawnSync(CLI, args, { encoding: 'utf8', timeout: 30000 });
-  assert.equal(r.error, undefined, String(r.error));
-  assert.equal(r.signal, null, `attnseq ${args.join(' ')}: killed by ${r.signal}; stderr: ${r.stderr}`);
-  return { code: r.status, out: r.stdout, err: r.stderr };
-}
-function ok(args) {
-  const r = run(args);
-  assert.equal(r.code, 0, `attnseq ${args.join(' ')}: exit ${r.code}; stderr: ${r.err}`);
-  return r.out;
-}
+const run = runCli;
+const ok = (args) => cliOk(args).out;
 const json = (args) => JSON.parse(ok([...args, '--json']));
 
 async function withModel(file, fn) {

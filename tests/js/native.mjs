@@ -1,7 +1,8 @@
 // The native command line as the Node suites run it: its path (build/native/attnseq, which
-// scripts/test.sh builds, or $ATTNSEQ_NATIVE_CLI) and the check that fails a test with the build
-// command when it is missing, never skips it.
+// scripts/test.sh builds, or $ATTNSEQ_NATIVE_CLI), the check that fails a test with the build
+// command when it is missing, never skips it, and the runs the suites make of it.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,4 +18,31 @@ export function requireNativeCli() {
       '`cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release && cmake --build build/native --target attnseq` ' +
       '(or point ATTNSEQ_NATIVE_CLI at it)');
   }
+}
+
+// Runs the CLI: { code, out, err, what }. With `fileLimitKB`, under `ulimit -f` (bash counts it in
+// KiB). A spawn error or a kill by a signal (a crash) fails the test.
+export function runCli(args, { fileLimitKB } = {}) {
+  requireNativeCli();
+  const r = fileLimitKB === undefined
+    ? spawnSync(NATIVE_CLI, args, { encoding: 'utf8', timeout: 60000 })
+    : spawnSync('bash', ['-c', `ulimit -f ${fileLimitKB}; exec "$0" "$@"`, NATIVE_CLI, ...args], { encoding: 'utf8', timeout: 60000 });
+  assert.equal(r.error, undefined, String(r.error));
+  const what = `attnseq ${args.join(' ')}`;
+  assert.equal(r.signal, null, `${what}: killed by ${r.signal}; stderr: ${r.stderr}`);
+  return { code: r.status, out: r.stdout, err: r.stderr, what };
+}
+// A run that must succeed (exit 0); its result.
+export function cliOk(args) {
+  const r = runCli(args);
+  assert.equal(r.code, 0, `${r.what}: exit ${r.code}; stderr: ${r.err}`);
+  return r;
+}
+// A refusal: exit 1, every expected fragment on stderr, nothing on stdout.
+export function cliRefused(args, ...fragments) {
+  const r = runCli(args);
+  assert.equal(r.code, 1, `${r.what}: should be refused, exited ${r.code}; stdout: ${r.out.slice(0, 300)}; stderr: ${r.err}`);
+  for (const f of fragments) assert.ok(r.err.includes(f), `${r.what}: stderr should contain ${JSON.stringify(f)}; got: ${r.err}`);
+  assert.equal(r.out, '', `${r.what}: nothing on stdout`);
+  return r;
 }
