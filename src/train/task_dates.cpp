@@ -5,6 +5,7 @@
 // Conventions (slashes month first, dots/dashes day first, year first Y-M-D): docs/tasks.md.
 #include <algorithm>
 #include <stdexcept>
+#include <string>
 
 #include "train/tasks.hpp"
 
@@ -17,6 +18,10 @@ const char* const kMonths[12] = {"January", "February", "March",     "April",   
                                  "July",    "August",   "September", "October", "November", "December"};
 const char* const kWeekdays[7] = {"Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"};
 
+// Each format's name is also its pattern, which render_date writes: Weekday / Wkd (full and three-letter
+// weekday), Month / Mon / mon (month name, three letters, three in lower case), YYYY / YY, MM / M
+// (month with two digits or as few as it takes), DD / D (likewise the day), Dth (the day with its
+// ordinal suffix); any other character, "the" and "of" included, is written as it stands.
 const char* const kFormatNames[kDateFormats] = {
     "D Month YYYY",            // 3 March 2018
     "Month Dth, YYYY",         // March 3rd, 2018
@@ -188,284 +193,44 @@ Example render_date(int y, int m, int d, int format, int letter_case) {
   const std::string month = kMonths[m - 1], mon = month.substr(0, 3);
   const std::string wday = kWeekdays[weekday(y, m, d)], wkd = wday.substr(0, 3);
   const std::string ds = std::to_string(d), ms = std::to_string(m);
+  // The format's name is its pattern (kFormatNames): each field is written where the name has it,
+  // and everything between the fields is written as it stands.
   Writer w;
-  switch (format) {
-    case 0:
-      w.put(w.day, ds);
-      w.lit(" ");
+  const std::string pattern = kFormatNames[format];
+  for (std::size_t at = 0; at < pattern.size();) {
+    auto field = [&](const char* f) {
+      const std::size_t n = std::char_traits<char>::length(f);
+      if (pattern.compare(at, n, f) != 0) return false;
+      at += n;
+      return true;
+    };
+    // Longer fields first: "Month" before "Mon", "YYYY" before "YY", "Dth" and "DD" before "D".
+    if (field("Weekday"))
+      w.lit(wday);
+    else if (field("Wkd"))
+      w.lit(wkd);
+    else if (field("Month"))
       w.month_name(month);
-      w.lit(" ");
-      w.year4(y);
-      break;
-    case 1:
-      w.month_name(month);
-      w.lit(" ");
-      w.put(w.day, ds);
-      w.lit(ordinal_suffix(d) + ", ");
-      w.year4(y);
-      break;
-    case 2:
-      w.lit(wday + ", ");
-      w.month_name(month);
-      w.lit(" ");
-      w.put(w.day, ds);
-      w.lit(", ");
-      w.year4(y);
-      break;
-    case 3:
-      w.put(w.month, two(m));
-      w.lit("/");
-      w.put(w.day, two(d));
-      w.lit("/");
-      w.year2(y);
-      break;
-    case 4:
-      w.year4(y);
-      w.lit(".");
-      w.put(w.month, two(m));
-      w.lit(".");
-      w.put(w.day, two(d));
-      break;
-    case 5:
-      w.put(w.day, ds);
-      w.lit(" ");
+    else if (field("Mon"))
+      w.month_name(mon);
+    else if (field("mon"))
       w.month_name(lower(mon));
-      w.lit(" ");
+    else if (field("YYYY"))
+      w.year4(y);
+    else if (field("YY"))
       w.year2(y);
-      break;
-    case 6:
-      w.put(w.day, ds);
-      w.lit(" ");
-      w.month_name(mon);
-      w.lit(" ");
-      w.year4(y);
-      break;
-    case 7:
-      w.month_name(month);
-      w.lit(" ");
-      w.put(w.day, ds);
-      w.lit(" ");
-      w.year4(y);
-      break;
-    case 8:
+    else if (field("MM"))
+      w.put(w.month, two(m));
+    else if (field("M"))
       w.put(w.month, ms);
-      w.lit("/");
-      w.put(w.day, ds);
-      w.lit("/");
-      w.year4(y);
-      break;
-    case 9:
-      w.lit(wkd + " ");
-      w.put(w.day, ds);
-      w.lit(" ");
-      w.month_name(mon);
-      w.lit(" ");
-      w.year4(y);
-      break;
-    case 10:
-      w.year4(y);
-      w.lit("-");
-      w.put(w.month, ms);
-      w.lit("-");
-      w.put(w.day, ds);
-      break;
-    case 11:
-      w.lit("the ");
-      w.put(w.day, ds);
-      w.lit(ordinal_suffix(d) + " of ");
-      w.month_name(month);
-      w.lit(", ");
-      w.year4(y);
-      break;
-    case 12:
-      w.month_name(mon);
-      w.lit(" ");
-      w.put(w.day, ds);
-      w.lit(", ");
-      w.year4(y);
-      break;
-    case 13:
-      w.year4(y);
-      w.put(w.month, two(m));
+    else if (field("Dth"))
+      w.put(w.day, ds), w.lit(ordinal_suffix(d));
+    else if (field("DD"))
       w.put(w.day, two(d));
-      break;
-    case 14:
+    else if (field("D"))
       w.put(w.day, ds);
-      w.lit(ordinal_suffix(d) + " ");
-      w.month_name(month);
-      w.lit(" ");
-      w.year4(y);
-      break;
-    case 15:
-      w.put(w.day, two(d));
-      w.lit("-");
-      w.month_name(mon);
-      w.lit("-");
-      w.year4(y);
-      break;
-    case 16:
-      w.put(w.day, two(d));
-      w.lit(".");
-      w.put(w.month, two(m));
-      w.lit(".");
-      w.year4(y);
-      break;
-    case 17:
-      w.put(w.day, ds);
-      w.lit(".");
-      w.put(w.month, ms);
-      w.lit(".");
-      w.year4(y);
-      break;
-    case 18:
-      w.put(w.day, two(d));
-      w.lit("-");
-      w.put(w.month, two(m));
-      w.lit("-");
-      w.year4(y);
-      break;
-    case 19:
-      w.put(w.day, ds);
-      w.lit("-");
-      w.put(w.month, ms);
-      w.lit("-");
-      w.year4(y);
-      break;
-    case 20:
-      w.put(w.day, two(d));
-      w.lit(".");
-      w.put(w.month, two(m));
-      w.lit(".");
-      w.year2(y);
-      break;
-    case 21:
-      w.put(w.day, ds);
-      w.lit("-");
-      w.put(w.month, ms);
-      w.lit("-");
-      w.year2(y);
-      break;
-    case 22:
-      w.year4(y);
-      w.lit("-");
-      w.put(w.month, two(m));
-      w.lit("-");
-      w.put(w.day, two(d));
-      break;
-    case 23:
-      w.year4(y);
-      w.lit(".");
-      w.put(w.month, ms);
-      w.lit(".");
-      w.put(w.day, ds);
-      break;
-    case 24:
-      w.year4(y);
-      w.lit("/");
-      w.put(w.month, two(m));
-      w.lit("/");
-      w.put(w.day, two(d));
-      break;
-    case 25:
-      w.put(w.month, two(m));
-      w.lit("/");
-      w.put(w.day, two(d));
-      w.lit("/");
-      w.year4(y);
-      break;
-    case 26:
-      w.put(w.month, ms);
-      w.lit("/");
-      w.put(w.day, ds);
-      w.lit("/");
-      w.year2(y);
-      break;
-    case 27:
-      w.put(w.month, two(m));
-      w.put(w.day, two(d));
-      w.year2(y);
-      break;
-    case 28:
-      w.put(w.day, two(d));
-      w.month_name(mon);
-      w.year4(y);
-      break;
-    case 29:
-      w.put(w.day, ds);
-      w.month_name(lower(mon));
-      w.year2(y);
-      break;
-    case 30:
-      w.month_name(mon);
-      w.lit(" ");
-      w.put(w.day, ds);
-      w.lit(" ");
-      w.year4(y);
-      break;
-    case 31:
-      w.month_name(month);
-      w.lit(" ");
-      w.put(w.day, ds);
-      w.lit(", ");
-      w.year4(y);
-      break;
-    case 32:
-      w.lit(wkd + ", ");
-      w.month_name(mon);
-      w.lit(" ");
-      w.put(w.day, ds);
-      w.lit(", ");
-      w.year4(y);
-      break;
-    case 33:
-      w.put(w.day, ds);
-      w.lit(ordinal_suffix(d) + " ");
-      w.month_name(mon);
-      w.lit(" ");
-      w.year4(y);
-      break;
-    case 34:
-      w.lit(wday + " ");
-      w.put(w.day, ds);
-      w.lit(" ");
-      w.month_name(month);
-      w.lit(" ");
-      w.year4(y);
-      break;
-    case 35:
-      w.month_name(mon);
-      w.lit(" ");
-      w.put(w.day, ds);
-      w.lit(ordinal_suffix(d) + " ");
-      w.year4(y);
-      break;
-    case 36:
-      w.put(w.day, two(d));
-      w.lit(" ");
-      w.month_name(mon);
-      w.lit(" ");
-      w.year2(y);
-      break;
-    case 37:
-      w.lit(wday + ", ");
-      w.put(w.day, ds);
-      w.lit(ordinal_suffix(d) + " ");
-      w.month_name(month);
-      w.lit(" ");
-      w.year4(y);
-      break;
-    case 38:
-      w.put(w.day, ds);
-      w.month_name(month);
-      w.year4(y);
-      break;
-    case 39:
-      w.month_name(month);
-      w.lit(" ");
-      w.put(w.day, ds);
-      w.lit(ordinal_suffix(d) + " ");
-      w.year4(y);
-      break;
+    else
+      w.lit(std::string(1, pattern[at++]));  // a separator, or "the" and "of"
   }
   // Letter case applies to the whole source (month, weekday, ordinal suffix, "the"/"of") and moves
   // no character, so the alignment positions stay as written.
