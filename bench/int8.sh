@@ -21,16 +21,11 @@ while [ $# -gt 0 ]; do
   esac
 done
 
-export NODE_PATH=/usr/share/nodejs  # emscripten 3.1.6 -O3 links need acorn (docs/toolchain.md)
 NATIVE=build/bench-native/bench/attnseq_bench
 SIMD=build/bench-wasm-simd/bench/attnseq_bench
 if [ "$BUILD" = 1 ]; then
   echo "== building attnseq_bench (native, wasm SIMD; -j2)"
-  cmake -S . -B build/bench-native -DCMAKE_BUILD_TYPE=Release -DATTNSEQ_TESTS=OFF >/dev/null
-  cmake --build build/bench-native --target attnseq_bench -j2 >/dev/null
-  emcmake cmake -S . -B build/bench-wasm-simd -DCMAKE_BUILD_TYPE=Release -DATTNSEQ_TESTS=OFF \
-    -DATTNSEQ_WASM_SIMD=ON -DCMAKE_CROSSCOMPILING_EMULATOR=/usr/bin/node >/dev/null
-  cmake --build build/bench-wasm-simd --target attnseq_bench -j2 >/dev/null
+  bash bench/build.sh native simd
 fi
 
 mkdir -p build/bench-results

@@ -23,21 +23,13 @@ while [ $# -gt 0 ]; do
   esac
 done
 
-export NODE_PATH=/usr/share/nodejs  # emscripten 3.1.6 -O3 links need acorn (docs/toolchain.md)
 NATIVE=build/bench-native/bench/attnseq_bench
 SIMD=build/bench-wasm-simd/bench/attnseq_bench
 SCALAR=build/bench-wasm-scalar/bench/attnseq_bench
 
 if [ "$BUILD" = 1 ]; then
   echo "== building (attnseq_bench only, -j2)"
-  cmake -S . -B build/bench-native -DCMAKE_BUILD_TYPE=Release -DATTNSEQ_TESTS=OFF >/dev/null
-  cmake --build build/bench-native --target attnseq_bench -j2 >/dev/null
-  for v in simd scalar; do
-    flag=ON; [ "$v" = scalar ] && flag=OFF
-    emcmake cmake -S . -B "build/bench-wasm-$v" -DCMAKE_BUILD_TYPE=Release -DATTNSEQ_TESTS=OFF \
-      -DATTNSEQ_WASM_SIMD=$flag -DCMAKE_CROSSCOMPILING_EMULATOR=/usr/bin/node >/dev/null
-    cmake --build "build/bench-wasm-$v" --target attnseq_bench -j2 >/dev/null
-  done
+  bash bench/build.sh native simd scalar
 fi
 
 # SIMD really is (and is not) in the wasm builds: the whole bench binary (which also holds the
