@@ -8,7 +8,7 @@ import { alignmentLayout, rowLinks, colLinks, matrixFigure, alignmentSVG, textWi
 import { linksLayout, linksRow, linksPitch, LINKS_FIT } from '../../web/views/links.js';
 import { matrixFrame, growFrame, visibleCells, cellAt, visibleRows, isLargeMatrix, MIN_CELL, LARGE_CELLS } from '../../web/views/viewport.js';
 import { stripLayout, barsLayout, matrixRows } from '../../web/views/vectors.js';
-import { softmax, dotScores, weightedSum, maxAbsDiff, argmax, oneHot, stepFormulas, checkStep } from '../../web/views/inspect.js';
+import { softmax, dotScores, weightedSum, maxAbsDiff, argmax, oneHot, stepFormulas, checkStep, formatDiff } from '../../web/views/inspect.js';
 import { fmt, fmtP, escapeXML, safeName, joinTokens } from '../../web/views/format.js';
 import { loadModel } from '../../wasm/attnseq.js';
 
@@ -304,6 +304,18 @@ test('formulas follow the model configuration', () => {
   assert.equal(v.attention, false);
   assert.equal(v.query, 'S_0 = h_T');
   assert.equal(v.score, null);
+});
+
+test('formatDiff: a float32-vs-float64 underflow reads as below 1e-12, a real difference as itself', () => {
+  // A peaked softmax: the engine (float32) rounds the far weight to 0, float64 keeps exp(-320).
+  const w = softmax([0, -320]);
+  const d = maxAbsDiff(w, [1, 0]);
+  assert.ok(d > 0 && d < 1e-100, `d = ${d}`);
+  assert.equal(formatDiff(d), '< 1e-12');
+  assert.equal(formatDiff(0), '0');
+  assert.equal(formatDiff(3.5e-8), '3.5e-8');  // float32 rounding of a weight near 1: shown as it is
+  assert.equal(formatDiff(0.25), '2.5e-1');
+  assert.equal(formatDiff(Infinity), 'Infinity');  // lengths that differ (maxAbsDiff)
 });
 
 test('checkStep agrees with real engine steps (dot, general, bahdanau) and flags an override', async () => {

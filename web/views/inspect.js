@@ -38,6 +38,17 @@ export function maxAbsDiff(a, b) {
   return m;
 }
 
+/**
+ * A check's max |Δ| for the page. The engine computes in float32 and this file in float64, so a weight
+ * the engine rounds to 0 (e.g. exp(-330)) differs by a number like 3e-140: far below anything float32
+ * holds, and not a disagreement worth a reader's attention. Below 1e-12 it reads "< 1e-12".
+ */
+export function formatDiff(d) {
+  if (d === 0) return '0';
+  if (d < 1e-12) return '< 1e-12';
+  return d.toExponential(1);
+}
+
 /** The index of the largest value. */
 export function argmax(v) {
   let best = 0;

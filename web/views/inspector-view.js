@@ -6,7 +6,7 @@
 import { maxAbs } from './colormap.js';
 import { showToken } from './alignment.js';
 import { stripLayout, barsLayout, matrixRows } from './vectors.js';
-import { stepFormulas, checkStep, argmax } from './inspect.js';
+import { stepFormulas, checkStep, argmax, formatDiff } from './inspect.js';
 import { fmt, fmtP } from './format.js';
 import { renderStrip, renderStripCanvas, renderBar } from './render.js';
 import { h, code } from './dom.js';
@@ -101,7 +101,7 @@ export function inspectorNodes({ step: r, index: k, memory: mem, config: cfg, sr
     parts.push(stage('③ Context', F.context, 'The weighted average of the values: what the decoder reads from the source at this step.',
       h('div', { class: 'strip-row' }, strip(r.context, hMax, 'context', `context vector, ${r.context.length} numbers`, long), range(hMax)),
       h('ul', { class: 'checks' }, checks.map((c) => h('li', { class: c.ok ? 'ok' : 'bad' },
-        `${c.ok ? '✓' : '✗'} recomputed in JavaScript: `, code(c.what), ` (max |Δ| ${c.diff.toExponential(1)})`)))));
+        `${c.ok ? '✓' : '✗'} recomputed in JavaScript: `, code(c.what), ` (max |Δ| ${formatDiff(c.diff)})`)))));
   }
 
   const pMax = r.topk.length ? r.topk[0].p : 1;
