@@ -657,7 +657,7 @@ export class Trainer extends Disposable {
   /** Optimiser state (Adam moments, step, data position) as bytes. */
   saveState() { return check(this._h.saveState()).bytes; }
   /** Exact match, token accuracy and alignment error rate on n held-out examples of the task. */
-  evaluate(n = 200, seed = 20261130) {
+  evaluate(n = 200, seed = this._M.heldOutSeed) {
     const { ok, ...r } = check(this._h.evaluate(n, seed));
     return r;
   }

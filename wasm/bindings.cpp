@@ -717,7 +717,8 @@ EMSCRIPTEN_BINDINGS(attnseq) {
   function("translateBatch", &translate_batch_js);
   function("buildInfo", &build_info);
   function("memoryStats", &memory_stats);
-  constant("maxTopk", kMaxTopk);               // the top-k limit decoder() checks in JavaScript
-  constant("maxRows", kMaxRows);               // translateBatch()'s largest maxRows, checked in JavaScript
-  constant("defaultRows", kDefaultBatchRows);  // and its default
+  constant("maxTopk", kMaxTopk);                         // the top-k limit decoder() checks in JavaScript
+  constant("heldOutSeed", double(train::kHeldOutSeed));  // Trainer.evaluate()'s default seed
+  constant("maxRows", kMaxRows);                         // translateBatch()'s largest maxRows, checked in JavaScript
+  constant("defaultRows", kDefaultBatchRows);            // and its default
 }

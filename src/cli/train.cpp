@@ -142,7 +142,7 @@ const std::vector<Option>& eval_options() {
         {"--dev-fraction", "X", "", "--pron: score only the words `train --pron FILE --dev-fraction X` held out"},
         {"--dev-seed", "S", "1", "--pron with --dev-fraction: seed of that split"},
         {"--n", "N", "2000", "held-out examples (not with --pron: every word is scored)"},
-        {"--seed", "S", "20261130", "seed of the held-out examples (not with --pron)"},
+        {"--seed", "S", std::to_string(train::kHeldOutSeed), "seed of the held-out examples (not with --pron)"},
         {"--beam", "K", "1", "beam width"},
         {"--threads", "N", "",
          "evaluation threads (default: every core, at most " + std::to_string(kMaxThreads) +

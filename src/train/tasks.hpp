@@ -52,6 +52,10 @@ std::unique_ptr<Task> make_tsv_task(const std::string& tsv_text, TokenizerKind k
 std::unique_ptr<Task> make_tsv_task(const std::string& tsv_text, TokenizerKind src, TokenizerKind tgt);
 // n examples from Rng(seed).
 std::vector<Example> sample_n(const Task& t, std::uint64_t seed, std::size_t n);
+// The seed of the held-out examples: `attnseq eval`'s and Trainer.evaluate()'s default, and the seed of
+// every held-out table in models/README.md and of the tests that hold the shipped models to them. No
+// training run draws from it (models/train.sh uses seeds 1-21).
+constexpr std::uint64_t kHeldOutSeed = 20261130;
 
 // ---- shared helpers (used by the task files; handy for tools and tests) ----------------------------
 constexpr int kMaxTsvLines = 1000000;   // lines a TSV task accepts

@@ -28,7 +28,7 @@ using namespace attnseq;
 namespace {
 const std::string kModels = ATTNSEQ_MODELS_DIR;
 Model load(const std::string& name) { return load_checkpoint_file(kModels + "/" + name + ".safetensors"); }
-constexpr std::uint64_t kHeldOut = 20261130;
+constexpr std::uint64_t kHeldOut = train::kHeldOutSeed;
 constexpr int kTableN = 2000;    // dates and en-ko rows: `attnseq eval --n 2000`
 constexpr int kReverseN = 1200;  // reverse rows and the length study: `node tools/length_study.mjs --n 1200`
 

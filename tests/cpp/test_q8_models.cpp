@@ -25,7 +25,7 @@ using namespace attnseq;
 
 namespace {
 const std::string kModels = ATTNSEQ_MODELS_DIR;
-constexpr std::uint64_t kHeldOut = 20261130;
+constexpr std::uint64_t kHeldOut = train::kHeldOutSeed;
 
 // The names this file checks; a model added to models/index.json must be added here too.
 const char* const kChecked[] = {"g2p-en",         "dates",         "en-ko",   "en-ko-general",  "en-ko-additive",
