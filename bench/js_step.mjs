@@ -1,6 +1,6 @@
 // What the JavaScript layer costs per decoder step: `dec.step()` through the public API beside the
 // engine's raw C++ step (`dec._h.rawStepMicros(n)`, same module, same source, same run), on the
-// reference model built here as a .safetensors file in JS. It measures; it never fails on time.
+// reference model written in JS (bench/reference_model.mjs). It measures; it never fails on time.
 //
 //   node bench/js_step.mjs [--rounds N] [--budget SECONDS] [--H 64,128,256,512] [--baseline PATH]
 //
@@ -16,6 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ORT_NOT_MEASURED, readOrtResults } from './ort_results.mjs';
+import { referenceModel } from './reference_model.mjs';
 
 // ---- options ------------------------------------------------------------------------------------
 const args = process.argv.slice(2);
@@ -53,36 +54,11 @@ function splitmix64(seed) {
 }
 const uniform = (next, lo, hi) => lo + (hi - lo) * Number(next() >> 40n) / 16777216;
 
-// ---- the reference model as safetensors (docs/checkpoint-format.md; no metadata: ids-only) --
-// GRU, luong, dot, no input feeding, no bridge, 1 layer, unidirectional, E = H, V = 1000.
-function referenceModel(H, seed) {
-  const gru = (p) => [
-    [`${p}.weight_ih_l0`, [3 * H, H]], [`${p}.weight_hh_l0`, [3 * H, H]],
-    [`${p}.bias_ih_l0`, [3 * H]], [`${p}.bias_hh_l0`, [3 * H]],
-  ];
-  const tensors = [
-    ['encoder.embedding.weight', [V, H]], ...gru('encoder.rnn'),
-    ['decoder.embedding.weight', [V, H]], ...gru('decoder.rnn'),
-    ['decoder.combine.weight', [H, 2 * H]], ['decoder.combine.bias', [H]],
-    ['decoder.out.weight', [V, H]], ['decoder.out.bias', [V]],
-  ];
-  const header = {};
-  let off = 0;
-  for (const [name, shape] of tensors) {
-    const bytes = 4 * shape.reduce((a, b) => a * b, 1);
-    header[name] = { dtype: 'F32', shape, data_offsets: [off, off + bytes] };
-    off += bytes;
-  }
-  let json = JSON.stringify(header);
-  json += ' '.repeat((8 - (json.length % 8)) % 8);  // data starts 8-byte aligned, as safetensors writers do
-  const out = new Uint8Array(8 + json.length + off);
-  const dv = new DataView(out.buffer);
-  dv.setBigUint64(0, BigInt(json.length), true);
-  out.set(new TextEncoder().encode(json), 8);
+// The reference model (bench/reference_model.mjs) with weights uniform in [-0.1, 0.1) from
+// splitmix64(seed), in file order.
+function referenceWeights(H, seed) {
   const next = splitmix64(seed);
-  const base = 8 + json.length;
-  for (let i = 0; i < off / 4; i++) dv.setFloat32(base + 4 * i, uniform(next, -0.1, 0.1), true);
-  return out;
+  return referenceModel(H, V, () => uniform(next, -0.1, 0.1));
 }
 
 // ---- timing helpers -----------------------------------------------------------------------------
@@ -184,7 +160,7 @@ async function setUp(lib, H, bytes) {
 }
 const setups = [];
 for (const H of opt.H) {
-  const bytes = referenceModel(H, 0x5eed0000 + H);
+  const bytes = referenceWeights(H, 0x5eed0000 + H);
   setups.push({ H, bytes: bytes.length, cur: await setUp(pkg, H, bytes), base: base && await setUp(base, H, bytes) });
 }
 const bareName = setups[0].cur.bare.name;

@@ -6,6 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadModel, memoryStats } from '../../wasm/attnseq.js';
+import { referenceModel } from '../../bench/reference_model.mjs';
 
 const FIX = (n) => new URL(`../data/parity/${n}.safetensors`, import.meta.url);
 
@@ -32,28 +33,6 @@ function countEmbindCalls(M) {
   return { counts, restore: () => undo.forEach((u) => u()) };
 }
 
-// A safetensors file of the bench's reference shape (GRU, luong, dot, E = H, ids-only) with zero
-// weights: large enough at H = 512 that loading it must grow the wasm memory.
-function zeroModel(H, V) {
-  const gru = (p) => [[`${p}.weight_ih_l0`, [3 * H, H]], [`${p}.weight_hh_l0`, [3 * H, H]],
-    [`${p}.bias_ih_l0`, [3 * H]], [`${p}.bias_hh_l0`, [3 * H]]];
-  const tensors = [['encoder.embedding.weight', [V, H]], ...gru('encoder.rnn'), ['decoder.embedding.weight', [V, H]],
-    ...gru('decoder.rnn'), ['decoder.combine.weight', [H, 2 * H]], ['decoder.combine.bias', [H]],
-    ['decoder.out.weight', [V, H]], ['decoder.out.bias', [V]]];
-  const header = {};
-  let off = 0;
-  for (const [name, shape] of tensors) {
-    const bytes = 4 * shape.reduce((a, b) => a * b, 1);
-    header[name] = { dtype: 'F32', shape, data_offsets: [off, off + bytes] };
-    off += bytes;
-  }
-  let json = JSON.stringify(header);
-  json += ' '.repeat((8 - (json.length % 8)) % 8);
-  const out = new Uint8Array(8 + json.length + off);
-  new DataView(out.buffer).setBigUint64(0, BigInt(json.length), true);
-  out.set(new TextEncoder().encode(json), 8);
-  return out;
-}
 
 const snapshot = (s) => ({ ...s, attention: Array.from(s.attention), scores: Array.from(s.scores), query: Array.from(s.query),
   context: Array.from(s.context), logits: Array.from(s.logits), topk: s.topk.map((t) => ({ ...t })) });
@@ -131,7 +110,9 @@ test('each record is its own copy: later steps and a growing wasm memory leave i
   for (const [k, s] of records.entries()) assert.deepEqual(snapshot(s), copies[k], `step ${k} after the later steps`);
 
   const grownFrom = (await memoryStats()).memoryBytes;
-  const big = await loadModel(zeroModel(512, 1000));
+  // The bench's reference model with zero weights: at H = 512 large enough that loading it grows the
+  // wasm memory.
+  const big = await loadModel(referenceModel(512, 1000));
   const grownTo = (await memoryStats()).memoryBytes;
   assert.ok(grownTo > grownFrom, `loading an 18 MB model did not grow the wasm memory (${grownFrom} bytes): the check below would prove nothing`);
   big.dispose();
