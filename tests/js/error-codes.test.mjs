@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { loadModel, createTrainer, AttnseqError } from '../../wasm/attnseq.js';
+import { headerOf, withMetadata } from './safetensors.mjs';
 
 const FIX = (n) => new URL(`../data/parity/${n}.safetensors`, import.meta.url);
 
@@ -16,19 +17,6 @@ const withCode = (code, message) => (e) => {
   if (message) assert.match(e.message, message);
   return true;
 };
-
-// The checkpoint with some __metadata__ values replaced (safetensors: u64 header length, JSON header, data).
-function withMetadata(bytes, extra) {
-  const n = Number(new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getBigUint64(0, true));
-  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + n)));
-  header.__metadata__ = { ...header.__metadata__, ...extra };
-  const json = new TextEncoder().encode(JSON.stringify(header));
-  const out = new Uint8Array(8 + json.length + bytes.length - 8 - n);
-  new DataView(out.buffer).setBigUint64(0, BigInt(json.length), true);
-  out.set(json, 8);
-  out.set(bytes.subarray(8 + n), 8 + json.length);
-  return out;
-}
 
 test('every length limit reaches JavaScript as TOO_LONG, from tokenize, step and the trainer', async () => {
   const model = await loadModel(FIX('gru_luong_dot'));
@@ -62,7 +50,7 @@ test('the code follows the kind of error, not the words of its message', async (
   // What the configuration's own checks refuse is the file's fault when the file says it.
   await assert.rejects(loadModel(withMetadata(good, { eos: '999' })), withCode('BAD_CHECKPOINT', /special token id 999/));
   // A vocabulary that lists a token twice, found when the engine builds its tokenizers after the load.
-  const meta = JSON.parse(new TextDecoder().decode(good.subarray(8, 8 + Number(new DataView(good.buffer).getBigUint64(0, true)))));
+  const meta = headerOf(good);
   const vocab = JSON.parse(meta.__metadata__.src_vocab);
   vocab[vocab.length - 1] = vocab[vocab.length - 2];
   await assert.rejects(loadModel(withMetadata(good, { src_vocab: JSON.stringify(vocab) })),

@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cliOk, cliRefused } from './native.mjs';
+import { headerOf, withHeader } from './safetensors.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const MODEL = (n) => path.join(ROOT, 'models', `${n}.safetensors`);
@@ -20,21 +21,10 @@ const ok = (args) => cliOk(args).out;
 const refused = cliRefused;
 
 // The safetensors header of a file: { name: { dtype, shape, data_offsets } } (and __metadata__).
-function header(file) {
-  const b = readFileSync(file);
-  const n = Number(b.readBigUInt64LE(0));
-  return JSON.parse(b.subarray(8, 8 + n).toString('utf8'));
-}
-// The same file with a header edited by `edit` (the data section kept as it is: holes are allowed).
-function withHeader(file, edit, out) {
-  const b = readFileSync(file);
-  const n = Number(b.readBigUInt64LE(0));
-  const h = edit(JSON.parse(b.subarray(8, 8 + n).toString('utf8')));
-  let text = JSON.stringify(h);
-  text += ' '.repeat((8 - (text.length % 8)) % 8);
-  const len = Buffer.alloc(8);
-  len.writeBigUInt64LE(BigInt(Buffer.byteLength(text)));
-  writeFileSync(out, Buffer.concat([len, Buffer.from(text), b.subarray(8 + n)]));
+const header = (file) => headerOf(readFileSync(file));
+// The same file with a header edited by `edit` (the data section kept as it is: holes are allowed), at out.
+function withHeaderFile(file, edit, out) {
+  writeFileSync(out, withHeader(readFileSync(file), edit));
   return out;
 }
 
@@ -107,10 +97,10 @@ test('quantize: refusals name their cause, exit 1 and leave the output as it was
   refused(['quantize', '--in', nanFile, '--out', out], "tensor 'decoder.out.weight' holds a non-finite value at index 7");
   const q8 = path.join(TMP, 'en-ko-int8.safetensors');
   ok(['quantize', '--in', MODEL('en-ko'), '--out', q8]);
-  const noScale = withHeader(q8, (x) => (delete x['decoder.rnn.weight_hh_l0.scale'], x), path.join(TMP, 'no-scale.safetensors'));
+  const noScale = withHeaderFile(q8, (x) => (delete x['decoder.rnn.weight_hh_l0.scale'], x), path.join(TMP, 'no-scale.safetensors'));
   refused(['quantize', '--in', noScale, '--out', out],
     "tensor 'decoder.rnn.weight_hh_l0' is I8 but its scales 'decoder.rnn.weight_hh_l0.scale' are missing");
-  const wrongShape = withHeader(q8, (x) => {
+  const wrongShape = withHeaderFile(q8, (x) => {
     const s = x['decoder.out.weight.scale'];
     s.shape = [s.shape[0] - 1];
     s.data_offsets = [s.data_offsets[0], s.data_offsets[1] - 4];

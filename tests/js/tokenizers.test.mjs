@@ -12,6 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createTrainer, loadModel } from '../../wasm/attnseq.js';
 import { NATIVE_CLI, requireNativeCli } from './native.mjs';
+import { headerOf, withMetadata } from './safetensors.mjs';
 
 const CLI = NATIVE_CLI;
 
@@ -19,24 +20,7 @@ const MODEL = (n) => new URL(`../../models/${n}.safetensors`, import.meta.url);
 const PAIRS = [['knight', 'N AY T'], ['phone', 'F OW N'], ['box', 'B AA K S'], ['tea', 'T IY']];
 const TSV = PAIRS.map((p) => p.join('\t')).join('\n') + '\n';
 
-// The checkpoint with extra __metadata__ entries (safetensors: u64 header length, JSON header, data).
-function withMetadata(bytes, extra) {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const n = Number(view.getBigUint64(0, true));
-  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + n)));
-  header.__metadata__ = { ...header.__metadata__, ...extra };
-  const json = new TextEncoder().encode(JSON.stringify(header));
-  const out = new Uint8Array(8 + json.length + bytes.length - 8 - n);
-  new DataView(out.buffer).setBigUint64(0, BigInt(json.length), true);
-  out.set(json, 8);
-  out.set(bytes.subarray(8 + n), 8 + json.length);
-  return out;
-}
-
-const metadataOf = (bytes) => {
-  const n = Number(new DataView(bytes.buffer, bytes.byteOffset).getBigUint64(0, true));
-  return JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + n))).__metadata__;
-};
+const metadataOf = (bytes) => headerOf(bytes).__metadata__;
 
 test('shipped models: one tokenizer for both sides, reported per side too, no case fold', async () => {
   for (const name of ['en-ko', 'dates']) {
