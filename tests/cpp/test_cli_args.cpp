@@ -9,22 +9,11 @@
 #include <string>
 
 #include "cli/args.hpp"
+#include "test_util.hpp"
 
 using attnseq::cli::parse_int_in;
 using attnseq::cli::parse_number;
-
-namespace {
-// The message of the std::invalid_argument that `f` throws ("" if it throws none).
-template <class F>
-std::string error_of(F f) {
-  try {
-    f();
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "";
-}
-}  // namespace
+using attnseq::test::error_of;
 
 TEST_CASE("cli parse_int_in: the range's edges pass, values beyond it are refused naming flag, range and value") {
   CHECK(parse_int_in("--beam", "1", 1, 64) == 1);

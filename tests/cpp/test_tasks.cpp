@@ -13,6 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "test_util.hpp"
 #include "train/tasks.hpp"
 
 using namespace attnseq;
@@ -22,15 +23,7 @@ using Links = std::vector<std::pair<int, int>>;
 
 namespace {
 
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "<ok>";
-}
+using test::error_of;
 
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 

@@ -1,6 +1,7 @@
 // Shared helpers for the doctest suite: test data paths and small random models.
 #pragma once
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -75,5 +76,17 @@ std::vector<ModelConfig> covering_configs(Make make) {
   return v;
 }
 inline std::vector<ModelConfig> covering_configs() { return covering_configs(small_config); }
+
+// The message of the std::invalid_argument f throws, or "<ok>" if it throws none; other exceptions
+// escape (to fail the test).
+template <class F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "<ok>";
+}
 
 }  // namespace attnseq::test

@@ -10,22 +10,14 @@
 
 #include "model/config.hpp"
 #include "model/vocab.hpp"
+#include "test_util.hpp"
 
 using namespace attnseq;
 using Pieces = std::vector<std::string>;
 
 namespace {
 
-// The message of the std::invalid_argument f throws, or "<ok>"; other exceptions escape.
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "<ok>";
-}
+using test::error_of;
 
 Vocab char_vocab() {
   return Vocab(TokenizerKind::Char,
