@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include "train/tasks.hpp"
 
@@ -193,10 +194,9 @@ Example render_date(int y, int m, int d, int format, int letter_case) {
   const std::string month = kMonths[m - 1], mon = month.substr(0, 3);
   const std::string wday = kWeekdays[weekday(y, m, d)], wkd = wday.substr(0, 3);
   const std::string ds = std::to_string(d), ms = std::to_string(m);
-  // The format's name is its pattern (kFormatNames): each field is written where the name has it,
-  // and everything between the fields is written as it stands.
+  // The format's name is its pattern (kFormatNames).
   Writer w;
-  const std::string pattern = kFormatNames[format];
+  const std::string_view pattern = kFormatNames[format];
   for (std::size_t at = 0; at < pattern.size();) {
     auto field = [&](const char* f) {
       const std::size_t n = std::char_traits<char>::length(f);
