@@ -250,7 +250,7 @@ class SourceHandle {
 };
 
 // A number as a person writes it: 5000, 0.5, 1e+06 (not 5000.000000).
-std::string num_str(double x) { return train::number_text(x); }
+std::string num_str(double x) { return number_text(x); }
 
 DecodeOptions parse_options(const val& o) {
   DecodeOptions d;
@@ -276,7 +276,8 @@ DecodeOptions parse_options(const val& o) {
   if (has("lengthPenalty")) d.length_penalty = float(num("lengthPenalty", 0, 10));
   if (has("temperature")) d.temperature = float(num("temperature", 0, 1e6));
   if (has("seed")) d.seed = std::uint64_t(integer("seed", 0, 9007199254740991.0));
-  if (has("numHypotheses")) d.num_hypotheses = int(integer("numHypotheses", 0, kMaxBeam));
+  // Its upper bound is the beam asked for (validate() says so too), not the largest beam there is.
+  if (has("numHypotheses")) d.num_hypotheses = int(integer("numHypotheses", 0, d.beam));
   if (has("prefix")) d.prefix = from_js_array<std::int32_t>(o["prefix"], "prefix");
   return d;
 }

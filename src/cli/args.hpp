@@ -14,6 +14,13 @@
 
 namespace attnseq::cli {
 
+// A command line the command cannot take as given: an unknown, repeated or missing option, a missing
+// value, a stray argument, a value not of its option's form or range. main() exits 2 for it, as
+// `npx attnseq` does; every other failure (a file, a checkpoint, the input text) exits 1.
+struct UsageError : std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
+};
+
 // One option of a subcommand: the parser accepts exactly the flags in the command's table and takes
 // an absent option's value from `def`, so `--help` prints the defaults the parser really uses.
 struct Option {
@@ -51,13 +58,13 @@ inline std::string help_text(const std::string& synopsis, const std::vector<Opti
 inline std::int64_t parse_int_in(const std::string& flag, const std::string& v, std::int64_t lo, std::int64_t hi) {
   const std::size_t digits_from = !v.empty() && (v[0] == '-' || v[0] == '+') ? 1 : 0;
   if (v.size() <= digits_from || v.find_first_not_of("0123456789", digits_from) != std::string::npos)
-    throw std::invalid_argument(flag + " expects an integer, got '" + v + "'");
+    throw UsageError(flag + " expects an integer, got '" + v + "'");
   errno = 0;
   const long long x = std::strtoll(v.c_str(), nullptr, 10);
   // ERANGE: beyond 64 bits; the range error is the useful message there too.
   if (errno == ERANGE || x < lo || x > hi)
-    throw std::invalid_argument(flag + " expects an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) +
-                                "], got '" + v + "'");
+    throw UsageError(flag + " expects an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got '" +
+                     v + "'");
   return x;
 }
 
@@ -67,10 +74,9 @@ inline double parse_number(const std::string& flag, const std::string& v) {
       v.empty() || v[0] == ' ' || v[0] == '\t' || v[0] == '\n' || v[0] == '\r' || v[0] == '\f' || v[0] == '\v';
   char* end = nullptr;
   const double x = blank_start ? 0.0 : std::strtod(v.c_str(), &end);
-  if (blank_start || end != v.c_str() + v.size())
-    throw std::invalid_argument(flag + " expects a number, got '" + v + "'");
+  if (blank_start || end != v.c_str() + v.size()) throw UsageError(flag + " expects a number, got '" + v + "'");
   if (!std::isfinite(x) || std::fabs(x) > double(std::numeric_limits<float>::max()))
-    throw std::invalid_argument(flag + " expects a finite number, got '" + v + "'");
+    throw UsageError(flag + " expects a finite number, got '" + v + "'");
   return x;
 }
 

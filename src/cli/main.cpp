@@ -2,6 +2,7 @@
 // [--ids 5,17,42 | TEXT]` prints the output and its alignment as a text heatmap (or JSON).
 // `attnseq train` / `attnseq eval` train on a task, a TSV or a pronunciation dictionary and evaluate
 // (src/cli/train.cpp); `attnseq quantize` writes an int8 checkpoint (src/cli/quantize.cpp).
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
@@ -9,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/args.hpp"
 #include "cli/commands.hpp"
 
 namespace {
@@ -54,15 +56,32 @@ int main(int argc, char** argv) {
   const std::string cmd = argv[1];
   std::vector<std::string> args(argv + 2, argv + argc);
   try {
-    if (cmd == "translate") return attnseq::cli::translate(args);
-    if (cmd == "info") return attnseq::cli::info(args);
-    if (cmd == "train") return attnseq::cli::train_cmd(args);
-    if (cmd == "eval") return attnseq::cli::eval_cmd(args);
-    if (cmd == "quantize") return attnseq::cli::quantize_cmd(args);
-    std::fprintf(stderr, "attnseq: unknown command '%s'\n", cmd.c_str());
-    usage(stderr);
+    int rc = 2;
+    if (cmd == "translate")
+      rc = attnseq::cli::translate(args);
+    else if (cmd == "info")
+      rc = attnseq::cli::info(args);
+    else if (cmd == "train")
+      rc = attnseq::cli::train_cmd(args);
+    else if (cmd == "eval")
+      rc = attnseq::cli::eval_cmd(args);
+    else if (cmd == "quantize")
+      rc = attnseq::cli::quantize_cmd(args);
+    else {
+      std::fprintf(stderr, "attnseq: unknown command '%s'\n", cmd.c_str());
+      usage(stderr);
+      return 2;
+    }
+    // Output that could not be written (a full disk: `> /dev/full`) is a failure, not a success.
+    if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+      std::fprintf(stderr, "attnseq: cannot write standard output: %s\n", std::strerror(errno));
+      return 1;
+    }
+    return rc;
+  } catch (const attnseq::cli::UsageError& e) {  // a command line the command cannot take: exit 2
+    std::fprintf(stderr, "attnseq: %s (attnseq %s --help lists its options)\n", e.what(), cmd.c_str());
     return 2;
-  } catch (const std::exception& e) {  // bad arguments, unreadable or unwritable files, bad checkpoints
+  } catch (const std::exception& e) {  // bad values, unreadable or unwritable files, bad checkpoints
     std::fprintf(stderr, "attnseq: %s\n", e.what());
     return 1;
   }

@@ -29,21 +29,26 @@ const std::vector<Option>& quantize_options() {
 int quantize_cmd(const std::vector<std::string>& a) {
   const auto& table = quantize_options();
   std::string in, out;
+  bool given[2] = {false, false};  // --out, --in
   for (std::size_t i = 0; i < a.size(); ++i) {
     const std::string& f = a[i];
-    if (f.rfind("--", 0) != 0) throw std::invalid_argument("unexpected argument '" + f + "'");
-    if (!find_option(table, f)) throw std::invalid_argument("unknown option " + f + " for 'quantize'");
+    if (f.rfind("--", 0) != 0) throw UsageError("unexpected argument '" + f + "'");
+    if (!find_option(table, f)) throw UsageError("unknown option " + f + " for 'quantize'");
     if (f == "--help") {
       std::fputs(help_text("attnseq quantize --in FILE --out FILE", table).c_str(), stdout);
       return 0;
     }
-    if (i + 1 >= a.size()) throw std::invalid_argument(f + " needs a value");
-    (f == "--in" ? in : out) = a[++i];
+    if (i + 1 >= a.size()) throw UsageError(f + " needs a value");
+    std::string& v = f == "--in" ? in : out;
+    // `--out a --out b` would write only b.
+    if (given[f == "--in"]) throw UsageError(f + " is given twice");
+    given[f == "--in"] = true;
+    v = a[++i];
   }
-  if (in.empty()) throw std::invalid_argument("--in FILE is required");
-  if (out.empty()) throw std::invalid_argument("--out FILE is required");
+  if (in.empty()) throw UsageError("--in FILE is required");
+  if (out.empty()) throw UsageError("--out FILE is required");
   check_writable(out);  // before the work, and before anything is written
-  const auto in_bytes = read_file_bytes(in);
+  const auto in_bytes = read_checkpoint_bytes(in);
   Model model = [&] {
     try {
       return load_checkpoint(in_bytes.data(), in_bytes.size());

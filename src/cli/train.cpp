@@ -51,18 +51,18 @@ struct Flags {
 Flags parse_flags(const char* command, const std::vector<std::string>& a, const std::vector<Option>& table) {
   Flags f;
   for (std::size_t i = 0; i < a.size(); ++i) {
-    if (a[i].rfind("--", 0) != 0) throw std::invalid_argument("unexpected argument '" + a[i] + "'");
+    if (a[i].rfind("--", 0) != 0) throw UsageError("unexpected argument '" + a[i] + "'");
     const Option* o = find_option(table, a[i]);
-    if (!o) throw std::invalid_argument("unknown option " + a[i] + " for '" + command + "'");
+    if (!o) throw UsageError("unknown option " + a[i] + " for '" + command + "'");
     const std::string k = a[i].substr(2);
     // A repeated option would silently lose one of its values.
-    if (f.get(k) || f.has(k)) throw std::invalid_argument(a[i] + " is given twice");
+    if (f.get(k) || f.has(k)) throw UsageError(a[i] + " is given twice");
     if (o->value.empty()) {
       f.bools.push_back(k);
       if (k == "help") return f;
       continue;
     }
-    if (i + 1 >= a.size()) throw std::invalid_argument(a[i] + " needs a value");
+    if (i + 1 >= a.size()) throw UsageError(a[i] + " needs a value");
     f.kv.push_back({k, a[++i]});
   }
   return f;
@@ -165,8 +165,7 @@ std::string value_or_default(const Flags& f, const std::vector<Option>& table, c
 std::unique_ptr<train::Task> task_from(const Flags& f, const std::vector<Option>& table) {
   const auto* t = f.get("task");
   const auto* d = f.get("data");
-  if (!!t == !!d || f.get("pron"))
-    throw std::invalid_argument("give exactly one of --task NAME, --data FILE.tsv or --pron FILE");
+  if (!!t == !!d || f.get("pron")) throw UsageError("give exactly one of --task NAME, --data FILE.tsv or --pron FILE");
   if (t) {
     train::TaskOptions o;
     o.min_len = int(parse_int_in("--min-len", value_or_default(f, table, "min-len"), 1, kMaxSourceLength));
@@ -236,8 +235,8 @@ train::TrainOptions optimiser(const Flags& f, const std::vector<Option>& table) 
     const auto& s = train::setting(flag);
     const double x = parse_number(flag, str(flag + 2));
     if (!(x >= s.lo && x <= s.hi))
-      throw std::invalid_argument(std::string(flag) + " expects a number in [" + train::number_text(s.lo) + ", " +
-                                  train::number_text(s.hi) + "], got '" + str(flag + 2) + "'");
+      throw UsageError(std::string(flag) + " expects a number in [" + train::number_text(s.lo) + ", " +
+                       train::number_text(s.hi) + "], got '" + str(flag + 2) + "'");
     return x;
   };
   o.batch_size = int(integer("--batch"));
@@ -246,10 +245,10 @@ train::TrainOptions optimiser(const Flags& f, const std::vector<Option>& table) 
   o.clip = float(real("--clip"));
   o.dropout = float(parse_number("--dropout", str("dropout")));
   if (!(o.dropout >= 0.f && o.dropout < 1.f))
-    throw std::invalid_argument("--dropout expects a number in [0, 1), got '" + str("dropout") + "'");
+    throw UsageError("--dropout expects a number in [0, 1), got '" + str("dropout") + "'");
   o.label_smoothing = float(parse_number("--label-smoothing", str("label-smoothing")));
   if (!(o.label_smoothing >= 0.f && o.label_smoothing < 1.f))
-    throw std::invalid_argument("--label-smoothing expects a number in [0, 1), got '" + str("label-smoothing") + "'");
+    throw UsageError("--label-smoothing expects a number in [0, 1), got '" + str("label-smoothing") + "'");
   o.seed = std::uint64_t(integer("--seed"));
   // Every core by default; the figures depend on the thread count but repeat for a given one.
   const auto* t = f.get("threads");
@@ -274,8 +273,7 @@ train::PronData read_pron(const std::string& path) {
 
 double parse_fraction(const char* flag, const std::string& v) {
   const double x = parse_number(flag, v);
-  if (!(x > 0.0 && x <= 0.5))
-    throw std::invalid_argument(std::string(flag) + " expects a number in (0, 0.5], got '" + v + "'");
+  if (!(x > 0.0 && x <= 0.5)) throw UsageError(std::string(flag) + " expects a number in (0, 0.5], got '" + v + "'");
   return x;
 }
 
@@ -288,7 +286,7 @@ int train_pron(const Flags& f, const std::vector<Option>& table) {
   auto str = [&](const char* k) { return value_or_default(f, table, k); };
   const std::string path = *f.get("pron");
   const auto* out = f.get("out");
-  if (!out) throw std::invalid_argument("--out FILE.safetensors is required");
+  if (!out) throw UsageError("--out FILE.safetensors is required");
   const std::string last = *out + ".last", state_path = last + ".trainer";
 
   ModelConfig c = architecture(f, table);
@@ -298,7 +296,7 @@ int train_pron(const Flags& f, const std::vector<Option>& table) {
   e.patience = int(parse_int_in("--patience", str("patience"), 0, 100000));
   e.lr_decay = parse_number("--lr-decay", str("lr-decay"));
   if (!(e.lr_decay > 0.0 && e.lr_decay <= 1.0))
-    throw std::invalid_argument("--lr-decay expects a number in (0, 1], got '" + str("lr-decay") + "'");
+    throw UsageError("--lr-decay expects a number in (0, 1], got '" + str("lr-decay") + "'");
   e.bucket = int(parse_int_in("--bucket", str("bucket"), 1, 100000));
   e.eval_beam = int(parse_int_in("--eval-beam", str("eval-beam"), 1, kMaxBeam));
   e.eval_threads = o.threads;
@@ -493,7 +491,7 @@ int eval_pron(const Flags& f, const std::vector<Option>& table, const std::strin
   const auto* t = f.get("threads");
   const int threads = int(parse_int_in("--threads", t ? *t : std::to_string(default_threads()), 1, kMaxThreads));
   const auto* df = f.get("dev-fraction");
-  if (!df && f.get("dev-seed")) throw std::invalid_argument("--dev-seed needs --dev-fraction");
+  if (!df && f.get("dev-seed")) throw UsageError("--dev-seed needs --dev-fraction");
   const double fraction = df ? parse_fraction("--dev-fraction", *df) : 0.0;
   const auto dev_seed = std::uint64_t(parse_int_in("--dev-seed", value_or_default(f, table, "dev-seed"), 0, 1L << 62));
   const Model model = load_checkpoint_file(model_path);
@@ -548,7 +546,7 @@ int train_cmd(const std::vector<std::string>& args) {
   }
   if (f.get("pron")) {
     if (f.get("task") || f.get("data"))
-      throw std::invalid_argument("give exactly one of --task NAME, --data FILE.tsv or --pron FILE");
+      throw UsageError("give exactly one of --task NAME, --data FILE.tsv or --pron FILE");
     return train_pron(f, table);
   }
   refuse_flags(
@@ -557,7 +555,7 @@ int train_cmd(const std::vector<std::string>& args) {
       "applies to --pron training (in epochs) only");
   const auto task = task_from(f, table);
   const auto* out = f.get("out");
-  if (!out) throw std::invalid_argument("--out FILE.safetensors is required");
+  if (!out) throw UsageError("--out FILE.safetensors is required");
   const std::string state_path = *out + ".trainer";
   auto str = [&](const char* k) { return value_or_default(f, table, k); };
   auto str_or = [&](const char* k, const std::string& def) {
@@ -647,10 +645,10 @@ int eval_cmd(const std::vector<std::string>& args) {
     return 0;
   }
   const auto* mp = f.get("model");
-  if (!mp) throw std::invalid_argument("--model FILE is required");
+  if (!mp) throw UsageError("--model FILE is required");
   if (f.get("pron")) {
     if (f.get("task") || f.get("data"))
-      throw std::invalid_argument("give exactly one of --task NAME, --data FILE.tsv or --pron FILE");
+      throw UsageError("give exactly one of --task NAME, --data FILE.tsv or --pron FILE");
     return eval_pron(f, table, *mp);
   }
   refuse_flags(f, {"dev-fraction", "dev-seed"}, "applies to --pron only");

@@ -1,9 +1,15 @@
 // `attnseq translate` and `attnseq info`: load a checkpoint, decode, print tokens and the alignment
 // as a shaded text heatmap (rows: target tokens, columns: source tokens) or as JSON in the schema
 // README.md's "Command line" section gives, the same as `npx attnseq translate --json` prints.
+#include <unistd.h>
+#include <algorithm>
+
+#include <cerrno>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -11,6 +17,7 @@
 
 #include "cli/args.hpp"
 #include "cli/commands.hpp"
+#include "cli/terminal.hpp"
 #include "decode/decode.hpp"
 #include "kernels/kernels.hpp"
 #include "model/checkpoint.hpp"
@@ -82,21 +89,25 @@ Args parse(const std::vector<std::string>& a, const char* command) {
   const bool info = std::string(command) == "info";
   const auto& table = info ? info_options() : translate_options();
   Args r;
+  std::vector<std::string> seen;
   for (std::size_t i = 0; i < a.size(); ++i) {
     auto value = [&]() -> const std::string& {
-      if (i + 1 >= a.size()) throw std::invalid_argument(a[i] + " needs a value");
+      if (i + 1 >= a.size()) throw UsageError(a[i] + " needs a value");
       return a[++i];
     };
     const std::string& f = a[i];
     const bool flag = f.size() > 2 && f.compare(0, 2, "--") == 0;
-    if (flag && !find_option(table, f)) throw std::invalid_argument("unknown option " + f + " for '" + command + "'");
+    if (flag && !find_option(table, f)) throw UsageError("unknown option " + f + " for '" + command + "'");
+    // A repeated option would silently lose one of its values.
+    if (flag && std::find(seen.begin(), seen.end(), f) != seen.end()) throw UsageError(f + " is given twice");
+    if (flag) seen.push_back(f);
     if (f == "--help") {
       r.help = true;
       return r;
     } else if (f == "--model")
       r.model = value();
     else if (info)
-      throw std::invalid_argument("unexpected argument '" + f + "'");
+      throw UsageError("unexpected argument '" + f + "'");
     else if (f == "--beam")
       r.opt.beam = int(parse_int_in(f, value(), 1, kMaxBeam));
     else if (f == "--max-length")
@@ -122,9 +133,9 @@ Args parse(const std::vector<std::string>& a, const char* command) {
     else if (!r.has_text)
       r.text = f, r.has_text = true;
     else
-      throw std::invalid_argument("unexpected argument '" + f + "' (give the source text as one argument: quote it)");
+      throw UsageError("unexpected argument '" + f + "' (give the source text as one argument: quote it)");
   }
-  if (r.model.empty()) throw std::invalid_argument("--model FILE is required");
+  if (r.model.empty()) throw UsageError("--model FILE is required");
   return r;
 }
 
@@ -141,6 +152,27 @@ std::vector<std::int32_t> parse_ids(const char* flag, const std::string& s) {
     i = j + 1;
   }
   return out;
+}
+
+// --prefix TEXT as target ids, refusing pieces the vocabulary lacks: the tokenizer would make them unk,
+// and the decoder would be forced to write <unk> (the unk token's own spelling is accepted), as the
+// npm package refuses them (wasm/attnseq.js, knownTargetIds).
+std::vector<std::int32_t> known_target_ids(const Vocab& tv, const std::string& text) {
+  std::vector<std::int32_t> ids;
+  std::vector<std::string> missing;
+  const std::string unk = tv.token(tv.unk());
+  for (const auto& piece : tv.pieces(text)) {
+    ids.push_back(tv.lookup(piece));
+    if (ids.back() == tv.unk() && piece != unk && std::find(missing.begin(), missing.end(), piece) == missing.end())
+      missing.push_back(piece);
+  }
+  if (!missing.empty()) {
+    std::string list;
+    for (const auto& m : missing) list += (list.empty() ? "" : ", ") + json::quote(m);
+    throw std::invalid_argument("--prefix: " + list + (missing.size() == 1 ? " is" : " are") +
+                                " not in the model's target vocabulary");
+  }
+  return ids;
 }
 
 // Terminal columns a UTF-8 string takes: East Asian wide code points (Hangul, CJK, fullwidth) take 2.
@@ -232,7 +264,7 @@ void print_text(const DecodeResult& r, const ModelConfig& c, const Vocab& tv,
   for (std::size_t h = 0; h < r.hypotheses.size(); ++h) {
     const auto& hy = r.hypotheses[h];
     std::printf("%s%s\n", r.hypotheses.size() > 1 ? ("[" + std::to_string(h + 1) + "] ").c_str() : "",
-                tv.decode(hy.tokens.data(), hy.tokens.size()).c_str());
+                printable(tv.decode(hy.tokens.data(), hy.tokens.size())).c_str());
   }
   const auto& best = r.hypotheses[0];
   if (!c.has_attention()) {
@@ -242,7 +274,8 @@ void print_text(const DecodeResult& r, const ModelConfig& c, const Vocab& tv,
   std::printf("\nalignment (rows: output tokens, columns: source tokens; darker = more weight)\n");
   std::size_t wrow = 0;
   std::vector<std::string> rows;
-  for (auto id : best.tokens) rows.push_back(tv.token(id)), wrow = std::max(wrow, display_width(rows.back()));
+  for (auto id : best.tokens)
+    rows.push_back(printable(tv.token(id), true)), wrow = std::max(wrow, display_width(rows.back()));
   for (std::size_t k = 0; k < rows.size(); ++k) {
     std::printf("%s%s |", rows[k].c_str(), std::string(wrow - display_width(rows[k]), ' ').c_str());
     std::size_t best_t = 0;
@@ -250,12 +283,12 @@ void print_text(const DecodeResult& r, const ModelConfig& c, const Vocab& tv,
       std::printf("%s%s", shade(best.attention[k * T + t]), shade(best.attention[k * T + t]));
       if (best.attention[k * T + t] > best.attention[k * T + best_t]) best_t = t;
     }
-    std::printf("| %.2f on %s\n", best.attention[k * T + best_t], src_pieces[best_t].c_str());
+    std::printf("| %.2f on %s\n", best.attention[k * T + best_t], printable(src_pieces[best_t], true).c_str());
   }
   std::printf("%-*s  ", int(wrow), "");
   for (std::size_t t = 0; t < T; ++t) std::printf("%-2zu", t % 100);
   std::printf("\nsource: ");
-  for (std::size_t t = 0; t < T; ++t) std::printf("%zu=%s ", t, src_pieces[t].c_str());
+  for (std::size_t t = 0; t < T; ++t) std::printf("%zu=%s ", t, printable(src_pieces[t], true).c_str());
   std::printf("\n");
 }
 
@@ -306,32 +339,77 @@ bool is_blank(std::string_view s) {
   return true;
 }
 
-// The lines of a --batch-file as `npx attnseq translate` reads standard input: the whole input must
-// be UTF-8 (else an error naming the first bad byte's offset and its line), a leading BOM is dropped,
-// LF, CRLF and a lone CR each end a line, and blank lines are skipped.
-std::vector<Line> batch_lines(const std::vector<std::uint8_t>& bytes, const std::string& name) {
-  const std::string_view all(reinterpret_cast<const char*>(bytes.data()), bytes.size());
-  auto line_ends = [&](std::size_t from, std::size_t to) {  // line ends in [from, to), CRLF counted once
-    std::size_t n = 0;
-    for (std::size_t i = from; i < to; ++i) n += all[i] == '\n' ? (i == 0 || all[i - 1] != '\r') : all[i] == '\r';
-    return n;
-  };
-  const std::size_t bad = invalid_utf8_at(all);
-  if (bad != std::string_view::npos)
-    throw std::invalid_argument(name + ": invalid UTF-8 at byte " + std::to_string(bad) + " (line " +
-                                std::to_string(line_ends(0, bad) + 1) + ")");
-  std::vector<Line> out;
-  std::size_t i = all.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0, number = 1;
-  while (i < all.size()) {
-    std::size_t j = i;
-    while (j < all.size() && all[j] != '\n' && all[j] != '\r') ++j;
-    const std::string_view text = all.substr(i, j - i);
-    if (!is_blank(text)) out.push_back({std::string(text), number});
-    if (j < all.size()) j += all[j] == '\r' && j + 1 < all.size() && all[j + 1] == '\n' ? 2 : 1;
-    i = j, ++number;
+// The lines of a --batch-file, read as `npx attnseq translate` reads standard input, a buffer at a
+// time (a million lines cost no more memory than a window of them): each line
+// must be UTF-8 (else an error naming the first bad byte's offset in the input and its line), a
+// leading BOM is dropped, LF, CRLF and a lone CR each end a line, blank lines are skipped, and a line
+// longer than kMaxTextBytes is refused (counted to its end, but not held).
+class LineReader {
+ public:
+  LineReader(int fd, std::string name) : fd_(fd), name_(std::move(name)) {}
+
+  // The next non-blank line; false at the end of the input.
+  bool next(Line& out) {
+    for (;;) {
+      std::uint64_t line_start = offset_;
+      int c = get();
+      if (c == '\n' && after_cr_) line_start = offset_, c = get();  // the LF of a CRLF: no line of its own
+      after_cr_ = false;
+      if (c == EOF) return false;
+      line_.clear();
+      std::uint64_t bytes = 0;  // a line past the text limit is counted to its end, not kept
+      while (c != EOF && c != '\n' && c != '\r') {
+        if (++bytes <= kMaxTextBytes) line_.push_back(char(c));
+        c = get();
+      }
+      if (bytes > kMaxTextBytes)
+        throw TooLong(name_ + " line " + std::to_string(number_) + ": text is " + std::to_string(bytes) +
+                      " bytes; the maximum is " + std::to_string(kMaxTextBytes));
+      after_cr_ = c == '\r';
+      std::string_view text = line_;
+      if (line_start == 0 && text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3), line_start = 3;
+      const std::size_t bad = invalid_utf8_at(text);
+      if (bad != std::string_view::npos)
+        throw std::invalid_argument(name_ + ": invalid UTF-8 at byte " + std::to_string(line_start + bad) + " (line " +
+                                    std::to_string(number_) + ")");
+      const std::size_t number = number_++;
+      if (!is_blank(text)) {
+        out = {std::string(text), number};
+        return true;
+      }
+    }
   }
-  return out;
-}
+
+ private:
+  int get() {
+    if (pos_ == len_) {
+      if (eof_) return EOF;
+      // read(2), not fread: it returns what a pipe holds now instead of waiting for a full buffer,
+      // so each window is translated as soon as its lines have arrived.
+      ssize_t n;
+      do n = ::read(fd_, buf_, sizeof buf_);
+      while (n < 0 && errno == EINTR);
+      if (n < 0) throw std::runtime_error("cannot read " + name_ + ": " + std::strerror(errno));
+      pos_ = 0;
+      len_ = std::size_t(n);
+      if (len_ == 0) {
+        eof_ = true;
+        return EOF;
+      }
+    }
+    ++offset_;
+    return static_cast<unsigned char>(buf_[pos_++]);
+  }
+
+  int fd_;
+  std::string name_;
+  std::string line_;
+  char buf_[1 << 16];
+  std::size_t pos_ = 0, len_ = 0;
+  bool eof_ = false, after_cr_ = false;
+  std::uint64_t offset_ = 0;  // bytes read so far
+  std::size_t number_ = 1;    // the number of the line being read (blank lines count)
+};
 
 // A line of ids for an ids-only model ("4 5 6", "4,5,6": one comma or whitespace between ids), as
 // `npx attnseq translate` reads TEXT for such a model; false if the line is not one.
@@ -361,47 +439,69 @@ bool ids_line(const std::string& s, std::vector<std::int32_t>& out) {
   return true;
 }
 
-// --batch-file: every line checked (UTF-8, tokenizer, length, options), naming the first bad one,
-// before any decoding; then one translate_batch over all of them, printed in order as TEXT would be
-// (JSON: one object per line; text: the blocks one after the other, a blank line between two).
+// Standard output, flushed: a write that failed (a full disk, a closed pipe's EPIPE) is an error, not
+// a success with the output lost.
+void flush_stdout() {
+  if (std::fflush(stdout) != 0 || std::ferror(stdout))
+    throw std::runtime_error(std::string("cannot write standard output: ") + std::strerror(errno));
+}
+
+// --batch-file: the lines in windows of at most kWindowLines lines and kWindowCells attention cells
+// (source length x max_length x beam, summed), so that memory stays bounded however long the input
+// is. Each window's lines are checked (UTF-8, tokenizer, length, options), naming the first bad one,
+// then translated by one translate_batch and printed in order as TEXT would be (JSON: one object per
+// line; text: the blocks one after the other, a blank line between two) before the next window is
+// read. A bad line stops the run after the windows before it were printed. The output is the same
+// for any window: each result is what translating its line alone gives.
+constexpr std::size_t kWindowLines = 4096;
+constexpr std::uint64_t kWindowCells = std::uint64_t(1) << 24;
+
 int translate_batch_file(const Args& a, const Model& model, const Vocab& sv, const Vocab& tv) {
   const auto& c = model.config();
   const bool stdin_input = a.batch_file == "-";
   const std::string name = stdin_input ? "standard input" : a.batch_file;
-  std::vector<std::uint8_t> bytes;
-  if (stdin_input) {
-    std::uint8_t buf[1 << 16];
-    std::size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, stdin)) > 0) bytes.insert(bytes.end(), buf, buf + n);
-    if (std::ferror(stdin)) throw std::runtime_error("cannot read standard input");
-  } else {
-    bytes = read_file_bytes(a.batch_file);
+  std::unique_ptr<FILE, int (*)(FILE*)> file(nullptr, &std::fclose);
+  if (!stdin_input) {
+    file.reset(std::fopen(a.batch_file.c_str(), "rb"));
+    if (!file) throw std::invalid_argument("cannot open '" + a.batch_file + "': " + std::strerror(errno));
   }
   // What no source could satisfy is the options' fault, not the first line's.
   validate(a.opt, c, kMaxSourceLength);
-  const std::vector<Line> lines = batch_lines(bytes, name);
+  LineReader lines(stdin_input ? STDIN_FILENO : ::fileno(file.get()), name);
   std::vector<Source> sources;
   std::vector<std::vector<std::int32_t>> ids;
-  for (const Line& l : lines) {
-    try {
-      std::vector<std::int32_t> line_ids;
-      sources.push_back(!sv.has_text() && ids_line(l.text, line_ids) ? source_of_ids(sv, std::move(line_ids))
-                                                                     : source_of_text(sv, l.text));
-      model.check_source(sources.back().ids.data(), int(sources.back().ids.size()));
-      validate(a.opt, c, int(sources.back().ids.size()));
-      ids.push_back(sources.back().ids);
-    } catch (const std::invalid_argument& e) {
-      raise_with_context(name + " line " + std::to_string(l.number) + ": ", e);
+  bool more = true, printed = false;
+  while (more) {
+    sources.clear();
+    ids.clear();
+    std::uint64_t cells = 0;
+    Line l;
+    while (sources.size() < kWindowLines && cells < kWindowCells && (more = lines.next(l))) {
+      try {
+        std::vector<std::int32_t> line_ids;
+        sources.push_back(!sv.has_text() && ids_line(l.text, line_ids) ? source_of_ids(sv, std::move(line_ids))
+                                                                       : source_of_text(sv, l.text));
+        const int T = int(sources.back().ids.size());
+        model.check_source(sources.back().ids.data(), T);
+        validate(a.opt, c, T);
+        cells += std::uint64_t(T) * std::uint64_t(effective_max_length(a.opt, T)) * std::uint64_t(a.opt.beam);
+        ids.push_back(sources.back().ids);
+      } catch (const std::invalid_argument& e) {
+        raise_with_context(name + " line " + std::to_string(l.number) + ": ", e);
+      }
     }
-  }
-  const std::vector<DecodeResult> res = translate_batch(model, ids, a.opt, kDefaultBatchRows, a.threads);
-  for (std::size_t i = 0; i < res.size(); ++i) {
-    if (a.json) {
-      std::fputs(translation_json(res[i], c.has_attention(), tv, sources[i].ids, sources[i].pieces).c_str(), stdout);
-    } else {
-      if (i) std::printf("\n");
-      print_text(res[i], c, tv, sources[i].pieces);
+    if (ids.empty()) break;
+    const std::vector<DecodeResult> res = translate_batch(model, ids, a.opt, kDefaultBatchRows, a.threads);
+    for (std::size_t i = 0; i < res.size(); ++i) {
+      if (a.json) {
+        std::fputs(translation_json(res[i], c.has_attention(), tv, sources[i].ids, sources[i].pieces).c_str(), stdout);
+      } else {
+        if (printed) std::printf("\n");
+        print_text(res[i], c, tv, sources[i].pieces);
+      }
+      printed = true;
     }
+    flush_stdout();
   }
   return 0;
 }
@@ -418,15 +518,16 @@ int translate(const std::vector<std::string>& argv) {
     return 0;
   }
   if (int(a.has_batch_file) + int(!a.ids.empty()) + int(a.has_text) > 1)
-    throw std::invalid_argument("give one of --batch-file, --ids or TEXT");
+    throw UsageError("give one of --batch-file, --ids or TEXT");
   if (a.has_threads && !a.has_batch_file)
-    throw std::invalid_argument("--threads shares a --batch-file's lines among threads; give it with --batch-file");
+    throw UsageError("--threads shares a --batch-file's lines among threads; give it with --batch-file");
   Model model = load_checkpoint_file(a.model);
   const auto& c = model.config();
   const Vocab sv = Vocab::source(c), tv = Vocab::target(c);
-  if (!a.prefix.empty()) a.opt.prefix = tv.has_text() ? tv.encode(a.prefix) : parse_ids("--prefix", a.prefix);
+  if (!a.prefix.empty())
+    a.opt.prefix = tv.has_text() ? known_target_ids(tv, a.prefix) : parse_ids("--prefix", a.prefix);
   if (a.has_batch_file) return translate_batch_file(a, model, sv, tv);
-  if (a.ids.empty() && !a.has_text) throw std::invalid_argument("no source: give TEXT or --ids (or --batch-file FILE)");
+  if (a.ids.empty() && !a.has_text) throw UsageError("no source: give TEXT or --ids (or --batch-file FILE)");
   const Source src = a.ids.empty() ? source_of_text(sv, a.text) : source_of_ids(sv, parse_ids("--ids", a.ids));
   Encoded enc;
   model.encode(src.ids.data(), int(src.ids.size()), enc);
@@ -435,6 +536,7 @@ int translate(const std::vector<std::string>& argv) {
     std::fputs(translation_json(r, c.has_attention(), tv, src.ids, src.pieces).c_str(), stdout);
   else
     print_text(r, c, tv, src.pieces);
+  flush_stdout();
   return 0;
 }
 
@@ -451,7 +553,8 @@ int info(const std::vector<std::string>& argv) {
               c.bidirectional ? "yes" : "no", c.bridge ? "yes" : "no", c.layers);
   std::printf("vocab %d -> %d, embedding %d/%d, hidden %d/%d, attn_dim %d, tokenizer %s\n", c.src_vocab, c.tgt_vocab,
               c.src_emb, c.tgt_emb, c.enc_hidden, c.dec_hidden, c.attn_dim, tokenizer_str(c).c_str());
-  for (const auto& kv : c.extra) std::printf("%s: %s\n", kv.first.c_str(), kv.second.c_str());
+  for (const auto& kv : c.extra)
+    std::printf("%s: %s\n", printable(kv.first, true).c_str(), printable(kv.second).c_str());
   std::size_t n = model.params().data.size();
   if (model.quantized()) {  // an int8 checkpoint (attnseq quantize): how many of its matrices are int8
     int q = 0, total = 0;

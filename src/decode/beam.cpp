@@ -86,7 +86,7 @@ std::vector<DecodeResult> beam_search(const Model& model, const Encoded* const* 
       cands.clear();
       for (int b = 0; b < rows; ++b) {
         const float* l = &st.logits[(off + b) * V];
-        const float lse = kernels::logsumexp(l, V);
+        const float lse = checked_logsumexp(l, V, std::size_t(k));
         if (std::size_t(k) < o.prefix.size()) {
           cands.push_back({b, o.prefix[k], s.live_lp[b] + l[o.prefix[k]] - lse});
           continue;

@@ -33,6 +33,11 @@ struct DecodeResult {
   std::vector<Hypothesis> hypotheses;  // best first
 };
 
+// The log-sum-exp of one row's logits at target position `step` (from 0). Throws BadCheckpoint when it
+// is not finite: the model's numbers overflowed or became NaN, and such a decode is an error, never an
+// answer (a load refuses weights that could do this; a Model built in memory is not checked there).
+float checked_logsumexp(const float* logits, std::size_t V, std::size_t step);
+
 // Throws std::invalid_argument for bad options (naming the option and value).
 void validate(const DecodeOptions& o, const ModelConfig& c, int src_len);
 int effective_max_length(const DecodeOptions& o, int src_len);

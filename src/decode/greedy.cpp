@@ -38,6 +38,14 @@ std::int32_t sample_token(const float* logits, std::size_t n, float temperature,
   return std::int32_t(kernels::argmax(p, n));  // rounding left u above the total
 }
 
+float checked_logsumexp(const float* logits, std::size_t V, std::size_t step) {
+  const float lse = kernels::logsumexp(logits, V);
+  if (!std::isfinite(lse))
+    throw BadCheckpoint("target step " + std::to_string(step + 1) + ": the model's logits are not finite (" +
+                        number_text(lse) + "); its weights overflow float32 arithmetic");
+  return lse;
+}
+
 int effective_max_length(const DecodeOptions& o, int src_len) {
   if (o.max_length > 0) return o.max_length;
   return std::min(2 * src_len + 10, kMaxTargetLength);
@@ -51,11 +59,11 @@ void validate(const DecodeOptions& o, const ModelConfig& c, int src_len) {
     bad("max_length is " + std::to_string(o.max_length) + "; it must be in [1, " + std::to_string(kMaxTargetLength) +
         "] (0 = automatic)");
   if (!std::isfinite(o.temperature) || o.temperature < 0.f)
-    bad("temperature is " + std::to_string(o.temperature) + "; it must be a finite number >= 0");
+    bad("temperature is " + number_text(o.temperature) + "; it must be a finite number >= 0");
   if (o.temperature > 0.f && o.beam > 1)
     bad("temperature sampling needs beam 1 (beam is " + std::to_string(o.beam) + ")");
   if (!std::isfinite(o.length_penalty) || o.length_penalty < 0.f || o.length_penalty > 10.f)
-    bad("length_penalty is " + std::to_string(o.length_penalty) + "; it must be in [0, 10]");
+    bad("length_penalty is " + number_text(o.length_penalty) + "; it must be in [0, 10]");
   if (o.num_hypotheses < 0 || o.num_hypotheses > o.beam)
     bad("num_hypotheses is " + std::to_string(o.num_hypotheses) +
         "; it must be in [0, beam = " + std::to_string(o.beam) + "]");
@@ -106,7 +114,7 @@ const Session::Step& Session::step(std::int32_t forced, const float* attn_overri
     s.token = sample_token(logits, V, opt_.temperature, rng_, scratch_.data());
   else
     s.token = std::int32_t(kernels::argmax(logits, V));
-  s.log_prob = logits[s.token] - kernels::logsumexp(logits, V);
+  s.log_prob = logits[s.token] - checked_logsumexp(logits, V, k);
   tokens_.push_back(s.token);
   s.done = s.token == c.eos || int(tokens_.size()) >= max_len_;
   last_ = s;
@@ -153,7 +161,7 @@ std::vector<DecodeResult> greedy_or_sample(const Model& model, const Encoded* co
         token = sample_token(logits, V, o.temperature, rng[i], scratch.data());
       else
         token = std::int32_t(kernels::argmax(logits, V));
-      h.log_prob += logits[token] - kernels::logsumexp(logits, V);
+      h.log_prob += logits[token] - checked_logsumexp(logits, V, k);
       h.attention.insert(h.attention.end(), &st.weights[r * T], &st.weights[r * T] + encs[i]->T);
       h.tokens.push_back(token);
       if (token == c.eos || int(h.tokens.size()) >= max_len[i]) continue;

@@ -5,8 +5,11 @@
 #include "model/checkpoint.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <limits>
 #include <memory>
@@ -285,10 +288,19 @@ void read_q8(const safetensors::File& f, const ParamSpec& spec, Q8Matrix& m) {
     if (m.q[k] == -128)
       fail("tensor '" + spec.name + "' holds -128 at row " + std::to_string(k / N) + ", column " +
            std::to_string(k % N) + "; int8 weights are in [-127, 127]");
-  for (std::size_t r = 0; r < M; ++r)
+  for (std::size_t r = 0; r < M; ++r) {
     if (!std::isfinite(m.scale[r]) || m.scale[r] < 0.f)
-      fail("scales '" + sname + "' hold " + std::to_string(m.scale[r]) + " at row " + std::to_string(r) +
+      fail("scales '" + sname + "' hold " + number_text(m.scale[r]) + " at row " + std::to_string(r) +
            "; a scale must be finite and >= 0");
+    // The row's weights q x scale must lie where an F32 tensor's must (load, below): a finite scale
+    // can still make them overflow, or reach sizes that overflow the products.
+    int big = 0;
+    for (std::size_t n = 0; n < N; ++n) big = std::max(big, std::abs(int(m.q[r * N + n])));
+    if (double(big) * double(m.scale[r]) > kMaxAbsWeight)
+      fail("tensor '" + spec.name + "' row " + std::to_string(r) + ": its scale " + number_text(m.scale[r]) +
+           " times its weight " + std::to_string(big) + " is " + number_text(double(big) * double(m.scale[r])) +
+           ", beyond the largest weight a checkpoint may hold (2^50 = " + number_text(kMaxAbsWeight) + ")");
+  }
 }
 
 Model load(const std::uint8_t* bytes, std::size_t size) {
@@ -318,9 +330,13 @@ Model load(const std::uint8_t* bytes, std::size_t size) {
       continue;
     }
     safetensors::read_f32(f, t, dst);
-    for (std::int64_t k = 0; k < spec.numel(); ++k)
+    for (std::int64_t k = 0; k < spec.numel(); ++k) {
       if (!std::isfinite(dst[k]))
         fail("tensor '" + spec.name + "' holds a non-finite value at index " + std::to_string(k));
+      if (std::fabs(double(dst[k])) > kMaxAbsWeight)
+        fail("tensor '" + spec.name + "' holds " + number_text(dst[k]) + " at index " + std::to_string(k) +
+             ", beyond the largest weight a checkpoint may hold (2^50 = " + number_text(kMaxAbsWeight) + ")");
+    }
   }
   for (const auto& t : f.tensors) {
     bool expected = false;
@@ -350,19 +366,54 @@ Model load_checkpoint(const std::uint8_t* bytes, std::size_t size) {
   return reraise_input_errors_as(ErrorKind::BadCheckpoint, [&] { return load(bytes, size); });
 }
 
-std::vector<std::uint8_t> read_file_bytes(const std::string& path) {
-  std::unique_ptr<FILE, int (*)(FILE*)> fp(std::fopen(path.c_str(), "rb"), &std::fclose);
-  if (!fp) throw std::invalid_argument("cannot open '" + path + "'");
-  std::vector<std::uint8_t> out;
+namespace {
+using FilePtr = std::unique_ptr<FILE, int (*)(FILE*)>;
+
+FilePtr open_for_reading(const std::string& path) {
+  FilePtr fp(std::fopen(path.c_str(), "rb"), &std::fclose);
+  if (!fp) throw std::invalid_argument("cannot open '" + path + "': " + std::strerror(errno));
+  return fp;
+}
+
+// Appends to out until it holds `total` bytes or the file ends.
+void read_up_to(FILE* fp, const std::string& path, std::vector<std::uint8_t>& out, std::uint64_t total) {
   std::uint8_t buf[1 << 16];
-  std::size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, fp.get())) > 0) out.insert(out.end(), buf, buf + n);
-  if (std::ferror(fp.get())) throw std::invalid_argument("cannot read '" + path + "'");
+  while (out.size() < total) {
+    const std::size_t n = std::fread(buf, 1, std::size_t(std::min<std::uint64_t>(sizeof buf, total - out.size())), fp);
+    if (n == 0) break;
+    out.insert(out.end(), buf, buf + n);
+  }
+  if (std::ferror(fp)) throw std::invalid_argument("cannot read '" + path + "': " + std::strerror(errno));
+}
+}  // namespace
+
+std::vector<std::uint8_t> read_file_bytes(const std::string& path) {
+  FilePtr fp = open_for_reading(path);
+  std::vector<std::uint8_t> out;
+  read_up_to(fp.get(), path, out, std::numeric_limits<std::uint64_t>::max());
+  return out;
+}
+
+std::vector<std::uint8_t> read_checkpoint_bytes(const std::string& path) {
+  FilePtr fp = open_for_reading(path);
+  std::vector<std::uint8_t> out;
+  read_up_to(fp.get(), path, out, 8);
+  std::uint64_t n = 0;
+  for (std::size_t i = out.size(); i-- > 0;) n = (n << 8) | out[i];
+  // A length parse() refuses whatever follows: what has been read is enough for its message.
+  if (out.size() < 8 || n == 0 || n > safetensors::kMaxHeaderBytes) return out;
+  read_up_to(fp.get(), path, out, 8 + n);
+  const std::uint64_t size = safetensors::declared_size(out.data(), out.size());
+  if (size > kMaxCheckpointBytes)
+    throw BadCheckpoint(path + ": safetensors: the header's data_offsets reach " + std::to_string(size) +
+                        " bytes, more than the largest checkpoint (" + std::to_string(kMaxCheckpointBytes) +
+                        " bytes: 2^28 parameters)");
+  if (size > 0) read_up_to(fp.get(), path, out, size);
   return out;
 }
 
 Model load_checkpoint_file(const std::string& path) {
-  const auto bytes = read_file_bytes(path);
+  const auto bytes = read_checkpoint_bytes(path);
   try {
     return load_checkpoint(bytes.data(), bytes.size());
   } catch (const std::invalid_argument& e) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "model/model.hpp"
+#include "model/safetensors.hpp"
 
 namespace attnseq {
 
@@ -17,5 +18,11 @@ void save_checkpoint_file(const Model& model, const std::string& path);
 
 // Reads a whole file; throws std::invalid_argument naming the path on failure.
 std::vector<std::uint8_t> read_file_bytes(const std::string& path);
+// Reads a checkpoint file as far as its own sizes say it goes (safetensors::declared_size), so that
+// a device or a pipe that never ends (/dev/zero) is read only that far; refuses a header that
+// declares more than the largest checkpoint there can be (kMaxCheckpointBytes) before reading on.
+std::vector<std::uint8_t> read_checkpoint_bytes(const std::string& path);
+// 8 + the header limit + every parameter as F32 with, at most, an F32 scale for each.
+constexpr std::uint64_t kMaxCheckpointBytes = 8 + safetensors::kMaxHeaderBytes + 8 * std::uint64_t(kMaxParams);
 
 }  // namespace attnseq

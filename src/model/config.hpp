@@ -21,13 +21,19 @@ const char* to_string(TokenizerKind);
 const char* to_string(CaseFold);  // "keep", "upper", "lower"
 
 // Documented limits: inputs beyond them are refused with a clear error instead of allocating.
-constexpr int kMaxSourceLength = 1024;                      // source tokens per encode
-constexpr int kMaxTargetLength = 1024;                      // target tokens per decode
-constexpr int kMaxBeam = 64;                                // beam width
-constexpr int kMaxRows = 1024;                              // decoder rows of one state (batch x beam)
-constexpr int kDefaultBatchRows = 256;                      // translate_batch's rows per group by default
-constexpr std::size_t kMaxTextBytes = 1u << 20;             // bytes of user text per call
-constexpr std::int64_t kMaxDim = 1 << 16;                   // any single dimension of a model
+constexpr int kMaxSourceLength = 1024;           // source tokens per encode
+constexpr int kMaxTargetLength = 1024;           // target tokens per decode
+constexpr int kMaxBeam = 64;                     // beam width
+constexpr int kMaxRows = 1024;                   // decoder rows of one state (batch x beam)
+constexpr int kDefaultBatchRows = 256;           // translate_batch's rows per group by default
+constexpr std::size_t kMaxTextBytes = 1u << 20;  // bytes of user text per call
+constexpr std::int64_t kMaxDim = 1 << 16;        // any single dimension of a model
+// The largest |weight| a checkpoint may hold (2^50, about 1.1e15; a bias of -1e9 that forbids a token
+// is well inside). With every dimension at most kMaxDim = 2^16 and activations in [-1, 1] after each
+// tanh or sigmoid, the largest product of the forward pass (an embedding times W_ih, summed over E)
+// stays below 2^50 * 2^50 * 2^16 = 2^116, far from float32's 2^128: no weights a file can carry make
+// encode or step overflow.
+constexpr double kMaxAbsWeight = 1125899906842624.0;
 constexpr std::int64_t kMaxParams = std::int64_t(1) << 28;  // 1 GiB of F32 parameters
 
 struct ModelConfig {

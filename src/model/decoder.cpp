@@ -9,6 +9,7 @@
 #include <string>
 
 #include "kernels/kernels.hpp"
+#include "model/errors.hpp"
 #include "model/model.hpp"
 
 namespace attnseq {
@@ -91,8 +92,8 @@ void Model::step_rows(const Encoded& shared, const Encoded* const* encs, Decoder
       for (int t = 0; t < enc.T; ++t) {
         const float v = attn_override[b * enc.T + t];
         if (!std::isfinite(v) || v < 0.f)
-          throw std::invalid_argument("step: attention override weight " + std::to_string(t) + " is " +
-                                      std::to_string(v) + "; weights must be finite and >= 0");
+          throw std::invalid_argument("step: attention override weight " + std::to_string(t) + " is " + number_text(v) +
+                                      "; weights must be finite and >= 0");
         s += v;
       }
       if (!(s > 0.f)) throw std::invalid_argument("step: attention override row " + std::to_string(b) + " sums to 0");

@@ -3,6 +3,8 @@
 // is a std::invalid_argument, so code that catches that still catches them, and a std::invalid_argument
 // that is not an Error counts as BadInput (the kind of most errors, marked only where it helps).
 #pragma once
+#include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -52,6 +54,24 @@ struct NotEncoded : Error {
     case ErrorKind::BadInput: break;
   }
   throw BadInput(message);
+}
+
+// A number as a person writes it in a message: 0.003, 1e+15, -3e+38, -1e-30 (not -0.000000, not
+// 39 digits): the shortest of 15 and 17 significant digits that reads back as x.
+inline std::string number_text(double x) {
+  char b[40];
+  std::snprintf(b, sizeof b, "%.15g", x);
+  if (std::strtod(b, nullptr) != x) std::snprintf(b, sizeof b, "%.17g", x);
+  return b;
+}
+// A float with the fewest digits (6 to 9) that read back as it: 1e+16 and -3e+38, not 17 digits.
+inline std::string number_text(float x) {
+  char b[40];
+  for (int digits = 6; digits <= 9; ++digits) {
+    std::snprintf(b, sizeof b, "%.*g", digits, double(x));
+    if (std::strtof(b, nullptr) == x) break;
+  }
+  return b;
 }
 
 // The kind of a caught std::invalid_argument: an Error's own, BadInput for any other.

@@ -269,6 +269,30 @@ File parse(const std::uint8_t* bytes, std::size_t size) {
   return f;
 }
 
+std::uint64_t declared_size(const std::uint8_t* bytes, std::size_t size) {
+  if (!bytes || size < 8) return 0;
+  std::uint64_t n = 0;
+  for (int i = 7; i >= 0; --i) n = (n << 8) | bytes[i];
+  if (n == 0 || n > kMaxHeaderBytes || n > size - 8) return 0;
+  json::Value header;
+  try {
+    header = json::parse(std::string_view(reinterpret_cast<const char*>(bytes + 8), static_cast<std::size_t>(n)));
+  } catch (const std::invalid_argument&) {
+    return 0;
+  }
+  if (!header.is_object()) return 0;
+  std::uint64_t end = 0;
+  for (const auto& [key, value] : header.object) {
+    if (key == "__metadata__" || !value.is_object()) continue;
+    for (const auto& [k, v] : value.object) {
+      std::uint64_t e = 0;
+      if (k == "data_offsets" && v.is_array() && v.array.size() == 2 && as_uint(v.array[1], kMaxOffset, &e))
+        end = std::max(end, e);
+    }
+  }
+  return 8 + n + end;
+}
+
 namespace {
 // The TensorInfo may not come from this File's parse(): re-check it against the data section.
 const std::uint8_t* checked_data(const File& f, const TensorInfo& t) {

@@ -41,6 +41,11 @@ struct File {
 // must outlive the File). Throws std::invalid_argument("safetensors: ...") naming the tensor and numbers.
 File parse(const std::uint8_t* bytes, std::size_t size);
 
+// The size a file says it has: 8 + the header length + the furthest data_offsets end of its tensors,
+// from its first bytes (the length and the header; the data need not be there). 0 when those bytes
+// are too short or do not parse: parse() then says why. A reader of a stream stops there.
+std::uint64_t declared_size(const std::uint8_t* bytes, std::size_t size);
+
 // Converts F32/F16/BF16 (little-endian) to float: t.numel() values into out. An I8 tensor is refused
 // (its values mean nothing without its scales).
 void read_f32(const File& f, const TensorInfo& t, float* out);

@@ -48,6 +48,7 @@ class Vocab {
   std::string decode(const std::int32_t* ids, std::size_t n) const;
   std::int32_t lookup(const std::string& piece) const;  // after the case fold; unk if absent
   const std::vector<std::string>& tokens() const { return tokens_; }
+  std::int32_t unk() const { return unk_; }
 
  private:
   TokenizerKind kind_ = TokenizerKind::Ids;

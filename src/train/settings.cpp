@@ -29,15 +29,6 @@ const Setting& setting(const std::string& cli) {
   throw std::logic_error("no setting " + cli);
 }
 
-std::string number_text(double x) {
-  // The shortest of 15 and 17 significant digits that reads back as x: 0.003 stays 0.003, and
-  // 2^53 - 1 is written out in full (what JavaScript would print).
-  char b[40];
-  std::snprintf(b, sizeof b, "%.15g", x);
-  if (std::strtod(b, nullptr) != x) std::snprintf(b, sizeof b, "%.17g", x);
-  return b;
-}
-
 std::string default_text(const Setting& s) { return s.same_as ? "" : number_text(s.def); }
 
 Style parse_style(const std::string& v, const std::string& what) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "model/config.hpp"
+#include "model/errors.hpp"
 
 namespace attnseq::train {
 
@@ -25,7 +26,7 @@ const std::vector<Setting>& settings();
 // The setting with this flag; std::logic_error for a flag that is not one (a programming error).
 const Setting& setting(const std::string& cli);
 // A number as the help and the messages print it ("64", "0.003", "1e-30", "9007199254740991").
-std::string number_text(double x);
+using attnseq::number_text;  // src/model/errors.hpp
 // The default as the help prints it ("64", "0.003"; "" when it is another setting's value).
 std::string default_text(const Setting& s);
 

@@ -258,6 +258,54 @@ TEST_CASE("quantize: a row of zeros gets scale 0 and its outputs are the bias al
   for (float x : t.logits) CHECK(std::isfinite(x));
 }
 
+TEST_CASE("checkpoint: an F32 weight beyond 2^50 is refused naming the tensor and the index, and 2^50 itself loads") {
+  const Bytes good = save_checkpoint(random_model(test::small_config(Cell::GRU, Style::Luong, Score::General), 5));
+  for (float big : {1e16f, -3e38f}) {
+    Draft d = draft_of(good);
+    d.at("decoder.out.weight").f[7] = big;
+    const std::string got = refusal(d.bytes());
+    CAPTURE(got);
+    CHECK(got.find("tensor 'decoder.out.weight' holds " + number_text(big) +
+                   " at index 7, beyond the largest weight a checkpoint may hold (2^50 = 1125899906842624)") !=
+          std::string::npos);
+  }
+  Draft d = draft_of(good);
+  d.at("decoder.out.bias").f[0] = float(-kMaxAbsWeight);
+  CHECK(refusal(d.bytes()) == "<loaded>");
+}
+
+// Numbers a file may not carry, set in memory: a decode whose logits stop being finite is an error
+// (BadCheckpoint, naming the step), never an answer, greedy, beam and step by step alike.
+TEST_CASE("decode: logits that overflow or turn NaN are a BadCheckpoint naming the step, on every search") {
+  for (float bad : {INFINITY, NAN}) {
+    Model m = random_model(test::small_config(Cell::GRU, Style::Luong, Score::Dot), 3);
+    m.params().get("decoder.out.bias")[4] = bad;
+    m.prepare();
+    Encoded enc;
+    const std::vector<std::int32_t> src = {4, 5, 6};
+    m.encode(src.data(), int(src.size()), enc);
+    CAPTURE(bad);
+    for (int beam : {1, 3}) {
+      DecodeOptions o;
+      o.beam = beam;
+      std::string what;
+      try {
+        decode(m, enc, o);
+      } catch (const BadCheckpoint& e) {
+        what = e.what();
+      }
+      CAPTURE(beam);
+      CHECK(what.rfind("target step 1: the model's logits are not finite (", 0) == 0);
+      CHECK(what.find("); its weights overflow float32 arithmetic") != std::string::npos);
+    }
+    Session s(m, enc, DecodeOptions{});
+    CHECK_THROWS_AS(s.step(), BadCheckpoint);
+    m.params().get("decoder.out.bias")[4] = 0.f;  // finite again: the same model decodes
+    m.prepare();
+    CHECK_NOTHROW(decode(m, enc, DecodeOptions{}));
+  }
+}
+
 TEST_CASE("quantize: inf or NaN in a matrix is refused, naming tensor, row and column, and the model is unchanged") {
   for (float bad : {INFINITY, -INFINITY, NAN}) {
     Model m = random_model(test::small_config(Cell::LSTM, Style::Bahdanau, Score::Additive), 13);
@@ -321,11 +369,31 @@ TEST_CASE(
     s.q.assign(s.f.size(), 1);
     check(d, "scales 'decoder.out.weight.scale' of I8 tensor 'decoder.out.weight' are I8; expected F32");
   }
-  for (float bad : {INFINITY, NAN, -0.5f}) {
+  for (float bad : {INFINITY, NAN, -0.5f, -1e-30f}) {  // -1e-30 once read "-0.000000"
     Draft d = draft_of(good);
     d.at(S).f[2] = bad;
-    check(d, "scales 'decoder.out.weight.scale' hold " + std::to_string(bad) +
-                 " at row 2; a scale must be finite and >= 0");
+    check(d,
+          "scales 'decoder.out.weight.scale' hold " + number_text(bad) + " at row 2; a scale must be finite and >= 0");
+  }
+  // Finite scales whose weights overflow (1e38 x 127 is inf) or reach sizes that overflow the
+  // products (1e30 gave garbage with score 0): refused naming the tensor and the row.
+  for (auto [name, scale] : {std::pair<std::string, float>{"encoder.embedding.weight", 1e38f},
+                             std::pair<std::string, float>{W, 1e30f}, std::pair<std::string, float>{W, 1e13f}}) {
+    Draft d = draft_of(good);
+    Item& w = d.at(name);
+    const std::int64_t N = w.shape[1];
+    w.q[std::size_t(N)] = 127;  // row 1 holds a 127
+    d.at(name + ".scale").f[1] = scale;
+    CAPTURE(name);
+    CAPTURE(scale);
+    check(d, "tensor '" + name + "' row 1: its scale " + number_text(scale) + " times its weight 127 is " +
+                 number_text(127.0 * double(scale)) + ", beyond the largest weight a checkpoint may hold");
+  }
+  {  // just inside the bound: 127 x scale <= 2^50 loads
+    Draft d = draft_of(good);
+    d.at(W).q[0] = 127;
+    d.at(S).f[0] = float(kMaxAbsWeight / 127.0 * 0.999);
+    check(d, "<loaded>");
   }
   {
     Draft d = draft_of(good);

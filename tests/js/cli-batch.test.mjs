@@ -175,12 +175,12 @@ test('native --batch-file --threads N: the same output for any N; a bad N, or N 
   for (const [n, message] of [['0', "--threads expects an integer in [1, 256], got '0'"],
     ['257', "--threads expects an integer in [1, 256], got '257'"], ['two', "--threads expects an integer, got 'two'"]]) {
     const r = run('native', ['--model', MODEL('g2p-en'), '--threads', n, '--batch-file', batch]);
-    assert.equal(r.code, 1, `--threads ${n}: exit ${r.code}; ${r.err}`);
+    assert.equal(r.code, 2, `--threads ${n}: a usage error, exit ${r.code}; ${r.err}`);
     assert.equal(r.out, '');
     assert.ok(r.err.includes(message), `--threads ${n}: ${r.err}`);
   }
   const alone = run('native', ['--model', MODEL('g2p-en'), '--threads', '2', 'knight']);
-  assert.equal(alone.code, 1, alone.err);
+  assert.equal(alone.code, 2, alone.err);
   assert.match(alone.err, /--threads shares a --batch-file's lines among threads; give it with --batch-file/);
 });
 

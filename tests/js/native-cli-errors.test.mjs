@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, 
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { cliOk, cliRefused, runCli } from './native.mjs';
+import { cliOk, cliRefused, cliUsage, runCli } from './native.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const MODEL = (n) => path.join(ROOT, 'models', `${n}.safetensors`);
@@ -19,26 +19,27 @@ process.on('exit', () => rmSync(TMP, { recursive: true, force: true }));
 const run = runCli;
 const ok = (args) => cliOk(args).out;
 const refused = cliRefused;
+const usage = cliUsage;  // exit 2: the command line itself cannot be taken
 // Folder entries other than `keep` (temporary files a failed write must not leave behind).
 const strays = (dir, keep = []) => readdirSync(dir).filter((f) => !keep.includes(f));
 // A small, quick training run (the copy task, tiny sizes).
 const TRAIN = ['train', '--task', 'copy', '--hidden', '8', '--embedding', '8', '--seed', '3'];
 
-test('18: numbers beyond 32 bits and negative seeds are refused, naming the flag and the value', () => {
+test('18: numbers beyond 32 bits and negative seeds are refused as usage errors (exit 2), naming the flag and the value', () => {
   const reverse = MODEL('reverse');
   // Each of these used to run: 2^32 + 1 became beam 1 or max-length 1, id 2^32 + 5 became id 5.
-  refused(['translate', '--model', reverse, '--beam', '4294967297', 'abc'], '--beam', "'4294967297'");
-  refused(['translate', '--model', reverse, '--max-length', '4294967297', 'abc'], '--max-length', "'4294967297'");
-  refused(['translate', '--model', reverse, '--beam', '18446744073709551617', 'abc'], '--beam', "'18446744073709551617'");
-  refused(['translate', '--model', IDS_MODEL, '--ids', '4,4294967301'], '--ids', "'4294967301'");
-  refused(['translate', '--model', IDS_MODEL, '--ids', '4,5', '--prefix', '4294967302'], '--prefix', "'4294967302'");
+  usage(['translate', '--model', reverse, '--beam', '4294967297', 'abc'], '--beam', "'4294967297'");
+  usage(['translate', '--model', reverse, '--max-length', '4294967297', 'abc'], '--max-length', "'4294967297'");
+  usage(['translate', '--model', reverse, '--beam', '18446744073709551617', 'abc'], '--beam', "'18446744073709551617'");
+  usage(['translate', '--model', IDS_MODEL, '--ids', '4,4294967301'], '--ids', "'4294967301'");
+  usage(['translate', '--model', IDS_MODEL, '--ids', '4,5', '--prefix', '4294967302'], '--prefix', "'4294967302'");
   // The JS API refuses a negative seed (and one beyond 2^53 - 1); so does the native CLI now.
-  refused(['translate', '--model', reverse, '--temperature', '1', '--seed', '-1', 'abc'], '--seed', "'-1'");
-  refused(['translate', '--model', reverse, '--temperature', '1', '--seed', '9007199254740992', 'abc'], '--seed', "'9007199254740992'");
+  usage(['translate', '--model', reverse, '--temperature', '1', '--seed', '-1', 'abc'], '--seed', "'-1'");
+  usage(['translate', '--model', reverse, '--temperature', '1', '--seed', '9007199254740992', 'abc'], '--seed', "'9007199254740992'");
   // Numbers that do not fit a float, or are not finite, are not passed on as infinities.
-  refused(['translate', '--model', reverse, '--length-penalty', '1e39', 'abc'], '--length-penalty', "'1e39'");
-  refused([...TRAIN, '--steps', '2', '--clip', 'inf', '--out', path.join(TMP, 'never.safetensors')], '--clip', "'inf'");
-  refused(['eval', '--model', reverse, '--task', 'reverse', '--beam', '4294967297'], '--beam', "'4294967297'");
+  usage(['translate', '--model', reverse, '--length-penalty', '1e39', 'abc'], '--length-penalty', "'1e39'");
+  usage([...TRAIN, '--steps', '2', '--clip', 'inf', '--out', path.join(TMP, 'never.safetensors')], '--clip', "'inf'");
+  usage(['eval', '--model', reverse, '--task', 'reverse', '--beam', '4294967297'], '--beam', "'4294967297'");
   assert.ok(!existsSync(path.join(TMP, 'never.safetensors')));
 
   // The values at the edges of the ranges arrive unchanged.
@@ -133,22 +134,22 @@ test('21: --resume with nothing left to do, AER without gold links, unknown flag
   // Unknown flags and stray arguments are errors that name them (they were ignored).
   const m = MODEL('reverse');
   const never = path.join(TMP, 'never-trained.safetensors');
-  refused(['info', '--model', m, 'extra'], "'extra'");
-  refused(['info', '--model', m, '--bogus', '3'], '--bogus');
-  refused(['info', '--model', m, '--beam', '3'], '--beam');
-  refused(['translate', '--model', m, '--bogus', '3', 'abc'], '--bogus');
-  refused(['translate', '--model', m, 'abc', 'def'], "'def'");
-  refused([...TRAIN, '--steps', '2', '--bogus', '3', '--out', never], '--bogus');
-  refused([...TRAIN, '--steps', '2', '--out', never, 'extra'], "'extra'");
-  refused(['eval', '--model', m, '--task', 'reverse', '--n', '5', '--bogus', '3'], '--bogus');
-  refused(['eval', '--model', m, '--task', 'reverse', '--n', '5', 'extra'], "'extra'");
+  usage(['info', '--model', m, 'extra'], "'extra'");
+  usage(['info', '--model', m, '--bogus', '3'], '--bogus');
+  usage(['info', '--model', m, '--beam', '3'], '--beam');
+  usage(['translate', '--model', m, '--bogus', '3', 'abc'], '--bogus');
+  usage(['translate', '--model', m, 'abc', 'def'], "'def'");
+  usage([...TRAIN, '--steps', '2', '--bogus', '3', '--out', never], '--bogus');
+  usage([...TRAIN, '--steps', '2', '--out', never, 'extra'], "'extra'");
+  usage(['eval', '--model', m, '--task', 'reverse', '--n', '5', '--bogus', '3'], '--bogus');
+  usage(['eval', '--model', m, '--task', 'reverse', '--n', '5', 'extra'], "'extra'");
   assert.ok(!existsSync(never), 'a refused train wrote nothing');
 });
 
 test('train --threads outside [1, 256] is refused before training, naming the option', () => {
   for (const n of ['0', '10000', '-2', 'two']) {
     const out = path.join(TMP, `threads-${n}.safetensors`);
-    refused([...TRAIN, '--steps', '2', '--threads', n, '--out', out], '--threads');
+    usage([...TRAIN, '--steps', '2', '--threads', n, '--out', out], '--threads');
     assert.ok(!existsSync(out), `--threads ${n}: nothing written`);
   }
   // Two threads train and the same count repeats byte for byte.
@@ -163,5 +164,5 @@ test('eval --threads shares the examples: the same report for 1 and 2 threads, a
   const two = JSON.parse(ok([...args, '--threads', '2']));
   assert.deepEqual(two, one);
   assert.equal(one.n, 300);
-  for (const n of ['0', '10000']) refused([...args, '--threads', n], '--threads');
+  for (const n of ['0', '10000']) usage([...args, '--threads', n], '--threads');
 });

@@ -5,11 +5,11 @@
 // binary is missing (tests/js/native.mjs).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { cliOk, cliRefused } from './native.mjs';
+import { cliOk, cliRefused, cliUsage } from './native.mjs';
 import { headerOf, withHeader } from './safetensors.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -19,6 +19,7 @@ process.on('exit', () => rmSync(TMP, { recursive: true, force: true }));
 
 const ok = (args) => cliOk(args).out;
 const refused = cliRefused;
+const usage = cliUsage;
 
 // The safetensors header of a file: { name: { dtype, shape, data_offsets } } (and __metadata__).
 const header = (file) => headerOf(readFileSync(file));
@@ -71,14 +72,20 @@ test('quantize: an int8 input is written again byte for byte, also in place', ()
   assert.ok(readFileSync(inPlace).equals(readFileSync(once)), '--out may be --in itself');
 });
 
-test('quantize: refusals name their cause, exit 1 and leave the output as it was', () => {
+test('quantize: refusals name their cause, exit 1 (2 for usage errors) and leave the output as it was', () => {
   const out = path.join(TMP, 'keep.safetensors');
   writeFileSync(out, 'old');
-  refused(['quantize', '--out', out], '--in FILE is required');
-  refused(['quantize', '--in', MODEL('en-ko')], '--out FILE is required');
-  refused(['quantize', '--in', MODEL('en-ko'), '--out', out, '--beam', '2'], "unknown option --beam for 'quantize'");
-  refused(['quantize', '--in', MODEL('en-ko'), '--out', out, 'extra'], "unexpected argument 'extra'");
-  refused(['quantize', '--in', MODEL('en-ko'), '--out'], '--out needs a value');
+  // Usage errors exit 2.
+  usage(['quantize', '--out', out], '--in FILE is required');
+  usage(['quantize', '--in', MODEL('en-ko')], '--out FILE is required');
+  usage(['quantize', '--in', MODEL('en-ko'), '--out', out, '--beam', '2'], "unknown option --beam for 'quantize'");
+  usage(['quantize', '--in', MODEL('en-ko'), '--out', out, 'extra'], "unexpected argument 'extra'");
+  usage(['quantize', '--in', MODEL('en-ko'), '--out'], '--out needs a value');
+  // `--out a --out b` wrote only b.
+  const other = path.join(TMP, 'other.safetensors');
+  usage(['quantize', '--in', MODEL('en-ko'), '--out', other, '--out', out], '--out is given twice');
+  usage(['quantize', '--in', MODEL('en-ko'), '--in', MODEL('reverse'), '--out', out], '--in is given twice');
+  assert.ok(!existsSync(other));
   refused(['quantize', '--in', path.join(TMP, 'absent.safetensors'), '--out', out], 'cannot open', 'absent.safetensors');
   refused(['quantize', '--in', MODEL('en-ko'), '--out', path.join(TMP, 'no-such-folder', 'x.safetensors')], 'cannot write', 'no-such-folder');
 

@@ -286,7 +286,7 @@ test('eval on a TSV reports the exact match and token accuracy known by construc
   assert.match(text, new RegExp(`^token accuracy\\s+${mixed.token_accuracy.toFixed(4)} `, 'm'));
 });
 
-test('errors exit non-zero with a message naming the problem', () => {
+test('errors exit non-zero with a message naming the problem (2: a usage error, 1: any other)', () => {
   // A truncated checkpoint, and one whose tensor shape disagrees with its data.
   const enko = readFileSync(MODEL('en-ko'));
   const truncated = path.join(TMP, 'truncated.safetensors');
@@ -310,17 +310,17 @@ test('errors exit non-zero with a message naming the problem', () => {
     [['translate', '--model', truncated, 'Jane'], 1, `${truncated}: safetensors: header length`],
     [['info', '--model', reshaped], 1, `tensor '${first}' has shape`],
     [['frobnicate'], 2, "unknown command 'frobnicate'"],
-    [['translate', '--model', enkoFile, '--beam', 'abc', 'Jane'], 1, "--beam expects an integer, got 'abc'"],
-    [['translate', '--model', enkoFile, '--max-length', '1.5', 'Jane'], 1, "--max-length expects an integer, got '1.5'"],
-    [['translate', '--model', enkoFile, '--beam', '65', 'Jane'], 1, "--beam expects an integer in [1, 64], got '65'"],
+    [['translate', '--model', enkoFile, '--beam', 'abc', 'Jane'], 2, "--beam expects an integer, got 'abc'"],
+    [['translate', '--model', enkoFile, '--max-length', '1.5', 'Jane'], 2, "--max-length expects an integer, got '1.5'"],
+    [['translate', '--model', enkoFile, '--beam', '65', 'Jane'], 2, "--beam expects an integer in [1, 64], got '65'"],
     [['translate', '--model', FIX('tensors_only'), '--ids', '4,99'], 1, 'id 99, outside the source vocabulary'],
-    [['train', '--task', 'copy', '--steps', '0', '--out', path.join(TMP, 'never.safetensors')], 1, "--steps expects an integer in [1, 10000000], got '0'"],
-    [['translate', 'Jane'], 1, '--model FILE is required'],
-    [['info'], 1, '--model FILE is required'],
-    [['translate', '--model', enkoFile], 1, 'no source: give TEXT or --ids'],
-    [['train', '--task', 'copy'], 1, '--out FILE.safetensors is required'],
-    [['eval', '--model', enkoFile], 1, 'give exactly one of --task NAME, --data FILE.tsv or --pron FILE'],
-    [['translate', '--model', enkoFile, '--beam'], 1, '--beam needs a value'],
+    [['train', '--task', 'copy', '--steps', '0', '--out', path.join(TMP, 'never.safetensors')], 2, "--steps expects an integer in [1, 10000000], got '0'"],
+    [['translate', 'Jane'], 2, '--model FILE is required'],
+    [['info'], 2, '--model FILE is required'],
+    [['translate', '--model', enkoFile], 2, 'no source: give TEXT or --ids'],
+    [['train', '--task', 'copy'], 2, '--out FILE.safetensors is required'],
+    [['eval', '--model', enkoFile], 2, 'give exactly one of --task NAME, --data FILE.tsv or --pron FILE'],
+    [['translate', '--model', enkoFile, '--beam'], 2, '--beam needs a value'],
   ];
   for (const [args, code, message] of cases) {
     const r = run(args);

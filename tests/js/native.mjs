@@ -38,10 +38,19 @@ export function cliOk(args) {
   assert.equal(r.code, 0, `${r.what}: exit ${r.code}; stderr: ${r.err}`);
   return r;
 }
-// A refusal: exit 1, every expected fragment on stderr, nothing on stdout.
+// A refusal: exit 1 (exit 2 for a usage error: cliUsage), every expected fragment on stderr,
+// nothing on stdout.
 export function cliRefused(args, ...fragments) {
+  return refusedWith(1, args, fragments);
+}
+// A command line the command cannot take (unknown, repeated or missing option, a value out of its
+// option's form or range): exit 2, as in `npx attnseq`.
+export function cliUsage(args, ...fragments) {
+  return refusedWith(2, args, fragments);
+}
+function refusedWith(code, args, fragments) {
   const r = runCli(args);
-  assert.equal(r.code, 1, `${r.what}: should be refused, exited ${r.code}; stdout: ${r.out.slice(0, 300)}; stderr: ${r.err}`);
+  assert.equal(r.code, code, `${r.what}: should be refused with exit ${code}, exited ${r.code}; stdout: ${r.out.slice(0, 300)}; stderr: ${r.err}`);
   for (const f of fragments) assert.ok(r.err.includes(f), `${r.what}: stderr should contain ${JSON.stringify(f)}; got: ${r.err}`);
   assert.equal(r.out, '', `${r.what}: nothing on stdout`);
   return r;
