@@ -18,10 +18,12 @@
 #include "cli/commands.hpp"
 #include "cli/files.hpp"
 #include "model/checkpoint.hpp"
+#include "model/errors.hpp"
 #include "model/vocab.hpp"
 #include "train/epochs.hpp"
 #include "train/evaluate.hpp"
 #include "train/pron_data.hpp"
+#include "train/run_state.hpp"
 #include "train/settings.hpp"
 #include "train/tasks.hpp"
 #include "train/trainer.hpp"
@@ -75,7 +77,7 @@ std::vector<Option> task_options() {
       {"--task", "NAME", "", "built-in task: dates, en-ko, reverse or copy (or --data, --pron)"},
       {"--data", "FILE.tsv", "", "source<TAB>target lines (or --task)"},
       {"--pron", "FILE", "", "a pronunciation dictionary, WORD<TAB>PHONEMES lines (data/cmudict/README.md)"},
-      {"--tokenizer", "char|word", "word", "--data: both sides' tokenizer"},
+      {"--tokenizer", "char|word", "word", "--data: both sides' tokenizer (eval: the model's)"},
       {"--src-tokenizer", "char|word", "", "--data: the source side's tokenizer (default: --tokenizer)"},
       {"--tgt-tokenizer", "char|word", "", "--data: the target side's tokenizer (default: --tokenizer)"},
       {"--min-len", "N", std::to_string(d.min_len), "reverse/copy: shortest sequence"},
@@ -141,8 +143,10 @@ const std::vector<Option>& eval_options() {
     const std::vector<Option> rest = {
         {"--dev-fraction", "X", "", "--pron: score only the words `train --pron FILE --dev-fraction X` held out"},
         {"--dev-seed", "S", "1", "--pron with --dev-fraction: seed of that split"},
-        {"--n", "N", "2000", "held-out examples (not with --pron: every word is scored)"},
-        {"--seed", "S", std::to_string(train::kHeldOutSeed), "seed of the held-out examples (not with --pron)"},
+        {"--n", "N", "2000",
+         "held-out examples of a built-in task (not with --data or --pron: every line is scored once)"},
+        {"--seed", "S", std::to_string(train::kHeldOutSeed),
+         "seed of a built-in task's held-out examples (not with --data or --pron)"},
         {"--beam", "K", "1", "beam width"},
         {"--threads", "N", "",
          "evaluation threads (default: every core, at most " + std::to_string(kMaxThreads) +
@@ -162,30 +166,57 @@ std::string value_or_default(const Flags& f, const std::vector<Option>& table, c
   return v ? *v : default_of(table, "--" + k);
 }
 
-std::unique_ptr<train::Task> task_from(const Flags& f, const std::vector<Option>& table) {
+// The examples and what identifies them in a run record (the task and its options, or the file's
+// hash and the tokenizers).
+struct TaskChoice {
+  std::unique_ptr<train::Task> task;
+  train::RunRecord identity;
+};
+
+// `model`: eval's checkpoint, whose tokenizers read a --data file unless a flag names the same ones
+// (a flag that names another is refused: the model would read tokens it never learnt).
+TaskChoice task_from(const Flags& f, const std::vector<Option>& table, const ModelConfig* model = nullptr) {
   const auto* t = f.get("task");
   const auto* d = f.get("data");
   if (!!t == !!d || f.get("pron")) throw UsageError("give exactly one of --task NAME, --data FILE.tsv or --pron FILE");
   if (t) {
     train::TaskOptions o;
-    o.min_len = int(parse_int_in("--min-len", value_or_default(f, table, "min-len"), 1, kMaxSourceLength));
-    o.max_len = int(parse_int_in("--max-len", value_or_default(f, table, "max-len"), 1, kMaxSourceLength));
-    return train::make_task(*t, o);
+    const std::string lo = value_or_default(f, table, "min-len"), hi = value_or_default(f, table, "max-len");
+    o.min_len = int(parse_int_in("--min-len", lo, 1, kMaxSourceLength));
+    o.max_len = int(parse_int_in("--max-len", hi, 1, kMaxSourceLength));
+    auto task = train::make_task(*t, o);
+    train::RunRecord id = {{"--task", *t}};
+    if (*t == "reverse" || *t == "copy") id.insert(id.end(), {{"--min-len", lo}, {"--max-len", hi}});
+    return {std::move(task), id};
   }
-  std::ifstream in(*d, std::ios::binary);
-  if (!in) throw std::invalid_argument("cannot open '" + *d + "'");
-  std::stringstream ss;
-  ss << in.rdbuf();
+  const std::string text = train::read_text_file(*d);
   // --tokenizer sets both sides; --src-tokenizer / --tgt-tokenizer override one side.
   auto kind = [&](const char* flag, const std::string& v) {
     return train::parse_text_tokenizer(v, std::string("--") + flag);
   };
-  const TokenizerKind both = kind("tokenizer", value_or_default(f, table, "tokenizer"));
-  auto side = [&](const char* flag) {
+  const auto* both_flag = f.get("tokenizer");
+  auto side = [&](const char* flag, TokenizerKind model_kind, const char* key) {
     const auto* v = f.get(flag);
-    return v ? kind(flag, *v) : both;
+    const std::string* given = v ? v : both_flag;
+    const char* named = v ? flag : "tokenizer";
+    if (!model) return kind(named, given ? *given : value_or_default(f, table, "tokenizer"));
+    if (given && kind(named, *given) != model_kind)
+      throw std::invalid_argument(std::string("--") + named + " " + *given + ": the model reads " +
+                                  to_string(model_kind) + " (its checkpoint's " + key +
+                                  "); leave the flag out to use it");
+    return model_kind;
   };
-  return train::make_tsv_task(ss.str(), side("src-tokenizer"), side("tgt-tokenizer"));
+  const TokenizerKind src = side("src-tokenizer", model ? model->src_tokenizer : TokenizerKind::Word, "src_tokenizer");
+  const TokenizerKind tgt = side("tgt-tokenizer", model ? model->tgt_tokenizer : TokenizerKind::Word, "tgt_tokenizer");
+  try {
+    auto task = train::make_tsv_task(text, src, tgt);
+    return {std::move(task),
+            {{"--data", train::content_hash(text)},
+             {"--src-tokenizer", to_string(src)},
+             {"--tgt-tokenizer", to_string(tgt)}}};
+  } catch (const std::invalid_argument& e) {
+    raise_with_context("'" + *d + "': ", e);
+  }
 }
 
 std::string fmt_time(double s) {
@@ -262,13 +293,13 @@ void refuse_flags(const Flags& f, const std::vector<const char*>& flags, const s
     if (f.get(k) || f.has(k)) throw std::invalid_argument(std::string("--") + k + " " + why);
 }
 
-// A pronunciation dictionary, its errors naming the file and line (an unreadable file too).
-train::PronData read_pron(const std::string& path) {
-  try {
-    return train::read_pron_file(path);
-  } catch (const std::runtime_error& e) {
-    throw std::invalid_argument(e.what());
-  }
+// Removes what killed runs left next to this run's outputs, and checks each can be written, before any
+// training time is spent.
+void prepare_outputs(const std::vector<std::string>& paths, bool quiet) {
+  int stale = 0;
+  for (const auto& p : paths) stale += remove_stale_temps(p);
+  if (stale && !quiet) std::fprintf(stderr, "removed %d temporary file(s) left by an interrupted save\n", stale);
+  for (const auto& p : paths) check_writable(p);
 }
 
 double parse_fraction(const char* flag, const std::string& v) {
@@ -328,7 +359,8 @@ int train_pron(const Flags& f, const std::vector<Option>& table) {
              {"dev_fraction", split},
              {"dev_seed", std::to_string(dev_seed)}};
 
-  const train::PronData data = read_pron(path);
+  const std::string text = train::read_text_file(path);
+  const train::PronData data = train::parse_pron(text, path);
   const train::PronSplit sp = train::split_dev(data, fraction, dev_seed);
   if (sp.dev.empty())
     throw std::invalid_argument("--dev-fraction " + str("dev-fraction") + " of the " +
@@ -341,12 +373,19 @@ int train_pron(const Flags& f, const std::vector<Option>& table) {
   auto dev = train::pron_items(c, sp.dev, path + " (dev split)");
   const std::size_t n_pairs = pairs.size();
 
-  check_writable(*out);
-  check_writable(last);
-  check_writable(state_path);
+  prepare_outputs({*out, last, state_path}, f.has("quiet"));
   Model model(c);
   train::initialize(model, o.seed);
   train::EpochTrainer et(model, std::move(pairs), std::move(dev), o, e);
+  // A state continues only this run: the same model, data, split, seed, batch size and bucketing.
+  train::RunRecord record = train::architecture_record(c);
+  record.insert(record.end(), {{"--pron", train::content_hash(text)},
+                               {"--dev-fraction", split},
+                               {"--dev-seed", std::to_string(dev_seed)},
+                               {"--seed", std::to_string(o.seed)},
+                               {"--batch", std::to_string(o.batch_size)},
+                               {"--bucket", std::to_string(e.bucket)}});
+  et.set_record(record);
 
   // The best epoch's model, with its dev figures; rebuilt from the state on --resume, so it always
   // belongs to the state that was last saved.
@@ -364,14 +403,16 @@ int train_pron(const Flags& f, const std::vector<Option>& table) {
     best.params().data = et.best_params();
     return save_checkpoint(best);
   };
-  auto save_best = [&]() { OutputFile(*out, best_bytes()).commit(); };
-  // The latest weights and the state. The state file, written last, is self-contained (it holds
-  // the weights too): a process killed between the two renames resumes from the older state.
-  auto save_last = [&]() {
-    OutputFile ckpt(last, save_checkpoint(model));
-    OutputFile st(state_path, et.save_state());
-    ckpt.commit();
-    st.commit();
+  auto save_best = [&]() { write_files({{*out, best_bytes()}}); };
+  // The latest weights and the state (with the best model when `best`), all or none. The state file,
+  // renamed last, is self-contained (it holds the weights too): a process killed between two renames
+  // resumes from the older state.
+  auto save_last = [&](bool best) {
+    std::vector<FileBytes> files;
+    if (best) files.push_back({*out, best_bytes()});
+    files.push_back({last, save_checkpoint(model)});
+    files.push_back({state_path, et.save_state()});
+    write_files(files);
   };
 
   if (const auto* r = f.get("resume")) {
@@ -419,9 +460,18 @@ int train_pron(const Flags& f, const std::vector<Option>& table) {
   long tokens = 0;
   double loss_avg = 0;
   std::string dev_text = "-";
-  bool saved = true;  // nothing done since the last save
+  bool saved = true;                              // nothing done since the last save
+  int saved_step = f.get("resume") ? start : -1;  // the step of the files on disk (-1: none yet)
   while (!et.finished() && !(stop_after && et.steps_done() - start >= stop_after)) {
-    const auto oc = et.advance();
+    train::EpochTrainer::Outcome oc;
+    try {
+      oc = et.advance();
+    } catch (const train::NonFiniteStep& ex) {
+      throw std::runtime_error(std::string(ex.what()) + "; stopped: " +
+                               (saved_step < 0
+                                    ? std::string("nothing was saved")
+                                    : "the files saved last (step " + std::to_string(saved_step) + ") are kept"));
+    }
     tokens += oc.step.tokens;
     loss_avg = et.steps_done() - 1 == start ? oc.step.loss : 0.98 * loss_avg + 0.02 * oc.step.loss;
     saved = false;
@@ -430,9 +480,9 @@ int train_pron(const Flags& f, const std::vector<Option>& table) {
       char b[64];
       std::snprintf(b, sizeof b, "%.4f", r.dev.wer());
       dev_text = b;
-      if (r.improved) save_best();
-      save_last();
+      save_last(r.improved);
       saved = true;
+      saved_step = et.steps_done();
       if (!quiet) {
         std::fprintf(stderr, "\repoch %d/%d: train loss %.4f, dev WER %.4f PER %.4f (%ld words, beam %d): ", r.epoch,
                      e.epochs, r.train_loss, r.dev.wer(), r.dev.per(), r.dev.words, r.dev.beam);
@@ -444,8 +494,9 @@ int train_pron(const Flags& f, const std::vector<Option>& table) {
         std::fprintf(stderr, "%s\n", r.stop && et.stopped_early() ? "; stopping (--patience)" : "          ");
       }
     } else if (save_every && et.steps_done() % save_every == 0) {
-      save_last();
+      save_last(false);
       saved = true;
+      saved_step = et.steps_done();
     }
     if (!quiet && !et.finished() && (et.steps_done() % 25 == 0 || oc.ended)) {
       const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -464,7 +515,7 @@ int train_pron(const Flags& f, const std::vector<Option>& table) {
           fmt_time(left_run * per_step).c_str());
     }
   }
-  if (!saved) save_last();
+  if (!saved) save_last(false);
   const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (!quiet) std::fprintf(stderr, "\n");
   std::printf("trained %d steps in %.1f s (%.0f target tokens/s); ", et.steps_done() - start, el, tokens / el);
@@ -495,7 +546,7 @@ int eval_pron(const Flags& f, const std::vector<Option>& table, const std::strin
   const double fraction = df ? parse_fraction("--dev-fraction", *df) : 0.0;
   const auto dev_seed = std::uint64_t(parse_int_in("--dev-seed", value_or_default(f, table, "dev-seed"), 0, 1L << 62));
   const Model model = load_checkpoint_file(model_path);
-  const train::PronData data = read_pron(path);
+  const train::PronData data = train::read_pron_file(path);
   std::vector<train::PronEntry> entries = df ? train::split_dev(data, fraction, dev_seed).dev : data.entries;
   if (entries.empty())
     throw std::invalid_argument("'" + path + "'" + (df ? ": the dev split holds no word" : ": no word"));
@@ -553,7 +604,8 @@ int train_cmd(const std::vector<std::string>& args) {
       f,
       {"epochs", "patience", "lr-decay", "bucket", "eval-beam", "save-every", "stop-after", "dev-fraction", "dev-seed"},
       "applies to --pron training (in epochs) only");
-  const auto task = task_from(f, table);
+  const TaskChoice choice = task_from(f, table);
+  const auto& task = choice.task;
   const auto* out = f.get("out");
   if (!out) throw UsageError("--out FILE.safetensors is required");
   const std::string state_path = *out + ".trainer";
@@ -577,9 +629,11 @@ int train_cmd(const std::vector<std::string>& args) {
   o.steps = int(parse_int_in("--steps", str("steps"), std::int64_t(train::setting("--steps").lo),
                              std::int64_t(train::setting("--steps").hi)));
 
-  // Both outputs are known to be writable before any training time is spent.
-  check_writable(*out);
-  check_writable(state_path);
+  prepare_outputs({*out, state_path}, f.has("quiet"));
+  // A state continues only this run: the same model, data, seed and batch size.
+  train::RunRecord record = train::architecture_record(c);
+  record.insert(record.end(), choice.identity.begin(), choice.identity.end());
+  record.insert(record.end(), {{"--seed", std::to_string(o.seed)}, {"--batch", std::to_string(o.batch_size)}});
   Model model(c);
   train::initialize(model, o.seed);
   const auto& sv = c.src_tokens;
@@ -591,12 +645,14 @@ int train_cmd(const std::vector<std::string>& args) {
   };
   train::Trainer tr(model, sampler, o);
   if (const auto* r = f.get("resume")) {
-    Model loaded = load_checkpoint_file(*r);
-    if (loaded.params().data.size() != model.params().data.size())
-      throw std::invalid_argument("--resume: '" + *r + "' has a different configuration");
-    model.params().data = loaded.params().data;
-    const auto state = read_file_bytes(*r + ".trainer");
-    tr.load_state(state.data(), state.size());
+    // The weights come from the state, the commit point of a save: never a checkpoint of another save.
+    const std::string from = *r + ".trainer";
+    const auto state = read_file_bytes(from);
+    try {
+      train::load_run_state(tr, model, record, state.data(), state.size());
+    } catch (const std::invalid_argument& ex) {
+      raise_with_context("--resume: '" + from + "': ", ex);
+    }
     // --steps is the total, counted from the start of the run being resumed.
     if (tr.steps_done() >= o.steps)
       throw std::invalid_argument("--steps " + std::to_string(o.steps) + " must exceed the " +
@@ -609,7 +665,12 @@ int train_cmd(const std::vector<std::string>& args) {
   double loss_avg = 0, acc_avg = 0;
   const int start = tr.steps_done();
   for (int s = start; s < o.steps; ++s) {
-    const auto rep = tr.step();
+    train::StepReport rep;
+    try {
+      rep = tr.step();
+    } catch (const train::NonFiniteStep& ex) {
+      throw std::runtime_error(std::string(ex.what()) + "; stopped without saving: the previous files are kept");
+    }
     tokens += rep.tokens;
     loss_avg = s == start ? rep.loss : 0.98 * loss_avg + 0.02 * rep.loss;
     acc_avg = s == start ? rep.token_accuracy : 0.98 * acc_avg + 0.02 * rep.token_accuracy;
@@ -625,11 +686,9 @@ int train_cmd(const std::vector<std::string>& args) {
   const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (!quiet) std::fprintf(stderr, "\n");
   model.prepare();
-  // Both files are written in full before either replaces what was there.
-  OutputFile checkpoint(*out, save_checkpoint(model));
-  OutputFile state(state_path, tr.save_state());
-  checkpoint.commit();
-  state.commit();
+  // Both or neither; the state, renamed last, holds its own weights (a kill between the renames
+  // resumes from the older state).
+  write_files({{*out, save_checkpoint(model)}, {state_path, train::save_run_state(tr, model, record)}});
   std::printf("trained %d steps in %.1f s (%.0f target tokens/s); saved %s (+ %s.trainer for --resume)\n",
               o.steps - start, el, tokens / el, out->c_str(), out->c_str());
   return 0;
@@ -652,8 +711,12 @@ int eval_cmd(const std::vector<std::string>& args) {
     return eval_pron(f, table, *mp);
   }
   refuse_flags(f, {"dev-fraction", "dev-seed"}, "applies to --pron only");
-  const auto task = task_from(f, table);
+  // A data file is scored line by line, once each: --n and --seed draw a built-in task's examples.
+  const bool data = f.get("data") != nullptr;
+  if (data) refuse_flags(f, {"n", "seed"}, "does not apply to --data, which scores every line of the file once");
   Model model = load_checkpoint_file(*mp);
+  const TaskChoice choice = task_from(f, table, &model.config());
+  const auto& task = choice.task;
   const int n = int(parse_int_in("--n", value_or_default(f, table, "n"), 1, 1000000));
   const auto seed = std::uint64_t(parse_int_in("--seed", value_or_default(f, table, "seed"), 0, 1L << 62));
   const int beam = int(parse_int_in("--beam", value_or_default(f, table, "beam"), 1, kMaxBeam));
@@ -663,7 +726,7 @@ int eval_cmd(const std::vector<std::string>& args) {
   const bool dates = f.get("task") && task->name() == "dates";
   train::DateEvalSet ds;
   if (dates) ds = train::date_eval_set(seed, std::size_t(n));
-  const auto examples = dates ? ds.examples : train::sample_n(*task, seed, n);
+  const auto examples = dates ? ds.examples : data ? train::tsv_examples(*task) : train::sample_n(*task, seed, n);
   const auto r = train::evaluate(model, examples, beam, 10, ds.form_of, ds.form_names, threads);
   // AER needs attention to score and gold links to score it against (a TSV has none).
   const bool has_aer = model.config().has_attention() && r.align_gold > 0;
@@ -692,8 +755,11 @@ int eval_cmd(const std::vector<std::string>& args) {
     std::printf("]}\n");
     return 0;
   }
-  std::printf("task %s, %d held-out examples (seed %llu), beam %d\n", task->name().c_str(), r.n,
-              static_cast<unsigned long long>(seed), beam);
+  if (data)
+    std::printf("data %s: %d examples (every line once), beam %d\n", f.get("data")->c_str(), r.n, beam);
+  else
+    std::printf("task %s, %d held-out examples (seed %llu), beam %d\n", task->name().c_str(), r.n,
+                static_cast<unsigned long long>(seed), beam);
   std::printf("exact match     %.4f (%d/%d)\n", r.exact_rate(), r.exact, r.n);
   std::printf("token accuracy  %.4f (teacher-forced, EOS included)\n", r.token_accuracy());
   if (has_aer)

@@ -208,6 +208,7 @@ std::vector<std::uint8_t> EpochTrainer::save_state() const {
       {"dev_words", std::to_string(dev_.size())},
       {"data_hash", std::to_string(fingerprint())},
   };
+  add_record(meta, record_);
   return safetensors::write(tensors, meta);
 }
 
@@ -236,6 +237,7 @@ void EpochTrainer::load_state(const std::uint8_t* bytes, std::size_t size) {
       throw std::invalid_argument("the saved run has " + what + " " + need(key) + ", this one " + mine +
                                   ": a run continues only with the data, seed, batch and bucketing it started with");
   };
+  if (!record_.empty()) check_record(f, record_);
   same("seed", "seed", std::to_string(to_.seed));
   same("batch_size", "batch size", std::to_string(to_.batch_size));
   same("bucket", "bucket", std::to_string(eo_.bucket));
@@ -255,6 +257,7 @@ void EpochTrainer::load_state(const std::uint8_t* bytes, std::size_t size) {
                                   " parameters");
     std::vector<float> out(n);
     safetensors::read_f32(f, *t, out.data());
+    check_finite(out, name);
     return out;
   };
   auto params = tensor("params", true), m = tensor("adam.m", true), v = tensor("adam.v", true);
@@ -270,7 +273,11 @@ void EpochTrainer::load_state(const std::uint8_t* bytes, std::size_t size) {
   const int bad = int(integer("bad_epochs", 0, INT_MAX));
   const bool stopped = integer("stopped", 0, 1) == 1;
   const long tokens = long(integer("epoch_tokens", 0, LONG_MAX));
-  const double loss_sum = std::strtod(need("epoch_loss_sum").c_str(), nullptr);
+  char* end = nullptr;
+  const double loss_sum = std::strtod(need("epoch_loss_sum").c_str(), &end);
+  if (need("epoch_loss_sum").empty() || *end || !std::isfinite(loss_sum) || loss_sum < 0)
+    throw std::invalid_argument("epoch trainer state: 'epoch_loss_sum' is \"" + need("epoch_loss_sum") +
+                                "\", not a finite number >= 0");
   // The Trainer's part goes back through its own loader (which validates it).
   const auto N = std::int64_t(n);
   const auto tb = safetensors::write({{"adam.m", {N}, m.data()}, {"adam.v", {N}, v.data()}},

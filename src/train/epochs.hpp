@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "model/model.hpp"
+#include "train/run_state.hpp"
 #include "train/trainer.hpp"
 #include "train/wer.hpp"
 
@@ -83,6 +84,9 @@ class EpochTrainer {
   // options that fix the data order (checked on load). Loading throws std::invalid_argument naming
   // what does not match (another data set, batch size, seed, model size) and leaves this trainer as
   // it was.
+  // With a run record (train/run_state.hpp) set, the state saves it and loading refuses a state whose
+  // record differs or is missing, naming the entry.
+  void set_record(RunRecord record) { record_ = std::move(record); }
   std::vector<std::uint8_t> save_state() const;
   void load_state(const std::uint8_t* bytes, std::size_t size);
 
@@ -104,6 +108,7 @@ class EpochTrainer {
   long best_errors_ = 0, best_edits_ = 0, best_ref_tokens_ = 0;
   bool stopped_ = false;
   std::vector<float> best_params_;
+  RunRecord record_;
 };
 
 }  // namespace attnseq::train

@@ -5,11 +5,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 #include <unordered_map>
 #include <utility>
+
+#include "train/tasks.hpp"
 
 namespace attnseq::train {
 
@@ -59,8 +59,8 @@ std::string describe(char ch) {
 
 PronData parse_pron(std::string_view text, const std::string& name) {
   PronData out;
-  std::unordered_map<std::string, std::size_t> index;  // word -> position in out.entries
-  std::size_t line_no = 0, pos = 0;
+  std::unordered_map<std::string, std::size_t> index;                    // word -> position in out.entries
+  std::size_t line_no = 0, pos = text.substr(0, 3) == kUtf8Bom ? 3 : 0;  // a BOM is no part of the first word
   const auto fail = [&](const std::string& what) {
     throw std::invalid_argument(name + ":" + std::to_string(line_no) + ": " + what);
   };
@@ -115,14 +115,7 @@ PronData parse_pron(std::string_view text, const std::string& name) {
   return out;
 }
 
-PronData read_pron_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot open " + path);
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  if (in.bad()) throw std::runtime_error("cannot read " + path);
-  return parse_pron(buf.str(), path);
-}
+PronData read_pron_file(const std::string& path) { return parse_pron(read_text_file(path), path); }
 
 std::uint64_t word_hash(std::string_view word, std::uint64_t seed) {
   std::uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a offset basis

@@ -33,7 +33,8 @@ struct PronData {
 // character outside A-Z and the apostrophe, a phoneme outside the 39, an empty line; a final "\r" on a
 // line is tolerated (files saved with CRLF). Lines of the same word are merged into one entry.
 PronData parse_pron(std::string_view text, const std::string& name);
-// Reads and parses a file (errors name `path`); an unreadable file throws std::runtime_error.
+// Reads and parses a file (errors name `path`); a directory or an unreadable file throws
+// std::invalid_argument naming it (tasks.hpp, read_text_file).
 PronData read_pron_file(const std::string& path);
 
 // A pronunciation's phonemes ("AA B ER G" -> {"AA", "B", "ER", "G"}).

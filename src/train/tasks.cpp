@@ -1,19 +1,48 @@
 // The task factory, shared helpers (vocab building, uniform index, sample_n) and the TSV task for
 // user data. The built-in generators live in task_dates.cpp, task_enko.cpp and task_symbols.cpp.
+#include "train/tasks.hpp"
+
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <fstream>
+#include <sstream>
 #include <stdexcept>
 #include <string_view>
 
 #include "model/errors.hpp"
 #include "model/vocab.hpp"
-#include "train/tasks.hpp"
 
 namespace attnseq::train {
 
 std::vector<std::string> task_names() { return {"dates", "en-ko", "reverse", "copy"}; }
 
+namespace {
+const std::vector<std::string>& reserved_tokens() {
+  static const std::vector<std::string> r = {"<pad>", "<s>", "</s>", "<unk>"};  // ids 0..3
+  return r;
+}
+}  // namespace
+
+bool is_reserved_token(const std::string& token) {
+  const auto& r = reserved_tokens();
+  return std::find(r.begin(), r.end(), token) != r.end();
+}
+
+std::string read_text_file(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+    throw std::invalid_argument("cannot read '" + path + "': it is a directory");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::invalid_argument("cannot open '" + path + "'");
+  std::ostringstream buf;
+  buf << in.rdbuf();
+  if (in.bad()) throw std::invalid_argument("cannot read '" + path + "'");
+  return buf.str();
+}
+
 std::vector<std::string> make_vocab(std::vector<std::string> tokens) {
-  std::vector<std::string> out = {"<pad>", "<s>", "</s>", "<unk>"};
+  std::vector<std::string> out = reserved_tokens();
   std::sort(tokens.begin(), tokens.end());
   tokens.erase(std::unique(tokens.begin(), tokens.end()), tokens.end());
   for (auto& t : tokens)
@@ -58,7 +87,8 @@ class TsvTask final : public Task {
     if (lines > std::size_t(kMaxTsvLines))
       throw TooLong("tsv task: " + std::to_string(lines) + " lines; the maximum is " + std::to_string(kMaxTsvLines));
     std::vector<std::string> src_tokens, tgt_tokens;
-    std::size_t pos = 0;
+    // A BOM (as some editors save UTF-8) is no part of the first source token.
+    std::size_t pos = text.compare(0, 3, kUtf8Bom) == 0 ? 3 : 0;
     long line_no = 0;
     while (pos < text.size()) {
       std::size_t end = text.find('\n', pos);
@@ -89,6 +119,7 @@ class TsvTask final : public Task {
   Example sample(Rng& rng) const override { return examples_[uniform_index(rng, examples_.size())]; }
   std::vector<std::string> src_vocab() const override { return src_vocab_; }
   std::vector<std::string> tgt_vocab() const override { return tgt_vocab_; }
+  const std::vector<Example>& examples() const { return examples_; }
 
  private:
   static std::vector<std::string> dedup(std::vector<std::string> v) {
@@ -106,6 +137,12 @@ class TsvTask final : public Task {
       raise_with_context("tsv line " + std::to_string(line_no) + ": " + which + ": ", e);  // too long stays TooLong
     }
     if (t.empty()) throw std::invalid_argument("tsv line " + std::to_string(line_no) + ": empty " + which);
+    // A token spelled like a special would become its id (an end token in mid-target): refused.
+    for (std::size_t i = 0; i < t.size(); ++i)
+      if (is_reserved_token(t[i]))
+        throw std::invalid_argument("tsv line " + std::to_string(line_no) + ": " + which + " token " +
+                                    std::to_string(i + 1) + " is \"" + t[i] +
+                                    "\", the spelling of a reserved token (<pad>, <s>, </s>, <unk>)");
     if (int(t.size()) > max_len)
       throw TooLong("tsv line " + std::to_string(line_no) + ": " + which + " has " + std::to_string(t.size()) +
                     " tokens; the maximum is " + std::to_string(max_len));
@@ -131,6 +168,12 @@ class TsvTask final : public Task {
 };
 
 }  // namespace
+
+const std::vector<Example>& tsv_examples(const Task& task) {
+  const auto* t = dynamic_cast<const TsvTask*>(&task);
+  if (!t) throw std::invalid_argument("tsv_examples: the task '" + task.name() + "' is not a TSV task");
+  return t->examples();
+}
 
 std::unique_ptr<Task> make_tsv_task(const std::string& tsv_text, TokenizerKind kind) {
   return std::make_unique<TsvTask>(tsv_text, kind, kind);

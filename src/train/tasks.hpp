@@ -48,8 +48,15 @@ std::unique_ptr<Task> make_task(const std::string& name, const TaskOptions& o = 
 // -> std::invalid_argument naming the line number. Max 1,000,000 lines. Samples uniformly from the lines.
 // Blank lines are skipped; columns after the second are ignored.
 std::unique_ptr<Task> make_tsv_task(const std::string& tsv_text, TokenizerKind kind);
-// The same with a tokenizer per side, e.g. Char source and Word target for spelling -> phonemes.
+// The same with a tokenizer per side, e.g. Char source and Word target for spelling -> phonemes. A
+// leading BOM is dropped; a token spelled like a reserved one (<pad>, <s>, </s>, <unk>) is refused
+// naming the line.
 std::unique_ptr<Task> make_tsv_task(const std::string& tsv_text, TokenizerKind src, TokenizerKind tgt);
+// Every example of a TSV task, one per non-blank line in file order (to score each line once); throws
+// std::invalid_argument for another task.
+const std::vector<Example>& tsv_examples(const Task& task);
+// A whole file as bytes; std::invalid_argument naming it when it is a directory or cannot be read.
+std::string read_text_file(const std::string& path);
 // n examples from Rng(seed).
 std::vector<Example> sample_n(const Task& t, std::uint64_t seed, std::size_t n);
 // The seed of the held-out examples: `attnseq eval`'s and Trainer.evaluate()'s default, and the seed of
@@ -63,6 +70,8 @@ std::vector<std::string> task_names();  // the names make_task accepts, in docum
 // "<pad>", "<s>", "</s>", "<unk>" then the distinct tokens sorted bytewise (= code point order); tokens
 // equal to a special are not repeated.
 std::vector<std::string> make_vocab(std::vector<std::string> tokens);
+bool is_reserved_token(const std::string& token);  // one of the four specials' spellings
+constexpr char kUtf8Bom[] = "\xEF\xBB\xBF";
 // Uniform index in [0, n) from one rng draw (modulo; the bias, n / 2^64, is negligible). n > 0.
 std::size_t uniform_index(Rng& rng, std::size_t n);
 

@@ -2,6 +2,7 @@
 #include "train/trainer.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -10,6 +11,7 @@
 
 #include "model/errors.hpp"
 #include "model/safetensors.hpp"
+#include "train/run_state.hpp"
 
 namespace attnseq::train {
 
@@ -67,13 +69,19 @@ void Trainer::set_lr_scale(double scale) {
 
 StepReport Trainer::step() {
   if (!sampler_) throw std::logic_error("Trainer::step(): this trainer has no sampler; pass the batch");
+  const auto drawn_from = rng_.state;
   std::vector<std::vector<std::int32_t>> src, tgt;
   for (int i = 0; i < opt_.batch_size; ++i) {
     Pair p = sampler_(rng_);
     src.push_back(std::move(p.first));
     tgt.push_back(std::move(p.second));
   }
-  return step(src, tgt);
+  try {
+    return step(src, tgt);
+  } catch (const NonFiniteStep&) {
+    rng_.state = drawn_from;  // a refused step leaves no trace, the data order included
+    throw;
+  }
 }
 
 StepReport Trainer::step(const std::vector<std::vector<std::int32_t>>& src,
@@ -90,6 +98,13 @@ StepReport Trainer::step(const std::vector<std::vector<std::int32_t>>& src,
   double norm2 = 0;
   for (float g : grad_) norm2 += double(g) * g;
   const double norm = std::sqrt(norm2);
+  // A diverged step would write NaN into every weight and moment: refused before anything changes.
+  if (!std::isfinite(st.loss_sum) || !std::isfinite(norm)) {
+    char b[96];
+    std::snprintf(b, sizeof b, "%s is %g", std::isfinite(st.loss_sum) ? "the gradient norm" : "the loss",
+                  std::isfinite(st.loss_sum) ? norm : st.loss_sum);
+    throw NonFiniteStep("step " + std::to_string(step_ + 1) + ": " + b + "; the step was not applied");
+  }
   const float scale = (opt_.clip > 0.f && norm > opt_.clip) ? float(opt_.clip / norm) : 1.f;
   const double lr = learning_rate(step_) * lr_scale_;
   ++step_;
@@ -171,14 +186,25 @@ void Trainer::load_state(const std::uint8_t* bytes, std::size_t size) {
   std::vector<float> mm(m_.size()), vv(v_.size());
   safetensors::read_f32(f, *m, mm.data());
   safetensors::read_f32(f, *v, vv.data());
-  const long long st = std::stoll(*s);
-  const unsigned long long rs = std::stoull(*r);
+  check_finite(mm, "adam.m");
+  check_finite(vv, "adam.v", true);
+  // Every field is named with its value when it does not parse.
+  const auto bad = [](const char* key, const std::string& value, const char* want) {
+    return BadCheckpoint(std::string("trainer state: '") + key + "' is \"" + value + "\", not " + want);
+  };
+  char* end = nullptr;
+  errno = 0;
+  const long long st = std::strtoll(s->c_str(), &end, 10);
+  if (s->empty() || *end || errno || st < 0 || st > 2147483647LL)
+    throw bad("step", *s, "an integer in [0, 2147483647]");
+  errno = 0;
+  const unsigned long long rs = std::strtoull(r->c_str(), &end, 10);
+  if (r->empty() || *end || errno || (*r)[0] == '-') throw bad("rng", *r, "an unsigned 64-bit integer");
   // A state from before the scale existed has none: 1.
   const auto* ls = f.meta("lr_scale");
-  const double scale = ls ? std::strtod(ls->c_str(), nullptr) : 1.0;
-  if (!(scale > 0.0) || !std::isfinite(scale))
-    throw std::invalid_argument("trainer state: lr_scale is not a number > 0");
-  if (st < 0 || st > 2147483647LL) throw std::invalid_argument("trainer state: step " + *s + " is out of range");
+  const double scale = ls ? std::strtod(ls->c_str(), &end) : 1.0;
+  if (ls && (ls->empty() || *end || !(scale > 0.0) || !std::isfinite(scale)))
+    throw bad("lr_scale", *ls, "a finite number > 0");
   m_ = std::move(mm);
   v_ = std::move(vv);
   step_ = int(st);

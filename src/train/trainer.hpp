@@ -8,6 +8,7 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -49,6 +50,12 @@ struct StepReport {
   int tokens = 0;  // target tokens in this batch
 };
 
+// A step whose loss or gradient is not finite (the run diverged, or its weights were corrupt): thrown
+// before the step changes anything, naming the step.
+struct NonFiniteStep : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 // PyTorch-like initialisation: weights U(±1/sqrt(fan_in)), embeddings U(±0.5), from the seed.
 void initialize(Model& model, std::uint64_t seed);
 
@@ -56,7 +63,8 @@ class Trainer {
  public:
   // An empty sampler is allowed when every batch comes through step(src, tgt).
   Trainer(Model& model, Sampler sampler, TrainOptions options);
-  // One step on options().batch_size pairs drawn from the sampler.
+  // One step on options().batch_size pairs drawn from the sampler. Throws NonFiniteStep (and changes
+  // nothing) when the batch's loss or gradient is not finite.
   StepReport step();
   // One step on the caller's batch (1 to 4096 pairs of the same count; no BOS/EOS).
   StepReport step(const std::vector<std::vector<std::int32_t>>& src, const std::vector<std::vector<std::int32_t>>& tgt);

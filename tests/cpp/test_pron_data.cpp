@@ -115,7 +115,7 @@ TEST_CASE("pron_data: a file with a bad last line loads nothing, a missing file 
   std::remove(path.c_str());
   CHECK_FALSE(loaded);  // read_pron_file returns a whole PronData or nothing at all
   CHECK(what == path + ":4: phoneme \"Q\" (reference 1) is not one of the 39 ARPAbet phonemes without stress");
-  CHECK_THROWS_WITH_AS(read_pron_file("no/such/dict.txt"), "cannot open no/such/dict.txt", std::runtime_error);
+  CHECK_THROWS_WITH_AS(read_pron_file("no/such/dict.txt"), "cannot open 'no/such/dict.txt'", std::invalid_argument);
 }
 
 TEST_CASE("pron_data: split_dev refuses a fraction outside 0 to 1 (1 excluded) and holds out nothing at 0") {

@@ -123,7 +123,7 @@ test('21: --resume with nothing left to do, AER without gold links, unknown flag
   // A TSV has no gold alignments: AER is n/a (null in --json), not 0. A built-in task still scores it.
   const tsv = path.join(TMP, 'pairs.tsv');
   writeFileSync(tsv, 'abc\tcba\nhello\tolleh\n');
-  const evalArgs = ['eval', '--model', MODEL('reverse'), '--data', tsv, '--tokenizer', 'char', '--n', '10'];
+  const evalArgs = ['eval', '--model', MODEL('reverse'), '--data', tsv];
   const text = ok(evalArgs);
   assert.match(text, /^AER\s+n\/a\b/m, text);
   assert.doesNotMatch(text, /gold links/);

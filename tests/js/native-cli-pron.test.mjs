@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cliOk, cliRefused, runCli } from './native.mjs';
+import { withF32, withHeader, withMetadata } from './safetensors.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const TMP = mkdtempSync(path.join(os.tmpdir(), 'attnseq-native-pron-'));
@@ -115,9 +116,17 @@ test('train --pron: stopped and resumed, in place or into another file, ends wit
 
   // Nothing left to do; another seed, batch size or data set is another run.
   refused([...args, '--resume', `${a}.last`, '--out', path.join(TMP, 'r-e.safetensors')], '--epochs 3 must exceed the 3 epochs already done');
-  refused([...withFlag(args, '--seed', '5'), '--resume', `${c}.last`, '--out', path.join(TMP, 'r-e.safetensors')], 'seed 4, this one 5');
-  refused([...withFlag(args, '--batch', '8'), '--resume', `${c}.last`, '--out', path.join(TMP, 'r-e.safetensors')], 'batch size 16, this one 8');
-  refused([...args, '--dev-seed', '2', '--resume', `${c}.last`, '--out', path.join(TMP, 'r-e.safetensors')], 'data fingerprint');
+  const e = path.join(TMP, 'r-e.safetensors');
+  refused([...withFlag(args, '--seed', '5'), '--resume', `${c}.last`, '--out', e], '--seed: the state was saved with 4, this run asks for 5');
+  refused([...withFlag(args, '--batch', '8'), '--resume', `${c}.last`, '--out', e], '--batch: the state was saved with 16, this run asks for 8');
+  refused([...args, '--dev-seed', '2', '--resume', `${c}.last`, '--out', e], '--dev-seed: the state was saved with 1, this run asks for 2');
+  // The model's configuration too: the same parameter count with another attention is another run.
+  refused([...args, '--style', 'bahdanau', '--resume', `${c}.last`, '--out', e], '--style: the state was saved with luong, this run asks for bahdanau');
+  refused([...args, '--input-feeding', '--resume', `${c}.last`, '--out', e], '--input-feeding: the state was saved with no, this run asks for yes');
+  // Another dictionary (one word's pronunciation changed) is other data.
+  const other = path.join(TMP, 'other.dict');
+  writeFileSync(other, readFileSync(DICT, 'utf8').replace(/\t(\S+)/, '\t$1 AH'));
+  refused([...withFlag(args, '--pron', other), '--resume', `${c}.last`, '--out', e], '--pron: the state was saved with fnv1a:');
   refused([...args, '--seed', '5', '--resume', `${c}.last`, '--out', path.join(TMP, 'r-e.safetensors')], '--seed is given twice');
   refused([...args, '--resume', c, '--out', path.join(TMP, 'r-e.safetensors')], `cannot read '${c}.trainer'`, '--resume OUT.last');
   assert.ok(!existsSync(path.join(TMP, 'r-e.safetensors')));
@@ -149,6 +158,74 @@ test('train --pron: a save that cannot be written leaves the previous state, and
   assert.deepEqual(readdirSync(dir).filter((f) => f.includes('.tmp')), []);
   ok([...args, '--resume', `${out}.last`, '--out', out]);
   for (const s of ['', '.last', '.last.trainer']) assert.ok(same(ref + s, out + s), `run${s}`);
+});
+
+test('train --pron: a state with non-finite values or a field that does not parse is refused, naming it', () => {
+  const dir = path.join(TMP, 'corrupt');
+  mkdirSync(dir);
+  const args = [...TRAIN, '--epochs', '2', '--threads', '1', '--quiet'];
+  const out = path.join(dir, 'run.safetensors');
+  ok([...args, '--stop-after', '5', '--out', out]);
+  const state = readFileSync(`${out}.last.trainer`);
+  const bad = path.join(dir, 'bad.safetensors');
+  const resume = (bytes, ...want) => {
+    writeFileSync(`${bad}.last.trainer`, bytes);
+    refused([...args, '--resume', `${bad}.last`, '--out', bad], ...want);
+    assert.ok(!existsSync(bad) && !existsSync(`${bad}.last`), 'nothing written');
+  };
+  resume(withF32(state, 'adam.m', (x, i) => (i === 3 ? NaN : x)), "'adam.m' holds nan at index 3");
+  resume(withF32(state, 'adam.v', (x, i) => (i === 0 ? -1 : x)), "'adam.v' holds -1 at index 0");
+  resume(withF32(state, 'params', (x, i) => (i === 7 ? Infinity : x)), "'params' holds inf at index 7");
+  resume(withMetadata(state, { step: '5x' }), "'step' is \"5x\", not an integer");
+  resume(withMetadata(state, { rng: 'abc' }), "'rng' is \"abc\"");
+  resume(withMetadata(state, { lr_scale: 'nan' }), "'lr_scale' is \"nan\"");
+  // A state saved before states recorded their run (no "run:" entries) cannot be checked: refused.
+  const old = withHeader(state, (h) => ({ ...h, __metadata__: Object.fromEntries(Object.entries(h.__metadata__).filter(([k]) => !k.startsWith('run:'))) }));
+  resume(old, 'saved by an older attnseq');
+});
+
+test('train --pron: a step whose loss is not finite stops the run, naming the step, and keeps the files saved last', () => {
+  const dir = path.join(TMP, 'diverge');
+  mkdirSync(dir);
+  const args = [...TRAIN, '--epochs', '2', '--threads', '1', '--quiet'];
+  const out = path.join(dir, 'run.safetensors');
+  ok([...args, '--stop-after', '5', '--out', out]);
+  // Finite weights so large that the next step overflows.
+  writeFileSync(`${out}.last.trainer`, withF32(readFileSync(`${out}.last.trainer`), 'params', (x) => (x > 0 ? 3e38 : -3e38)));
+  const before = [`${out}.last`, `${out}.last.trainer`].map((f) => readFileSync(f));
+  const r = run([...args, '--save-every', '1', '--resume', `${out}.last`, '--out', out]);
+  assert.equal(r.code, 1, `${r.what}: exit ${r.code}; stderr: ${r.err}`);
+  assert.match(r.err, /step 6: the loss is (nan|inf|-nan); the step was not applied; stopped: the files saved last \(step 5\) are kept/);
+  assert.doesNotMatch(r.out, /trained/);
+  assert.ok(readFileSync(`${out}.last`).equals(before[0]) && readFileSync(`${out}.last.trainer`).equals(before[1]));
+  assert.ok(!existsSync(out), 'no best checkpoint appears');
+});
+
+test('train --pron: temporary files a killed save left are removed at the next start, only this run\'s', () => {
+  const dir = path.join(TMP, 'stale');
+  mkdirSync(dir);
+  const out = path.join(dir, 'run.safetensors');
+  const stale = [`${out}.tmp-Ab12Cd`, `${out}.last.tmp-000000`, `${out}.last.trainer.tmp-zZzZzZ`];
+  const kept = [`${out}.tmp-short`, `${out}.tmp-toolong1`, path.join(dir, 'other.safetensors.tmp-Ab12Cd'), path.join(dir, 'notes.txt')];
+  for (const f of [...stale, ...kept]) writeFileSync(f, 'x');
+  const r = ok([...TRAIN, '--epochs', '1', '--threads', '1', '--out', out]);
+  assert.match(r.err, /removed 3 temporary file\(s\) left by an interrupted save/);
+  assert.deepEqual(readdirSync(dir).sort(), [...kept.map((f) => path.basename(f)), 'run.safetensors', 'run.safetensors.last', 'run.safetensors.last.trainer'].sort());
+});
+
+test('train --pron and eval --pron: a directory is named as one; a BOM is dropped', () => {
+  const folder = path.join(TMP, 'a-folder');
+  mkdirSync(folder);
+  const never = path.join(TMP, 'never.safetensors');
+  refused([...withFlag(TRAIN, '--pron', folder), '--epochs', '1', '--out', never], `cannot read '${folder}': it is a directory`);
+  assert.ok(!existsSync(never));
+  const model = path.join(TMP, 'bom.safetensors');
+  ok([...TRAIN, '--epochs', '1', '--threads', '1', '--quiet', '--out', model]);
+  refused(['eval', '--model', model, '--pron', folder], `cannot read '${folder}': it is a directory`);
+  const bom = path.join(TMP, 'bom.dict');
+  writeFileSync(bom, '\uFEFF' + LINES.join('\n') + '\n');
+  const score = (file) => JSON.parse(ok(['eval', '--model', model, '--pron', file, '--json', '--threads', '1']).out);
+  assert.deepEqual(score(bom), score(DICT));
 });
 
 test('train --pron: epochs without a better dev WER halve the rate and --patience stops the run', () => {

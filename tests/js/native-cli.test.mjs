@@ -253,36 +253,37 @@ test('eval on a TSV reports the exact match and token accuracy known by construc
   // A target one token short: the first L-1 teacher-forced tokens are right, the final EOS is not
   // (the model wants its last token there), so L-1 of L per line, and never an exact match.
   const wrongLines = wrong.map((e) => [e.src, e.body.slice(0, -1).join('')]);
-  const evalJson = (file) => json(['eval', '--model', MODEL('reverse'), '--data', file, '--tokenizer', 'char', '--n', '40', '--seed', '7']);
+  const evalJson = (file) => json(['eval', '--model', MODEL('reverse'), '--data', file]);
   const near = (got, want, what) => assert.ok(Math.abs(got - want) <= 1e-6, `${what}: ${got} vs ${want}`);
 
+  // Every line once: 5 lines, 5 examples.
   const allRight = evalJson(tsv(rightLines));
-  assert.equal(allRight.n, 40);
+  assert.equal(allRight.n, 5);
   near(allRight.exact_match, 1, 'all right: exact match');
   near(allRight.token_accuracy, 1, 'all right: token accuracy');
 
   const allWrong = evalJson(tsv(wrongLines));
-  assert.equal(allWrong.n, 40);
+  assert.equal(allWrong.n, 5);
   near(allWrong.exact_match, 0, 'all wrong: exact match');
   near(allWrong.token_accuracy, (lenWrong - 1) / lenWrong, 'all wrong: token accuracy');
 
-  // Mixed: eval samples lines with replacement, so take how many of each it drew from its
-  // source-length buckets (the two kinds sit in different buckets).
+  // Mixed: five of each, in their source-length buckets (the two kinds sit in different buckets).
   const mixed = evalJson(tsv([...rightLines, ...wrongLines]));
-  assert.equal(mixed.n, 40);
+  assert.equal(mixed.n, 10);
   const b1 = mixed.buckets.find((b) => b.lo === 1), b2 = mixed.buckets.find((b) => b.lo === 11);
   assert.ok(b1 && b2, `buckets: ${JSON.stringify(mixed.buckets)}`);
   assert.equal(mixed.buckets.length, 2);
-  assert.equal(b1.n + b2.n, 40);
+  assert.equal(b1.n, 5);
+  assert.equal(b2.n, 5);
   near(b1.exact_match, 1, 'bucket 1-10 exact match');
   near(b2.exact_match, 0, 'bucket 11-20 exact match');
-  near(mixed.exact_match, b1.n / 40, 'mixed: exact match');
+  near(mixed.exact_match, b1.n / 10, 'mixed: exact match');
   const tokens = b1.n * (lenRight + 1) + b2.n * lenWrong;
   near(mixed.token_accuracy, (b1.n * (lenRight + 1) + b2.n * (lenWrong - 1)) / tokens, 'mixed: token accuracy');
 
   // The text form reports the same figures.
-  const text = ok(['eval', '--model', MODEL('reverse'), '--data', tsv([...rightLines, ...wrongLines]), '--tokenizer', 'char', '--n', '40', '--seed', '7']);
-  assert.match(text, new RegExp(`^exact match\\s+${mixed.exact_match.toFixed(4)} \\(${b1.n}/40\\)$`, 'm'));
+  const text = ok(['eval', '--model', MODEL('reverse'), '--data', tsv([...rightLines, ...wrongLines])]);
+  assert.match(text, new RegExp(`^exact match\\s+${mixed.exact_match.toFixed(4)} \\(${b1.n}/10\\)$`, 'm'));
   assert.match(text, new RegExp(`^token accuracy\\s+${mixed.token_accuracy.toFixed(4)} `, 'm'));
 });
 

@@ -24,3 +24,14 @@ export function withHeader(bytes, edit) {
 export function withMetadata(bytes, extra) {
   return withHeader(bytes, (h) => ({ ...h, __metadata__: { ...h.__metadata__, ...extra } }));
 }
+
+/** A copy of the bytes with every value of the F32 tensor `name` replaced by `f(value, index)`. */
+export function withF32(bytes, name, f) {
+  const n = Number(new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getBigUint64(0, true));
+  const t = headerOf(bytes)[name];
+  if (!t || t.dtype !== 'F32') throw new Error(`no F32 tensor ${name}`);
+  const out = new Uint8Array(bytes);
+  const view = new DataView(out.buffer, out.byteOffset + 8 + n + t.data_offsets[0], t.data_offsets[1] - t.data_offsets[0]);
+  for (let i = 0; i < view.byteLength / 4; ++i) view.setFloat32(4 * i, f(view.getFloat32(4 * i, true), i), true);
+  return out;
+}

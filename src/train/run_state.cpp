@@ -1,0 +1,110 @@
+// The run record and the sampling trainer's state file (src/train/run_state.hpp).
+#include "train/run_state.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+
+#include "model/errors.hpp"
+
+namespace attnseq::train {
+namespace {
+
+constexpr char kRecordPrefix[] = "run:";
+constexpr char kRunFormat[] = "attnseq train state 2";
+
+std::string yes_no(bool b) { return b ? "yes" : "no"; }
+
+}  // namespace
+
+RunRecord architecture_record(const ModelConfig& c) {
+  return {{"--style", to_string(c.style)},
+          {"--score", to_string(c.score)},
+          {"--cell", to_string(c.cell)},
+          {"--hidden", std::to_string(c.dec_hidden)},
+          {"--embedding", std::to_string(c.src_emb)},
+          {"--layers", std::to_string(c.layers)},
+          {"--attn-dim", std::to_string(c.attn_dim)},
+          {"--bidirectional", yes_no(c.bidirectional)},
+          {"--input-feeding", yes_no(c.input_feeding)},
+          {"--bridge", yes_no(c.bridge)}};
+}
+
+std::string content_hash(std::string_view bytes) {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  for (char ch : bytes) h = (h ^ static_cast<unsigned char>(ch)) * 0x100000001b3ull;
+  char b[32];
+  std::snprintf(b, sizeof b, "fnv1a:%016llx", static_cast<unsigned long long>(h));
+  return b;
+}
+
+void add_record(std::vector<std::pair<std::string, std::string>>& meta, const RunRecord& record) {
+  for (const auto& [k, v] : record) meta.push_back({kRecordPrefix + k, v});
+}
+
+void check_record(const safetensors::File& state, const RunRecord& mine) {
+  bool any = false;
+  for (const auto& [k, v] : state.metadata) any = any || k.rfind(kRecordPrefix, 0) == 0;
+  if (!any)
+    throw std::invalid_argument(
+        "the state records no run configuration (it was saved by an older attnseq), so it cannot be checked "
+        "against this run: train again without --resume");
+  for (const auto& [k, v] : mine) {
+    const std::string* saved = state.meta(kRecordPrefix + k);
+    if (!saved) throw std::invalid_argument(k + ": the state does not record it, this run asks for " + v);
+    if (*saved != v)
+      throw std::invalid_argument(k + ": the state was saved with " + *saved + ", this run asks for " + v);
+  }
+}
+
+void check_finite(const std::vector<float>& values, const std::string& what, bool nonnegative) {
+  for (std::size_t i = 0; i < values.size(); ++i)
+    if (!std::isfinite(values[i]) || (nonnegative && values[i] < 0.f)) {
+      char b[48];
+      std::snprintf(b, sizeof b, "%g", double(values[i]));
+      throw BadCheckpoint("trainer state: '" + what + "' holds " + b + " at index " + std::to_string(i) +
+                          (nonnegative ? " (its values must be finite and >= 0)" : " (its values must be finite)"));
+    }
+}
+
+std::vector<std::uint8_t> save_run_state(const Trainer& trainer, const Model& model, const RunRecord& record) {
+  // The Trainer's blob (moments and counters) is carried over unchanged, beside the weights.
+  const auto tb = trainer.save_state();
+  const auto tf = safetensors::parse(tb.data(), tb.size());
+  const std::size_t n = model.params().data.size();
+  std::vector<float> m(n), v(n);
+  safetensors::read_f32(tf, *tf.find("adam.m"), m.data());
+  safetensors::read_f32(tf, *tf.find("adam.v"), v.data());
+  const auto N = std::int64_t(n);
+  std::vector<std::pair<std::string, std::string>> meta = {{"format", kRunFormat}};
+  for (const auto& kv : tf.metadata) meta.push_back(kv);
+  add_record(meta, record);
+  return safetensors::write(
+      {{"params", {N}, model.params().data.data()}, {"adam.m", {N}, m.data()}, {"adam.v", {N}, v.data()}}, meta);
+}
+
+void load_run_state(Trainer& trainer, Model& model, const RunRecord& record, const std::uint8_t* bytes,
+                    std::size_t size) {
+  const auto f = safetensors::parse(bytes, size);
+  const std::string* format = f.meta("format");
+  if (!format)
+    throw std::invalid_argument(
+        "the state holds no weights and records no run configuration (it was saved by an older attnseq): train "
+        "again without --resume");
+  if (*format != kRunFormat) throw BadCheckpoint("trainer state: format '" + *format + "' is not '" + kRunFormat + "'");
+  check_record(f, record);
+  const std::size_t n = model.params().data.size();
+  const auto* p = f.find("params");
+  if (!p) throw BadCheckpoint("trainer state: no tensor 'params'");
+  if (p->numel() != n)
+    throw BadCheckpoint("trainer state: 'params' holds " + std::to_string(p->numel()) + " values; the model has " +
+                        std::to_string(n) + " parameters");
+  std::vector<float> params(n);
+  safetensors::read_f32(f, *p, params.data());
+  check_finite(params, "params");
+  trainer.load_state(bytes, size);  // the last check (it reads adam.m, adam.v and the counters); then no throw
+  model.params().data = std::move(params);
+  model.prepare();
+}
+
+}  // namespace attnseq::train
