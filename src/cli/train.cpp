@@ -288,9 +288,10 @@ train::TrainOptions optimiser(const Flags& f, const std::vector<Option>& table) 
 }
 
 // Flags that belong to one way of training only: naming them with the other is refused, not ignored.
+// Options that do not go together: a usage error (exit 2).
 void refuse_flags(const Flags& f, const std::vector<const char*>& flags, const std::string& why) {
   for (const char* k : flags)
-    if (f.get(k) || f.has(k)) throw std::invalid_argument(std::string("--") + k + " " + why);
+    if (f.get(k) || f.has(k)) throw UsageError(std::string("--") + k + " " + why);
 }
 
 // Removes what killed runs left next to this run's outputs, and checks each can be written, before any

@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, 
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { cliOk, cliRefused, runCli } from './native.mjs';
+import { cliOk, cliRefused, cliUsage, runCli } from './native.mjs';
 import { withF32, withHeader, withMetadata } from './safetensors.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -127,7 +127,7 @@ test('train --pron: stopped and resumed, in place or into another file, ends wit
   const other = path.join(TMP, 'other.dict');
   writeFileSync(other, readFileSync(DICT, 'utf8').replace(/\t(\S+)/, '\t$1 AH'));
   refused([...withFlag(args, '--pron', other), '--resume', `${c}.last`, '--out', e], '--pron: the state was saved with fnv1a:');
-  refused([...args, '--seed', '5', '--resume', `${c}.last`, '--out', path.join(TMP, 'r-e.safetensors')], '--seed is given twice');
+  cliUsage([...args, '--seed', '5', '--resume', `${c}.last`, '--out', path.join(TMP, 'r-e.safetensors')], '--seed is given twice');
   refused([...args, '--resume', c, '--out', path.join(TMP, 'r-e.safetensors')], `cannot read '${c}.trainer'`, '--resume OUT.last');
   assert.ok(!existsSync(path.join(TMP, 'r-e.safetensors')));
 });
@@ -329,12 +329,12 @@ test('bad dictionaries, bad words and bad flags are refused by name; odd input t
   refused(['eval', '--model', model, '--pron', long], "word 'AAAAAAAAAAAA...' (10000 bytes) is longer than the 1024 source tokens");
   refused(['train', '--pron', path.join(TMP, 'missing.dict'), '--out', never], 'cannot open');
 
-  // Flags: each named when out of range, or when it belongs to the other way of training.
+  // Flags: each named when out of range, or when it belongs to the other way of training (usage errors: exit 2).
   const T = [...TRAIN, '--epochs', '1', '--out', never];
-  refused([...T, '--steps', '10'], '--steps does not apply to --pron');
-  refused([...T, '--tokenizer', 'word'], '--tokenizer does not apply to --pron');
-  refused(['train', '--task', 'copy', '--epochs', '3', '--out', never], '--epochs applies to --pron training');
-  refused(['train', '--task', 'copy', '--pron', DICT, '--out', never], 'give exactly one of --task NAME, --data FILE.tsv or --pron FILE');
+  cliUsage([...T, '--steps', '10'], '--steps does not apply to --pron');
+  cliUsage([...T, '--tokenizer', 'word'], '--tokenizer does not apply to --pron');
+  cliUsage(['train', '--task', 'copy', '--epochs', '3', '--out', never], '--epochs applies to --pron training');
+  cliUsage(['train', '--task', 'copy', '--pron', DICT, '--out', never], 'give exactly one of --task NAME, --data FILE.tsv or --pron FILE');
   for (const [flag, value, message] of [
     ['--dev-fraction', '0', "--dev-fraction expects a number in (0, 0.5], got '0'"],
     ['--dev-fraction', '0.9', "--dev-fraction expects a number in (0, 0.5], got '0.9'"],
@@ -349,10 +349,10 @@ test('bad dictionaries, bad words and bad flags are refused by name; odd input t
     ['--stop-after', '0', '--stop-after expects an integer in [1, 100000000]'],
     ['--bucket', '0', '--bucket expects an integer in [1, 100000]'],
     ['--epochs', '0', '--epochs expects an integer in [1, 100000]'],
-  ]) refused(withFlag(T, flag, value), message);
-  refused(['eval', '--model', model, '--pron', DICT, '--n', '5'], '--n does not apply to --pron');
-  refused(['eval', '--model', model, '--pron', DICT, '--dev-seed', '3'], '--dev-seed needs --dev-fraction');
-  refused(['eval', '--model', model, '--task', 'copy', '--dev-fraction', '0.1'], '--dev-fraction applies to --pron only');
+  ]) cliUsage(withFlag(T, flag, value), message);
+  cliUsage(['eval', '--model', model, '--pron', DICT, '--n', '5'], '--n does not apply to --pron');
+  cliUsage(['eval', '--model', model, '--pron', DICT, '--dev-seed', '3'], '--dev-seed needs --dev-fraction');
+  cliUsage(['eval', '--model', model, '--task', 'copy', '--dev-fraction', '0.1'], '--dev-fraction applies to --pron only');
   refused(['eval', '--model', path.join(ROOT, 'models/dates.safetensors'), '--pron', DICT], 'which the model\'s target vocabulary lacks');
   assert.ok(!existsSync(never), 'nothing refused wrote a file');
 

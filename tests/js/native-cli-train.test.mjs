@@ -11,7 +11,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdir
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { cliOk, cliRefused, runCli } from './native.mjs';
+import { cliOk, cliRefused, cliUsage, runCli } from './native.mjs';
 import { withF32, withHeader, withMetadata } from './safetensors.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -142,6 +142,6 @@ test('eval --data: every line once, read by the checkpoint\'s own tokenizers; --
   assert.match(text, new RegExp(`^data .*rev\\.tsv: ${words.length} examples \\(every line once\\), beam 1$`, 'm'));
   refused(['eval', '--model', reverse, '--data', tsv, '--tokenizer', 'word'],
     '--tokenizer word: the model reads char (its checkpoint\'s src_tokenizer); leave the flag out to use it');
-  refused(['eval', '--model', reverse, '--data', tsv, '--n', '2000'], '--n does not apply to --data, which scores every line of the file once');
-  refused(['eval', '--model', reverse, '--data', tsv, '--seed', '4'], '--seed does not apply to --data');
+  cliUsage(['eval', '--model', reverse, '--data', tsv, '--n', '2000'], '--n does not apply to --data, which scores every line of the file once');
+  cliUsage(['eval', '--model', reverse, '--data', tsv, '--seed', '4'], '--seed does not apply to --data');
 });
