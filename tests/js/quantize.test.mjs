@@ -160,3 +160,31 @@ test('bad options and an int8 file missing a scale are refused with their codes'
   assert.equal(ok.config.quantization, 'int8');
   ok.dispose();
 });
+
+test('an int8 scale whose weights overflow is refused naming tensor and row, not decoded to NaN', async () => {
+  const bytes = new Uint8Array(await readFile(FIX('gru_luong_dot')));
+  const q8 = quantiseFile(bytes);
+  const b = Buffer.from(q8);
+  const n = Number(b.readBigUInt64LE(0));
+  const header = JSON.parse(b.subarray(8, 8 + n).toString('utf8'));
+  // Row 2's scale of the source embedding set to 1e38 (127 x 1e38 is inf), and of the output layer to
+  // 1e30 (finite, but products of such weights overflow: once garbage with score 0).
+  for (const [name, scale] of [['encoder.embedding.weight', 1e38], ['decoder.out.weight', 1e30]]) {
+    const bad = Buffer.from(b);
+    const q = header[name], s = header[`${name}.scale`];
+    const N = q.shape[1];
+    let big = 0;
+    for (let k = 0; k < N; k++) big = Math.max(big, Math.abs(bad.readInt8(8 + n + q.data_offsets[0] + 2 * N + k)));
+    assert.ok(big > 0, 'row 2 holds a weight');
+    bad.writeFloatLE(scale, 8 + n + s.data_offsets[0] + 4 * 2);
+    await assert.rejects(loadModel(new Uint8Array(bad)), (e) => {
+      assert.ok(e instanceof AttnseqError, String(e));
+      assert.equal(e.code, 'BAD_CHECKPOINT');
+      assert.match(e.message, new RegExp(`tensor '${name}' row 2: its scale ${String(scale).replace('+', '\\+')} times its weight ${big} is .* beyond the largest weight a checkpoint may hold`));
+      return true;
+    }, name);
+  }
+  const ok = await loadModel(q8);  // the engine is still fine
+  assert.ok(Number.isFinite(ok.translate('w5 w6 w7').score));
+  ok.dispose();
+});
