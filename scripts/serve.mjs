@@ -14,7 +14,7 @@ const ROOT = realpathSync(path.resolve(path.dirname(fileURLToPath(import.meta.ur
 // package's scripts, as package.json's `files` lists them.
 const FOLDERS = ['web', 'dist', 'models'];
 const FILES = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).files.filter((f) => /^wasm\/.*\.js$/.test(f));
-const TYPES = {
+export const TYPES = {
   '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.mjs': 'text/javascript',
   '.css': 'text/css', '.wasm': 'application/wasm', '.json': 'application/json', '.svg': 'image/svg+xml',
   '.png': 'image/png', '.safetensors': 'application/octet-stream', '.md': 'text/markdown; charset=utf-8',

@@ -206,10 +206,11 @@ export interface PoolOptions extends LoadOptions {
 }
 /**
  * Batch translation on several cores: Workers (module Workers in a browser, worker_threads in Node)
- * share each call's inputs. BAD_INPUT for a bad option, and loadModel()'s errors for the source;
- * WORKER when a Worker cannot start.
+ * share each call's inputs. source: a Model from loadModel() (each Worker loads the checkpoint it was
+ * loaded from, int8 if it was; DISPOSED once it is disposed) or what loadModel() takes. BAD_INPUT for a
+ * bad option, and loadModel()'s errors for the source; WORKER when a Worker cannot start.
  */
-export function createPool(source: ModelSource, options?: PoolOptions): Promise<Pool>;
+export function createPool(source: Model | ModelSource, options?: PoolOptions): Promise<Pool>;
 export class Pool implements Disposable_ {
   private constructor();
   /** How many Workers the pool has. */

@@ -105,6 +105,10 @@ const poolOptions: PoolOptions = { workers: 2 };
   // @ts-expect-error an Encoded stays with its model's thread
   await pool.translateBatch([enc]).catch((e: unknown) => check(e instanceof AttnseqError && e.index === 0, 'the Encoded is refused at run time too'));
 }
+{
+  using fromModel: Pool = await createPool(model, poolOptions);  // a loaded Model is a source too
+  check((await fromModel.translateBatch(['w5 w6 w7']))[0]!.text === model.translate('w5 w6 w7').text, 'createPool(model)');
+}
 const forHyp: AlignmentLike = { ...t, tgtTokens: hyps[1]!.tgtTokens, attention: hyps[1]!.attention, rows: hyps[1]!.tokens.length };
 const csv: string = alignmentToCSV(t);
 const json = JSON.parse(alignmentToJSON(forHyp)) as { attention: number[][] };
