@@ -297,7 +297,9 @@ async function engineBytes() {
 async function spawn(onMessage, onFailure) {
   if (isNode) {
     const { Worker } = await nodeModule('worker_threads');
-    const w = nodeWorker(Worker, new URL('./pool-worker.js', import.meta.url));
+    // (The base in a variable: a bundler must not take this Node-only line for an asset to copy.)
+    const base = import.meta.url;
+    const w = nodeWorker(Worker, new URL('./pool-worker.js', base));
     w.on('message', onMessage);
     w.on('error', (e) => onFailure(e?.message ?? String(e)));
     w.on('exit', (code) => onFailure(`it exited (code ${code})`));

@@ -1,4 +1,4 @@
-// A small app that uses the npm package by name, built by tests/browser/vite-app.test.mjs with Vite's
+// A small app that uses the npm package by name, built by tests/browser/bundlers.test.mjs with Vite's and webpack's
 // defaults: it translates on this thread (translate, translateBatch) and on a pool of two module
 // Workers, and writes { tokens, attention, batch, batchAttention, pooled, workers } or { error } as
 // JSON into #out, then sets data-done.
