@@ -431,6 +431,14 @@ export class Pool {
     return out;
   }
 
+  /** model.translateStream() on the pool: each window shared among the Workers (default window: 256 per Worker). */
+  translateStream(inputs, options = {}) {
+    if (this.#broken) throw this.#broken;
+    checkOptions(options, 'translateStream');
+    const { window = 256 * this.#workers.length, ...rest } = options;
+    return translateStream(inputs, rest, window, (batch, o) => this.translateBatch(batch, o));
+  }
+
   /** Stops the Workers; calls made after reject with DISPOSED (and any still running do too). */
   dispose() {
     this.#fail(new AttnseqError('DISPOSED', 'this Pool has been disposed'));
@@ -637,6 +645,19 @@ export class Model extends Disposable {
     return out;
   }
 
+  /**
+   * translateBatch() a window at a time: an async iterator of the results of `inputs` (an Iterable or
+   * an AsyncIterable, read as results are asked for), in input order, each what translate() returns.
+   * Options: translateBatch()'s and `window` (see translateStream below). A bad entry throws naming its
+   * index in the whole stream, once the results before its window have been delivered.
+   */
+  translateStream(inputs, options = {}) {
+    checkOptions(options, 'translateStream');
+    void this._h;
+    const { window = this._M.defaultRows, ...rest } = options;
+    return translateStream(inputs, rest, window, (batch, o) => this.translateBatch(batch, o));
+  }
+
   // translate()'s object from the engine's hypotheses ({ ids, attention, score, logProb, finished },
   // best first); translateBatch() builds each of its results here too. tgtTokens(ids): a new array.
   #translation(raw, srcTokens, cols, replace, tgtTokens) {
@@ -807,6 +828,66 @@ export class Decoder extends Disposable {
   }
 }
 
+// A window's results are held until they are taken: besides `window` inputs, a window ends before the
+// attention weights its results may hold (source length x the most rows x hypotheses, an upper bound)
+// pass this many floats (64 MiB), so that long inputs come fewer at a time.
+const STREAM_FLOATS = 1 << 24;
+const MAX_WINDOW = 1 << 16;
+
+/**
+ * translateStream() of a model or a pool: reads `inputs` a window at a time, runs `batch(window,
+ * options)` (translateBatch) on it and yields its results in order; what is held at once is one
+ * window's inputs and results. An entry's error names its index in the whole stream.
+ */
+function translateStream(inputs, options, window, batch) {
+  if (!Number.isInteger(window) || window < 1 || window > MAX_WINDOW)
+    throw new AttnseqError('BAD_INPUT', `option 'window' is ${describe(window)}; it must be an integer in [1, ${MAX_WINDOW}]`);
+  const iterable = inputs !== null && typeof inputs === 'object' && (typeof inputs[Symbol.asyncIterator] === 'function' ||
+    typeof inputs[Symbol.iterator] === 'function');
+  if (!iterable || inputs instanceof Encoded)
+    throw new AttnseqError('BAD_INPUT', `translateStream() takes an Iterable or an AsyncIterable of inputs, got ${describe(inputs)}`);
+  const hyps = options.numHypotheses ?? options.beam ?? 1;
+  const cost = (x) => {
+    const n = typeof x === 'string' ? x.length : x instanceof Encoded ? x.length : (x?.length ?? 1);
+    return n * (options.maxLength ?? 2 * n + 10) * hyps;
+  };
+  return (async function* () {
+    const it = typeof inputs[Symbol.asyncIterator] === 'function' ? inputs[Symbol.asyncIterator]() : inputs[Symbol.iterator]();
+    let start = 0, done = false;
+    try {
+      while (!done) {
+        const win = [];
+        let floats = 0;
+        while (win.length < window) {
+          const r = await it.next();
+          if (r.done) { done = true; break; }
+          win.push(r.value);
+          floats += Number.isFinite(cost(r.value)) ? cost(r.value) : 0;
+          if (floats >= STREAM_FLOATS) break;
+        }
+        if (!win.length && start > 0) break;  // (no input at all: one empty batch still checks the options)
+        let results;
+        try {
+          results = await batch(win, options);
+        } catch (e) {
+          if (e instanceof AttnseqError && e.index !== undefined)
+            throw entryError(e.code, start + e.index, e.message.replace(/^inputs\[\d+\]: /, ''));
+          throw e;
+        }
+        start += win.length;
+        win.length = 0;
+        for (let i = 0; i < results.length; i++) {
+          const r = results[i];
+          results[i] = undefined;  // given away: not held while the caller works on it
+          yield r;
+        }
+      }
+    } finally {
+      if (!done) await it.return?.();
+    }
+  })();
+}
+
 function cloneable(v) {
   try {
     structuredClone(v);
@@ -850,6 +931,8 @@ const OPTION_NAMES = {
   translate: ['beam', 'maxLength', 'lengthPenalty', 'temperature', 'seed', 'numHypotheses', 'prefix', 'replaceUnknowns'],
   translateBatch: ['beam', 'maxLength', 'lengthPenalty', 'temperature', 'seed', 'numHypotheses', 'prefix', 'replaceUnknowns',
     'maxRows'],
+  translateStream: ['beam', 'maxLength', 'lengthPenalty', 'temperature', 'seed', 'numHypotheses', 'prefix', 'replaceUnknowns',
+    'maxRows', 'window'],
   decoder: ['maxLength', 'temperature', 'seed', 'prefix', 'topk'],
   step: ['force', 'attention'],
   createTrainer: ['task', 'model', 'batchSize', 'lr', 'steps', 'warmup', 'clip', 'seed', 'minLength', 'maxLength'],
