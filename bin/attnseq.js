@@ -4,11 +4,13 @@
 // shade characters otherwise) or as JSON; `info` describes a checkpoint. Everything model-related is
 // the public JS API (../wasm/attnseq.js); this file only parses arguments and lays out text.
 import { readFileSync } from 'node:fs';
+import { once } from 'node:events';
 import { resolve } from 'node:path';
 import os from 'node:os';
 import { loadModel, createPool, AttnseqError } from '../wasm/attnseq.js';
 // The package's one viridis table, shared with the demo page (the package ships it next to attnseq.js).
 import { viridis } from '../wasm/colormap.js';
+import { checkArgsUtf8, openInput, streamLines } from './input.js';
 
 // Options each command accepts: long name -> { value: the value's name (absent for a switch), short:
 // alias, default: the value the parser uses when the option is absent, help: lines for --help }. The
@@ -24,7 +26,7 @@ const OPTIONS = {
     seed: { value: 'S', default: '0', help: ['sampling seed'] },
     prefix: { value: 'TEXT', help: ['force the first target tokens (ids like 5,6 for an ids-only model)'] },
     ids: { value: '5,17,42', help: ['the source as token ids instead of TEXT'] },
-    'batch-file': { value: 'FILE', help: ['translate every non-blank line of FILE (- = stdin) in one', 'batch (model.translateBatch), each printed as TEXT would be'] },
+    'batch-file': { value: 'FILE', help: ['translate every non-blank line of FILE (- = stdin) in batches', 'as it is read (model.translateStream), each printed as TEXT would be'] },
     threads: { value: 'N', help: ['with --batch-file: Workers sharing the lines (createPool;', 'default every core, at most 64; 1 = this thread only)'] },
     'replace-unknowns': { help: ['replace each emitted <unk> by its most-attended source token'] },
     json: { help: ['one JSON object per source: {text, tokens, srcTokens, tgtTokens,', 'attention (rows; null for style \'none\'), score, hypotheses}'] },
@@ -67,7 +69,8 @@ TEXT may be several arguments (joined by spaces); TEXT that starts with '-' goes
 options group and take attached values (-qb3). Without TEXT or --ids, stdin is read to its end as
 UTF-8 (invalid bytes are an error; a leading BOM is dropped) and each non-blank line (LF, CRLF or
 CR) is translated. --batch-file FILE reads FILE (- for stdin) the same way, names the line of a bad
-input, and translates all lines in one batch: faster for many inputs, the same output. For an
+input, and translates a window of lines at a time, printing each window's results as it ends:
+faster for many inputs, the same output, bounded memory. For an
 ids-only model, TEXT (or a line) like "4 5 6" or "4,5,6" is read as ids.
 Exit status: 0 ok, 1 error ("attnseq: CODE: message" on stderr), 2 usage error.`;
 
@@ -185,6 +188,17 @@ function visible(s) {
 /** Free text for the terminal: only control characters are escaped. */
 function printable(s) {
   return s.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+}
+/** One line of text from a file (a name, a metadata key or value): every control character escaped. */
+function oneLine(s) {
+  return String(s).replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+}
+/**
+ * A JSON line for the terminal: JSON.stringify escapes U+0000-U+001F but leaves DEL and the C1
+ * controls (U+0080-U+009F, CSI among them) raw; \u escapes keep the JSON the same.
+ */
+function jsonLine(v) {
+  return JSON.stringify(v).replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) + '\n';
 }
 
 function truncate(s, width) {
@@ -343,57 +357,6 @@ function renderText(r, { model, options, color, width }) {
   return out.join('\n') + '\n';
 }
 
-/**
- * All of standard input, read as a stream: once Node has opened fd 0 as a stream (reading
- * process.stdin.isTTY does) a pipe is non-blocking, and readFileSync(0) fails with EAGAIN whenever
- * the writer has not caught up.
- */
-async function readStdin() {
-  const chunks = [];
-  for await (const chunk of process.stdin) chunks.push(chunk);
-  return Buffer.concat(chunks);
-}
-
-/** Byte offset of the first invalid UTF-8 sequence, or -1; the engine's rules (src/model/vocab.cpp). */
-function invalidUtf8At(b) {
-  for (let i = 0; i < b.length;) {
-    const c = b[i];
-    if (c < 0x80) { i++; continue; }
-    const n = (c & 0xe0) === 0xc0 ? 2 : (c & 0xf0) === 0xe0 ? 3 : (c & 0xf8) === 0xf0 ? 4 : 0;
-    if (n === 0 || i + n > b.length) return i;
-    let cp = c & (0x7f >> n);
-    for (let k = 1; k < n; k++) {
-      if ((b[i + k] & 0xc0) !== 0x80) return i;
-      cp = (cp << 6) | (b[i + k] & 0x3f);
-    }
-    if (cp < [0, 0, 0x80, 0x800, 0x10000][n] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return i;
-    i += n;
-  }
-  return -1;
-}
-
-// LF, CRLF and a lone CR (classic Mac) all end a line.
-const LINE_END = /\r\n|\r|\n/;
-
-/**
- * Input bytes (standard input, a --batch-file) as the non-blank lines to translate, each with its
- * number (from 1, blank lines counted). Invalid UTF-8 is refused naming its byte offset (as the
- * engine's tokenizer does) rather than replaced with U+FFFD; a leading BOM is dropped. The native
- * CLI reads a --batch-file by the same rules (src/cli/translate.cpp, batch_lines).
- */
-function inputLines(bytes, name = 'standard input') {
-  const bad = invalidUtf8At(bytes);
-  if (bad >= 0) {
-    const line = bytes.subarray(0, bad).toString('utf8').split(LINE_END).length;
-    throw new AttnseqError('BAD_INPUT', `${name}: invalid UTF-8 at byte ${bad} (line ${line})`);
-  }
-  let text = bytes.toString('utf8');
-  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-  const lines = [];
-  text.split(LINE_END).forEach((l, i) => { if (l.trim() !== '') lines.push({ text: l, line: i + 1 }); });
-  return lines;
-}
-
 // An ids-only model has no vocabulary; "4 5 6" / "4,5,6" is then what the user means.
 const sourceOf = (text, model) => (model.config.srcTokenizer === 'ids' && ID_LIST.test(text) ? parseIds(text, 'TEXT') : text);
 
@@ -406,42 +369,52 @@ async function sourcesFrom(opts, positional, model) {
   if (positional.length) texts = [positional.join(' ')];
   else if (process.stdin.isTTY) throw new UsageError('no source: give TEXT, --ids, or lines on stdin');
   else {
-    texts = inputLines(await readStdin()).map((l) => l.text);
+    texts = [];
+    for await (const l of streamLines(await openInput('-'), 'standard input')) texts.push(l.text);
     if (!texts.length) throw new UsageError('no source: stdin was empty');
   }
   return texts.map((t) => sourceOf(t, model));
 }
 
 /**
- * --batch-file FILE (- for stdin): its lines, each translated by one model.translateBatch() call; an
- * input the batch refuses ("inputs[k]: ...") is named by its line in the file.
+ * --batch-file FILE (- for stdin): its lines, read as a stream and translated a window at a time
+ * (model.translateStream, or a pool's with threads > 1), each printed by print(result, i, srcIds) as
+ * it is done, in order; an input the batch refuses ("inputs[k]: ...") is named by its line in the file.
  */
-async function translateBatchFile(file, model, options, threads, modelSource) {
+async function translateBatchFile(file, model, options, threads, modelSource, print) {
   const name = file === '-' ? 'standard input' : file;
-  let bytes;
-  if (file === '-') bytes = await readStdin();
-  else {
-    try {
-      bytes = readFileSync(resolve(file));
-    } catch (e) {
-      throw new AttnseqError('LOAD_FAILED', `cannot open '${file}': ${e.message}`);
+  const lines = streamLines(await openInput(file), name);
+  const waiting = [];  // { line, source } of each input read and not yet printed, oldest first
+  const sources = (async function* () {
+    for await (const l of lines) {
+      const source = sourceOf(l.text, model);
+      waiting.push({ line: l.line, source });
+      yield source;
     }
+  })();
+  // A first window of inputs tells whether there are enough of them for every Worker.
+  const first = [];
+  let more = true;
+  while (first.length < 256 * threads) {
+    const r = await sources.next();
+    if (r.done) { more = false; break; }
+    first.push(r.value);
   }
-  const lines = inputLines(bytes, name);
-  const sources = lines.map((l) => sourceOf(l.text, model));
-  const workers = Math.min(threads, sources.length);
+  const all = (async function* () { yield* first; if (more) yield* sources; })();
+  const workers = more ? threads : Math.min(threads, first.length);
+  const pool = workers > 1 ? await createPool(modelSource, { workers }) : null;
+  let i = 0;
   try {
-    if (workers <= 1) return { sources, results: model.translateBatch(sources, options) };
-    const pool = await createPool(modelSource, { workers });
-    try {
-      return { sources, results: await pool.translateBatch(sources, options) };
-    } finally {
-      pool.dispose();
+    for await (const r of (pool ?? model).translateStream(all, options)) {
+      const { source } = waiting.shift();
+      await print(r, i++, () => (typeof source === 'string' ? model.tokenize(source).ids : source));
     }
   } catch (e) {
     const at = e instanceof AttnseqError && e.index !== undefined && /^inputs\[\d+\]: /.exec(e.message);
-    if (at) throw new AttnseqError(e.code, `${name} line ${lines[e.index].line}: ${e.message.slice(at[0].length)}`);
+    if (at) throw new AttnseqError(e.code, `${name} line ${waiting[e.index - i].line}: ${e.message.slice(at[0].length)}`);
     throw e;
+  } finally {
+    pool?.dispose();
   }
 }
 
@@ -472,14 +445,10 @@ async function translate(opts, positional) {
       options.prefix = model.config.tokenizer === 'ids' ? parseIds(opts.prefix, '--prefix') : opts.prefix;
     const color = useColor(opts, process.env, process.stdout);
     const width = process.stdout.columns || Number(process.env.COLUMNS) || 120;
-    const print = (r, i, srcIds) => {
-      if (opts.json) process.stdout.write(JSON.stringify(toJSON(r, model.config.style !== 'none', srcIds())) + '\n');
-      else if (opts.quiet) process.stdout.write(printable(r.text) + '\n');
-      else process.stdout.write((i ? '\n' : '') + renderText(r, { model, options, color, width }));
-    };
+    const print = (r, i, srcIds) => write(opts.json ? jsonLine(toJSON(r, model.config.style !== 'none', srcIds()))
+      : opts.quiet ? printable(r.text) + '\n' : (i ? '\n' : '') + renderText(r, { model, options, color, width }));
     if (opts['batch-file'] !== undefined) {
-      const { sources, results } = await translateBatchFile(opts['batch-file'], model, options, threads, modelSource(opts));
-      results.forEach((r, i) => print(r, i, () => (typeof sources[i] === 'string' ? model.tokenize(sources[i]).ids : sources[i])));
+      await translateBatchFile(opts['batch-file'], model, options, threads, modelSource(opts), print);
       return;
     }
     const sources = await sourcesFrom(opts, positional, model);
@@ -488,7 +457,7 @@ async function translate(opts, positional) {
       if (i) await new Promise((r) => setImmediate(r));
       const enc = model.encode(src);
       try {
-        print(model.translate(enc, options), i, () => enc.ids);
+        await print(model.translate(enc, options), i, () => enc.ids);
       } finally {
         enc.dispose();
       }
@@ -513,7 +482,7 @@ async function info(opts, positional) {
   try {
     const c = model.config;
     if (opts.json) {
-      process.stdout.write(JSON.stringify({ file: opts.model, ...c, srcVocab: model.srcVocab, tgtVocab: model.tgtVocab }) + '\n');
+      process.stdout.write(jsonLine({ file: opts.model, ...c, srcVocab: model.srcVocab, tgtVocab: model.tgtVocab }));
       return;
     }
     let bytes = null;
@@ -523,9 +492,9 @@ async function info(opts, positional) {
       : `${c.style}, score ${c.score}${c.style === 'luong' ? `, input feeding ${yes(c.inputFeeding)}` : ''}${c.score === 'additive' ? `, size ${c.attentionSize}` : ''}`;
     const vocabLine = (v, n) => (v ? `${n} (${v.slice(0, 8).map(visible).join(' ')}${n > 8 ? ' …' : ''})` : `${n} ids`);
     const rows = [
-      ['name', c.name ?? '-'], ['task', c.task ?? '-'],
-      ...Object.entries(c.metadata).filter(([k]) => !['name', 'task', 'src_vocab', 'tgt_vocab'].includes(k)).map(([k, v]) => [k, printable(v)]),
-      ['file', bytes === null ? opts.model : `${opts.model} (${bytes} bytes)`],
+      ['name', c.name === null ? '-' : oneLine(c.name)], ['task', c.task === null ? '-' : oneLine(c.task)],
+      ...Object.entries(c.metadata).filter(([k]) => !['name', 'task', 'src_vocab', 'tgt_vocab'].includes(k)).map(([k, v]) => [oneLine(k), oneLine(v)]),
+      ['file', oneLine(bytes === null ? opts.model : `${opts.model} (${bytes} bytes)`)],
       ['cell', `${c.cell}, ${c.layers} layer${c.layers > 1 ? 's' : ''}, ${c.bidirectional ? 'bidirectional' : 'unidirectional'} encoder, bridge ${yes(c.bridge)}`],
       ['attention', attention],
       ['tokenizer', c.tokenizer],
@@ -552,6 +521,7 @@ function version() {
 }
 
 async function main(argv) {
+  checkArgsUtf8(argv);
   const [command, ...rest] = argv;
   if (command === undefined) throw new UsageError('no command given');
   if (command === '-h' || command === '--help' || command === 'help') { process.stdout.write(USAGE + '\n'); return 0; }
@@ -563,9 +533,16 @@ async function main(argv) {
   return 0;
 }
 
+/** Writes to standard output, waiting while a pipe is full (so that a long batch holds little). */
+async function write(text) {
+  if (!process.stdout.write(text)) await once(process.stdout, 'drain');
+}
+
 process.stdout.on('error', (e) => {
   if (e.code === 'EPIPE') process.exit(0);    // `attnseq ... | head` is fine
-  throw e;
+  // Nothing more can be written (a full disk, /dev/full, a closed file): say so, and stop.
+  process.stderr.write(`attnseq: WRITE_FAILED: cannot write to standard output: ${e.message}\n`);
+  process.exit(1);
 });
 
 try {
@@ -576,7 +553,7 @@ try {
     process.exitCode = 2;
   } else {
     const code = e instanceof AttnseqError ? e.code : 'INTERNAL';
-    process.stderr.write(`attnseq: ${code}: ${e?.message ?? String(e)}\n`);
+    process.stderr.write(`attnseq: ${code}: ${printable(e?.message ?? String(e))}\n`);
     if (!(e instanceof AttnseqError) && process.env.ATTNSEQ_DEBUG) process.stderr.write(`${e?.stack}\n`);
     process.exitCode = 1;
   }

@@ -2,6 +2,7 @@
 // handles in small classes that own them (dispose() deletes them), turns status objects into
 // AttnseqError, and hands out copies of every array. Works in Node 18+, browsers and module Workers.
 import createAttnseqCore from '../dist/attnseq-core.mjs';
+import { isNode, nodeModule } from './platform.js';
 
 /** Error thrown by every attnseq call; `code` is stable (BAD_INPUT, BAD_CHECKPOINT, TOO_LONG, DISPOSED, ...). */
 export class AttnseqError extends Error {
@@ -12,7 +13,6 @@ export class AttnseqError extends Error {
   }
 }
 
-const isNode = typeof process !== 'undefined' && !!process.versions?.node && typeof window === 'undefined';
 let corePromise = null;
 let coreBytes = null;   // the .wasm this thread's engine started from (a pool's Workers start from it too)
 let initOptions = {};
@@ -131,7 +131,7 @@ const HTTP = /^https?:/i;
 /** The bytes behind a URL or (in Node) a path or file: URL; LOAD_FAILED if they cannot be read. */
 async function readUrl(href) {
   if (isNode && !HTTP.test(href)) {
-    const { readFile } = await import('node:fs/promises');
+    const { readFile } = await nodeModule('fs/promises');
     try {
       return new Uint8Array(await readFile(/^file:/i.test(href) ? new URL(href) : href));
     } catch (e) {
@@ -162,9 +162,15 @@ function check(status) {
   return status;
 }
 
-async function toBytes(source) {
-  const bytes = bufferBytes(source, 'loadModel()');
-  if (bytes) return bytes;
+// A checkpoint's bytes from what loadModel() takes. own: whether the array is ours (read here) rather
+// than the caller's, which they may change afterwards.
+async function toBytes(source, what = 'loadModel()') {
+  const bytes = bufferBytes(source, what);
+  if (bytes) return { bytes, own: false };
+  return { bytes: await sourceBytes(source, what), own: true };
+}
+
+async function sourceBytes(source, what) {
   if (typeof Response !== 'undefined' && source instanceof Response) return responseBytes(source);
   if (typeof Blob !== 'undefined' && source instanceof Blob) {
     try {
@@ -174,7 +180,8 @@ async function toBytes(source) {
     }
   }
   if (source instanceof URL || typeof source === 'string') return readUrl(source instanceof URL ? source.href : source);
-  throw new AttnseqError('BAD_INPUT', 'loadModel() takes a Uint8Array, ArrayBuffer, Blob, Response, URL or path');
+  throw new AttnseqError('BAD_INPUT', `${what} takes a Uint8Array, ArrayBuffer, Blob, Response, URL or path` +
+    (what.startsWith('createPool') ? ', or a Model' : ''));
 }
 
 /** Diagnostics: wasm heap bytes in use (malloc), the stack pointer and the memory size. */
@@ -196,15 +203,22 @@ export async function loadModel(source, options = {}) {
   if (options.quantize !== undefined && options.quantize !== 'int8')
     throw new AttnseqError('BAD_INPUT', `loadModel: option 'quantize' is ${describe(options.quantize)}; it must be 'int8' (or left out)`);
   const M = await core();
-  const bytes = await toBytes(source);
+  const { bytes, own } = await toBytes(source);
   const handle = new M.Model();
   const st = handle.load(bytes, options.quantize === 'int8');
   if (!st.ok) {
     handle.delete();
     throw new AttnseqError(st.code, st.message);
   }
-  return new Model(M, handle);
+  const model = new Model(M, handle);
+  // What createPool(model) rebuilds it from in each Worker: the checkpoint's bytes (a copy of the
+  // caller's array, which they may change), held until the model is disposed.
+  checkpoints.set(model, { bytes: own ? bytes : bytes.slice(), quantize: options.quantize });
+  return model;
 }
+
+/** Model -> { bytes, quantize }: the checkpoint it was loaded from (createPool(model)). */
+const checkpoints = new WeakMap();
 
 /**
  * Creates a model from a configuration and trains it in the engine on a built-in task
@@ -233,7 +247,7 @@ const MAX_WORKERS = 64;
 /** Every core this thread may use: availableParallelism() in Node, hardwareConcurrency in a browser. */
 async function coreCount() {
   if (isNode) {
-    const os = await import('node:os');
+    const os = await nodeModule('os');
     return os.availableParallelism?.() ?? os.cpus().length;
   }
   return globalThis.navigator?.hardwareConcurrency || 1;
@@ -243,8 +257,9 @@ async function coreCount() {
  * Batch translation on several cores: `workers` Workers (module Workers in a browser, worker_threads
  * in Node), each with its own engine and its own copy of the model, share each call's inputs. What
  * pool.translateBatch(inputs, options) resolves to is what model.translateBatch(inputs, options) returns,
- * bit for bit. source: what loadModel() takes; options: { workers (default: every core, at most 64),
- * quantize }. Each Worker holds the model and the engine again (memory grows with `workers`).
+ * bit for bit. source: a Model (its Workers load the checkpoint it was loaded from, quantised as it
+ * was) or what loadModel() takes; options: { workers (default: every core, at most 64), quantize }.
+ * Each Worker holds the model and the engine again (memory grows with `workers`).
  */
 export async function createPool(source, options = {}) {
   checkOptions(options, 'createPool');
@@ -253,10 +268,17 @@ export async function createPool(source, options = {}) {
     throw new AttnseqError('BAD_INPUT', `createPool: option 'workers' is ${describe(n)}; it must be an integer in [1, ${MAX_WORKERS}]`);
   if (options.quantize !== undefined && options.quantize !== 'int8')
     throw new AttnseqError('BAD_INPUT', `createPool: option 'quantize' is ${describe(options.quantize)}; it must be 'int8' (or left out)`);
-  const [wasm, bytes] = await Promise.all([engineBytes(), toBytes(source)]);
+  let checkpoint;
+  if (source instanceof Model) {
+    void source._h;  // DISPOSED once disposed
+    checkpoint = checkpoints.get(source);
+    if (!checkpoint) throw new AttnseqError('BAD_INPUT', 'createPool: this Model was not made by loadModel(), so there is no checkpoint to load in the Workers');
+  }
+  const [wasm, bytes] = await Promise.all([engineBytes(), checkpoint?.bytes ?? toBytes(source, 'createPool()').then((b) => b.bytes)]);
+  const quantize = options.quantize ?? checkpoint?.quantize;
   const pool = new Pool(POOL_KEY);
   try {
-    await Promise.all(Array.from({ length: n }, () => pool._start(wasm, bytes, options.quantize)));
+    await Promise.all(Array.from({ length: n }, () => pool._start(wasm, bytes, quantize)));
   } catch (e) {
     pool.dispose();
     throw e;
@@ -274,10 +296,10 @@ async function engineBytes() {
 // and ref()/unref() so that an idle pool never keeps Node running.
 async function spawn(onMessage, onFailure) {
   if (isNode) {
-    const { Worker } = await import('node:worker_threads');
-    // Node's flags pass on to the Workers, but not --input-type, which a Worker refuses ("node -e").
-    const execArgv = process.execArgv.filter((a, i, all) => !a.startsWith('--input-type') && all[i - 1] !== '--input-type');
-    const w = new Worker(new URL('./pool-worker.js', import.meta.url), { execArgv });
+    const { Worker } = await nodeModule('worker_threads');
+    // (The base in a variable: a bundler must not take this Node-only line for an asset to copy.)
+    const base = import.meta.url;
+    const w = nodeWorker(Worker, new URL('./pool-worker.js', base));
     w.on('message', onMessage);
     w.on('error', (e) => onFailure(e?.message ?? String(e)));
     w.on('exit', (code) => onFailure(`it exited (code ${code})`));
@@ -289,6 +311,24 @@ async function spawn(onMessage, onFailure) {
   w.onmessage = (e) => onMessage(e.data);
   w.onerror = (e) => { e.preventDefault?.(); onFailure(e.message || 'it could not load pool-worker.js'); };
   return { post: (m, t) => w.postMessage(m, t), ref() {}, unref() {}, stop: () => w.terminate() };
+}
+
+/**
+ * A worker_threads Worker with the parent's flags where it can take them. Left to itself, Node gives a
+ * Worker the parent's flags but the process-wide ones (--max-old-space-size, --stack-size, --title,
+ * ...), which it refuses when they are passed explicitly (ERR_WORKER_INVALID_EXEC_ARGV). It would also
+ * pass --input-type ("node --input-type=module -e"), which a Worker running a file refuses: then the
+ * others are passed explicitly, or, if Node refuses one of them, none.
+ */
+function nodeWorker(Worker, url) {
+  if (!process.execArgv.some((a) => a.startsWith('--input-type'))) return new Worker(url);
+  const execArgv = process.execArgv.filter((a, i, all) => !a.startsWith('--input-type') && all[i - 1] !== '--input-type');
+  try {
+    return new Worker(url, { execArgv });
+  } catch (e) {
+    if (e?.code !== 'ERR_WORKER_INVALID_EXEC_ARGV') throw e;
+    return new Worker(url, { execArgv: [] });
+  }
 }
 
 const POOL_KEY = Symbol('createPool');
@@ -325,8 +365,11 @@ export class Pool {
       try {
         worker.post({ ...message, job }, transfer);
       } catch (e) {  // a DataCloneError: an input or option holds a function, a symbol, ...
-        this.#settle({ job, ok: false, code: 'BAD_INPUT', message: `${message.op === 'batch' ? 'translateBatch' : 'createPool'}: ` +
-          `what was given cannot be sent to a Worker (${e?.message ?? String(e)})` });
+        // Named by its index, as any bad entry is, when it is an input (only then is each one tried).
+        const index = message.op === 'batch' ? message.inputs.findIndex((x) => !cloneable(x)) : -1;
+        const what = `${message.op === 'batch' ? 'translateBatch' : 'createPool'}: what was given cannot be sent to a Worker (${e?.message ?? String(e)})`;
+        this.#settle(index < 0 ? { job, ok: false, code: 'BAD_INPUT', message: what }
+          : { job, ok: false, code: 'BAD_INPUT', message: `inputs[${index}]: ${what}`, index });
       }
     });
   }
@@ -388,6 +431,14 @@ export class Pool {
     return out;
   }
 
+  /** model.translateStream() on the pool: each window shared among the Workers (default window: 256 per Worker). */
+  translateStream(inputs, options = {}) {
+    if (this.#broken) throw this.#broken;
+    checkOptions(options, 'translateStream');
+    const { window = 256 * this.#workers.length, ...rest } = options;
+    return translateStream(inputs, rest, window, (batch, o) => this.translateBatch(batch, o));
+  }
+
   /** Stops the Workers; calls made after reject with DISPOSED (and any still running do too). */
   dispose() {
     this.#fail(new AttnseqError('DISPOSED', 'this Pool has been disposed'));
@@ -432,7 +483,11 @@ class Disposable {
 }
 
 export class Model extends Disposable {
-  #names = [null, null];  // per side, every id's display token, read from wasm once (see #namesOf)
+  #names = [null, null];
+  dispose() {
+    checkpoints.delete(this);
+    super.dispose();
+  }  // per side, every id's display token, read from wasm once (see #namesOf)
   constructor(M, handle) {
     super(handle);
     this._M = M;
@@ -588,6 +643,19 @@ export class Model extends Disposable {
       out[i] = this.#translation(hyps, srcTokens, cols, options.replaceUnknowns, tgtTokens);
     }
     return out;
+  }
+
+  /**
+   * translateBatch() a window at a time: an async iterator of the results of `inputs` (an Iterable or
+   * an AsyncIterable, read as results are asked for), in input order, each what translate() returns.
+   * Options: translateBatch()'s and `window` (see translateStream below). A bad entry throws naming its
+   * index in the whole stream, once the results before its window have been delivered.
+   */
+  translateStream(inputs, options = {}) {
+    checkOptions(options, 'translateStream');
+    void this._h;
+    const { window = this._M.defaultRows, ...rest } = options;
+    return translateStream(inputs, rest, window, (batch, o) => this.translateBatch(batch, o));
   }
 
   // translate()'s object from the engine's hypotheses ({ ids, attention, score, logProb, finished },
@@ -760,6 +828,75 @@ export class Decoder extends Disposable {
   }
 }
 
+// A window's results are held until they are taken: besides `window` inputs, a window ends before the
+// attention weights its results may hold (source length x the most rows x hypotheses, an upper bound)
+// pass this many floats (64 MiB), so that long inputs come fewer at a time.
+const STREAM_FLOATS = 1 << 24;
+const MAX_WINDOW = 1 << 16;
+
+/**
+ * translateStream() of a model or a pool: reads `inputs` a window at a time, runs `batch(window,
+ * options)` (translateBatch) on it and yields its results in order; what is held at once is one
+ * window's inputs and results. An entry's error names its index in the whole stream.
+ */
+function translateStream(inputs, options, window, batch) {
+  if (!Number.isInteger(window) || window < 1 || window > MAX_WINDOW)
+    throw new AttnseqError('BAD_INPUT', `option 'window' is ${describe(window)}; it must be an integer in [1, ${MAX_WINDOW}]`);
+  const iterable = inputs !== null && typeof inputs === 'object' && (typeof inputs[Symbol.asyncIterator] === 'function' ||
+    typeof inputs[Symbol.iterator] === 'function');
+  if (!iterable || inputs instanceof Encoded)
+    throw new AttnseqError('BAD_INPUT', `translateStream() takes an Iterable or an AsyncIterable of inputs, got ${describe(inputs)}`);
+  const hyps = options.numHypotheses ?? options.beam ?? 1;
+  const cost = (x) => {
+    const n = typeof x === 'string' ? x.length : x instanceof Encoded ? x.length : (x?.length ?? 1);
+    return n * (options.maxLength ?? 2 * n + 10) * hyps;
+  };
+  return (async function* () {
+    const it = typeof inputs[Symbol.asyncIterator] === 'function' ? inputs[Symbol.asyncIterator]() : inputs[Symbol.iterator]();
+    let start = 0, done = false;
+    try {
+      while (!done) {
+        const win = [];
+        let floats = 0;
+        while (win.length < window) {
+          const r = await it.next();
+          if (r.done) { done = true; break; }
+          win.push(r.value);
+          floats += Number.isFinite(cost(r.value)) ? cost(r.value) : 0;
+          if (floats >= STREAM_FLOATS) break;
+        }
+        if (!win.length && start > 0) break;  // (no input at all: one empty batch still checks the options)
+        let results;
+        try {
+          results = await batch(win, options);
+        } catch (e) {
+          if (e instanceof AttnseqError && e.index !== undefined)
+            throw entryError(e.code, start + e.index, e.message.replace(/^inputs\[\d+\]: /, ''));
+          throw e;
+        }
+        start += win.length;
+        win.length = 0;
+        for (let i = 0; i < results.length; i++) {
+          const r = results[i];
+          results[i] = undefined;  // given away: not held while the caller works on it
+          yield r;
+        }
+      }
+    } finally {
+      if (!done) await it.return?.();
+    }
+  })();
+}
+
+function cloneable(v) {
+  try {
+    structuredClone(v);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** translateBatch()'s error for inputs[index]: the message names the index, and so does `error.index`. */
 function entryError(code, index, message) {
   const e = new AttnseqError(code, `inputs[${index}]: ${message}`);
@@ -794,6 +931,8 @@ const OPTION_NAMES = {
   translate: ['beam', 'maxLength', 'lengthPenalty', 'temperature', 'seed', 'numHypotheses', 'prefix', 'replaceUnknowns'],
   translateBatch: ['beam', 'maxLength', 'lengthPenalty', 'temperature', 'seed', 'numHypotheses', 'prefix', 'replaceUnknowns',
     'maxRows'],
+  translateStream: ['beam', 'maxLength', 'lengthPenalty', 'temperature', 'seed', 'numHypotheses', 'prefix', 'replaceUnknowns',
+    'maxRows', 'window'],
   decoder: ['maxLength', 'temperature', 'seed', 'prefix', 'topk'],
   step: ['force', 'attention'],
   createTrainer: ['task', 'model', 'batchSize', 'lr', 'steps', 'warmup', 'clip', 'seed', 'minLength', 'maxLength'],

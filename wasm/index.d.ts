@@ -120,6 +120,15 @@ export interface TranslateBatchOptions extends TranslateOptions {
   maxRows?: number | undefined;
 }
 
+export interface TranslateStreamOptions extends TranslateBatchOptions {
+  /**
+   * Most inputs read and translated together (one translateBatch() call), an integer in [1, 65536];
+   * default 256 on a model, 256 per Worker on a pool. A window also ends early when its results'
+   * attention weights could pass 64 MiB (long inputs). Changes speed and memory only, never a result.
+   */
+  window?: number | undefined;
+}
+
 export interface Hypothesis {
   text: string;
   tokens: number[];
@@ -196,6 +205,12 @@ export class Model implements Disposable_ {
    * decoding, its message naming it ("inputs[3]: " and what translate() would say; error.index 3).
    */
   translateBatch(inputs: ReadonlyArray<Input | Encoded>, options?: TranslateBatchOptions): Translation[];
+  /**
+   * translateBatch() a window at a time, within bounded memory: the results of `inputs`, read as the
+   * results are asked for, in input order, each what translate() returns. A bad entry throws (from
+   * the iterator) naming its index in the whole stream, after the earlier windows' results.
+   */
+  translateStream(inputs: Iterable<Input | Encoded> | AsyncIterable<Input | Encoded>, options?: TranslateStreamOptions): AsyncIterableIterator<Translation>;
   dispose(): void;
   [Symbol.dispose](): void;
 }
@@ -206,10 +221,11 @@ export interface PoolOptions extends LoadOptions {
 }
 /**
  * Batch translation on several cores: Workers (module Workers in a browser, worker_threads in Node)
- * share each call's inputs. BAD_INPUT for a bad option, and loadModel()'s errors for the source;
- * WORKER when a Worker cannot start.
+ * share each call's inputs. source: a Model from loadModel() (each Worker loads the checkpoint it was
+ * loaded from, int8 if it was; DISPOSED once it is disposed) or what loadModel() takes. BAD_INPUT for a
+ * bad option, and loadModel()'s errors for the source; WORKER when a Worker cannot start.
  */
-export function createPool(source: ModelSource, options?: PoolOptions): Promise<Pool>;
+export function createPool(source: Model | ModelSource, options?: PoolOptions): Promise<Pool>;
 export class Pool implements Disposable_ {
   private constructor();
   /** How many Workers the pool has. */
@@ -221,6 +237,8 @@ export class Pool implements Disposable_ {
    * error, naming its index in `inputs`; the pool keeps working.
    */
   translateBatch(inputs: ReadonlyArray<Input>, options?: TranslateBatchOptions): Promise<Translation[]>;
+  /** model.translateStream() on the Workers: each window is shared among them. */
+  translateStream(inputs: Iterable<Input> | AsyncIterable<Input>, options?: TranslateStreamOptions): AsyncIterableIterator<Translation>;
   /** Stops the Workers: what is running and every later call rejects with DISPOSED. */
   dispose(): void;
   [Symbol.dispose](): void;

@@ -4,10 +4,10 @@
 //   { op: 'batch', inputs, options }        ->  { ok: true, results } (model.translateBatch's array)
 // and { ok: false, code, message, index } for an error (index: translateBatch's bad entry).
 // The same file runs as a browser module Worker and as a Node worker_threads Worker.
+// No top-level await: a bundler may build this file as a classic script (Vite's default, "iife").
 import { init, loadModel, AttnseqError } from './attnseq.js';
+import { isNode, nodeModule } from './platform.js';
 
-const isNode = typeof process !== 'undefined' && !!process.versions?.node;
-const port = isNode ? (await import('node:worker_threads')).parentPort : self;
 let model = null;
 
 async function answer(m) {
@@ -29,7 +29,9 @@ async function answer(m) {
   }
 }
 
-const reply = (m, transfer) => port.postMessage(m, transfer);
+// Node keeps a port's messages until it has a listener, so none is lost while worker_threads loads.
+const port = isNode ? nodeModule('worker_threads').then((w) => w.parentPort) : Promise.resolve(self);
+const reply = async (m, transfer) => (await port).postMessage(m, transfer);
 const onMessage = async (m) => {
   try {
     const a = await answer(m);
@@ -40,5 +42,5 @@ const onMessage = async (m) => {
     reply({ job: m.job, ok: false, code: known ? e.code : 'WORKER', message: known ? e.message : `${e?.name ?? 'Error'}: ${e?.message ?? String(e)}`, index: e?.index });
   }
 };
-if (isNode) port.on('message', onMessage);
+if (isNode) port.then((p) => p.on('message', onMessage));
 else self.onmessage = (e) => onMessage(e.data);

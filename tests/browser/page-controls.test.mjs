@@ -127,6 +127,26 @@ test('item 3: a forced prefix with a token the model cannot output is refused, n
   assert.deepEqual(problems, []);
 });
 
+test("a bad prefix's message says what the model outputs: phonemes for g2p-en, characters for dates, words for en-ko, with valid ones", async () => {
+  const { page, problems } = await open();
+  for (const [id, source, prefix, kind, valid] of [['g2p-en', 'knight', 'xyz', 'ARPAbet phonemes, separated by spaces', 'AA'],
+    ['dates', '3 March 2018', 'Q', 'characters,', '0'], ['en-ko', 'Jane went to the store', 'banana', 'words, separated by spaces', null]]) {
+    await pick(page, id, source);
+    await page.fill('#prefix', prefix);
+    await page.waitForFunction(() => !document.getElementById('prefix-error').hidden);
+    const msg = await page.textContent('#prefix-error');
+    assert.ok(msg.includes(`Its outputs are ${kind}`), `${id}: ${msg}`);
+    if (valid) assert.ok(msg.includes(`“${valid}”`), `${id} quotes a valid token: ${msg}`);
+    const m = await model(id);
+    const quoted = [...msg.slice(msg.indexOf('such as')).matchAll(/“([^”]+)”/g)].map((x) => x[1]);
+    assert.ok(quoted.length > 0, `${id}: ${msg}`);
+    for (const t of quoted) assert.ok(m.tgtVocab.includes(t), `${id}: “${t}” is a target token`);
+    if (id === 'g2p-en') assert.ok(!/character/.test(msg), `g2p-en's targets are not characters: ${msg}`);
+    await page.fill('#prefix', '');
+  }
+  assert.deepEqual(problems, []);
+});
+
 test('item 4: keyboard focus stays on a control when Step or Run ends, when ◀ reaches step 1, and after ◎', async () => {
   const { page, problems } = await open();
   const r = (await model('en-ko')).translate('Jane went to the store');

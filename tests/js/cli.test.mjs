@@ -215,6 +215,13 @@ test('errors: CODE on stderr and exit 1; usage errors exit 2 with the usage text
     ['translate', '-m', GEN, '--max-length'],
     ['translate', '-m', GEN, '--json=yes', 'w5'],
     ['info', '-m', GEN, '--beam', '2'],
+    ['info'],
+    ['translate', '-m', GEN, '--seed', '-1', 'w5'],
+    ['translate', '-m', GEN, '--hypotheses', '0', 'w5'],
+    ['translate', '-m', GEN, '--length-penalty', 'x', 'w5'],
+    ['translate', '-m', GEN, '--threads', '2', 'w5'],
+    ['translate', '-m', GEN, '--batch-file', GEN, '--threads', '65'],
+    ['translate', '-m', GEN, '--color', '--no-color', 'w5'],
     ['transmogrify'],
     [],
   ];

@@ -3,12 +3,15 @@
 // bit for bit, on every shipped model, for 1, 2 and 3 Workers and with int8 weights; a bad entry is
 // refused with model.translateBatch's code and message, naming its index in `inputs` whichever Worker
 // met it, and the pool keeps working; bad options, a bad checkpoint, an Encoded and what cannot be
-// sent to a Worker are refused with a message; dispose() rejects what is running and what follows;
-// an idle pool never keeps Node from exiting.
+// sent to a Worker are refused with a message (an entry naming its index); dispose() rejects what is
+// running and what follows; an idle pool never keeps Node from exiting; createPool(model) rebuilds
+// the model from its checkpoint; Node flags a Worker refuses do not stop a pool.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
+import os from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadModel, createPool, Pool, AttnseqError } from '../../wasm/attnseq.js';
 
@@ -109,8 +112,18 @@ test('a bad entry is refused with model.translateBatch\'s error and its index in
   const enc = model.encode('abc');
   await assert.rejects(p.translateBatch(['ab', enc]), (e) => e.code === 'BAD_INPUT' && e.index === 1 && /^inputs\[1\]: a pool takes texts or ids/.test(e.message));
   enc.dispose();
-  // What cannot be sent to a Worker at all.
-  await assert.rejects(p.translateBatch(['ab', () => 'abc']), (e) => e.code === 'BAD_INPUT' && /cannot be sent to a Worker/.test(e.message));
+  // What cannot be sent to a Worker at all: named by its index in inputs like any bad entry.
+  for (const k of [0, 3, 6]) {
+    const inputs = [...good.slice(0, k), () => 'abc', ...good.slice(k)];
+    await assert.rejects(p.translateBatch(inputs), (e) => {
+      assert.equal(e.code, 'BAD_INPUT');
+      assert.equal(e.index, k);
+      assert.match(e.message, new RegExp(`^inputs\\[${k}\\]: translateBatch: what was given cannot be sent to a Worker`));
+      return true;
+    });
+  }
+  await assert.rejects(p.translateBatch(['abc'], { beam: () => 2 }), (e) => e.code === 'BAD_INPUT' && e.index === undefined && /^translateBatch: .*cannot be sent/.test(e.message));
+  assert.deepStrictEqual(await p.translateBatch(good), model.translateBatch(good));
   // Bad options: model.translateBatch's message, no index; also for no input at all.
   for (const [inputs, options] of [[['abc'], { bem: 3 }], [[], { bem: 3 }], [['abc'], { maxRows: 0 }], [['abc'], { beam: 2, temperature: 0.5 }]]) {
     let want;
@@ -157,4 +170,56 @@ test('a pool that is never disposed does not keep Node running once idle', () =>
   assert.equal(r.signal, null, 'killed: the idle pool kept Node running');
   assert.equal(r.status, 0, r.stderr);
   assert.equal(r.stdout.trim(), `${models.get('reverse').translate('abc').text},${models.get('reverse').translate('hello').text}`);
+});
+
+test('createPool(model), as the README has it: the Workers load the checkpoint the model came from, int8 as it was', async () => {
+  const bytes = new Uint8Array(bytesOf('g2p-en'));
+  const model = await loadModel(bytes);
+  bytes.fill(0);  // the caller's array changes after loading: the pool still has the checkpoint
+  const inputs = words.slice(0, 40);
+  const p = await pool(model, { workers: 2 });
+  assert.deepStrictEqual(await p.translateBatch(inputs, { beam: 3 }), model.translateBatch(inputs, { beam: 3 }));
+  const q8 = await loadModel(bytesOf('g2p-en'), { quantize: 'int8' });
+  const p8 = await pool(q8, { workers: 2 });
+  const want = q8.translateBatch(inputs);
+  assert.notDeepStrictEqual(want, model.translateBatch(inputs), 'int8 gives other bits');
+  assert.deepStrictEqual(await p8.translateBatch(inputs), want);
+  // A model loaded from a path works the same way.
+  const fromPath = await loadModel(fileURLToPath(new URL('models/reverse.safetensors', ROOT)));
+  const pp = await pool(fromPath, { workers: 2 });
+  assert.deepStrictEqual(await pp.translateBatch(['abc', 'hello']), fromPath.translateBatch(['abc', 'hello']));
+  fromPath.dispose();
+  assert.deepStrictEqual(await pp.translateBatch(['abc']), models.get('reverse').translateBatch(['abc']), 'the pool outlives the model');
+  await assert.rejects(createPool(fromPath, { workers: 1 }), (e) => e.code === 'DISPOSED');
+  model.dispose(); q8.dispose();
+});
+
+test('createPool and npx attnseq --batch-file work under Node flags a Worker refuses (--max-old-space-size, --stack-size, --title, ...)', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'attnseq-pool-flags-'));
+  try {
+    const reverse = fileURLToPath(new URL('models/reverse.safetensors', ROOT));
+    const script = `import { createPool } from ${JSON.stringify(new URL('wasm/attnseq.js', ROOT).href)};
+      const p = await createPool(${JSON.stringify(reverse)}, { workers: 2 });
+      console.log((await p.translateBatch(['abc', 'hello'])).map((x) => x.text).join(','));
+      p.dispose();`;
+    const file = path.join(dir, 'pool.mjs');
+    writeFileSync(file, script);
+    writeFileSync(path.join(dir, 'lines.txt'), 'abc\nhello\n');
+    const want = `${models.get('reverse').translate('abc').text},${models.get('reverse').translate('hello').text}`;
+    const flags = [['--max-old-space-size=512'], ['--expose-gc'], ['--stack-size=900'], ['--title=attnseq-pool-test'],
+      ['--abort-on-uncaught-exception'], ['--max-old-space-size=512', '--expose-gc', '--title=x', '--no-warnings']];
+    for (const f of flags) {
+      for (const args of [[...f, file], [...f, '--input-type=module', '-e', script]]) {
+        const r = spawnSync(process.execPath, args, { encoding: 'utf8', timeout: 60000 });
+        assert.equal(r.status, 0, `node ${args.slice(0, -1).join(' ')}: ${r.stderr}`);
+        assert.equal(r.stdout.trim(), want, f.join(' '));
+      }
+      const cli = spawnSync(process.execPath, [...f, fileURLToPath(new URL('bin/attnseq.js', ROOT)), 'translate', '--model', reverse,
+        '--batch-file', path.join(dir, 'lines.txt'), '--threads', '2', '-q'], { encoding: 'utf8', timeout: 60000 });
+      assert.equal(cli.status, 0, `npx attnseq under ${f.join(' ')}: ${cli.stderr}`);
+      assert.equal(cli.stdout, want.replace(',', '\n') + '\n');
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -10,7 +10,7 @@ import {
 import type {
   AlignmentLike, AttnseqErrorCode, Decoder, DecoderOptions, Encoded, Hypothesis, Input, LoadOptions, ModelConfig,
   ModelSource, PoolOptions, StepOptions, StepResult, TrainEvaluation, Trainer, TrainerOptions, TrainStepReport,
-  TranslateBatchOptions, TranslateOptions, Translation,
+  TranslateBatchOptions, TranslateOptions, TranslateStreamOptions, Translation,
 } from 'attnseq';
 
 function check(cond: boolean, what: string): asserts cond {
@@ -104,6 +104,16 @@ const poolOptions: PoolOptions = { workers: 2 };
   }
   // @ts-expect-error an Encoded stays with its model's thread
   await pool.translateBatch([enc]).catch((e: unknown) => check(e instanceof AttnseqError && e.index === 0, 'the Encoded is refused at run time too'));
+}
+// As a stream: results as they come, a window at a time.
+const streamOptions: TranslateStreamOptions = { beam: 2, window: 1 };
+const streamed: Translation[] = [];
+for await (const r of model.translateStream((function* () { yield 'w5 w6 w7'; yield [5, 6]; })(), streamOptions)) streamed.push(r);
+check(streamed.length === 2 && streamed[0]!.text === batch[0]!.text, 'translateStream');
+{
+  using fromModel: Pool = await createPool(model, poolOptions);  // a loaded Model is a source too
+  for await (const r of fromModel.translateStream(['w5 w6 w7'], streamOptions)) check(r.text === batch[0]!.text, 'pool.translateStream');
+  check((await fromModel.translateBatch(['w5 w6 w7']))[0]!.text === model.translate('w5 w6 w7').text, 'createPool(model)');
 }
 const forHyp: AlignmentLike = { ...t, tgtTokens: hyps[1]!.tgtTokens, attention: hyps[1]!.attention, rows: hyps[1]!.tokens.length };
 const csv: string = alignmentToCSV(t);

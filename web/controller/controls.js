@@ -6,6 +6,7 @@ import { showToken } from '../views/alignment.js';
 import { state } from './state.js';
 import { $, refocus, setWatchState } from './page.js';
 import { sessionKey, parseIds, unknownAt } from './session.js';
+import { ARPABET_IPA } from '../pronunciation.js';
 
 // Playback speeds of the slider (1..8): milliseconds between decoder steps.
 const SPEEDS = [
@@ -56,6 +57,21 @@ export function checkInput() {
   return r;
 }
 
+/**
+ * What a forced prefix must be made of, in the model's own terms: its target side's kind of token
+ * (characters, words, or ARPAbet phonemes when every target token is one) and a few of them.
+ */
+function targetHint(m) {
+  const c = m.config;
+  const specials = new Set([c.pad, c.bos, c.eos, c.unk]);
+  const tokens = (m.tgtVocab ?? []).filter((_, id) => !specials.has(id));
+  const phonemes = tokens.length > 0 && tokens.every((t) => Object.hasOwn(ARPABET_IPA, t));
+  const kind = phonemes ? 'ARPAbet phonemes' : c.tgtTokenizer === 'char' ? 'characters' : 'words';
+  const apart = c.tgtTokenizer === 'char' ? '' : ', separated by spaces';
+  const example = $('prefix').placeholder.startsWith('e.g.') ? `; ${$('prefix').placeholder}` : '';
+  return `Its outputs are ${kind}${apart}, such as ${quoteList(tokens.slice(0, 5))}${example}.`;
+}
+
 /** The notes under the input and prefix fields, for checkInput()'s result. */
 function renderInputNotes(r) {
   const c = r.model?.config;
@@ -71,7 +87,7 @@ function renderInputNotes(r) {
   el.classList.toggle('warn', !!r.unknown.length && most);
   const bad = r.badPrefix;
   $('prefix-error').textContent = bad.length ? `${quoteList(bad)} ${bad.length === 1 ? 'is not a token' : 'are not tokens'} this model can output, so ${bad.length === 1 ? 'it' : 'they'} cannot be forced. ` +
-    `Use its target ${unit}${$('prefix').placeholder.startsWith('e.g.') ? ` (${$('prefix').placeholder})` : ''}.` : '';
+    targetHint(r.model) : '';
   $('prefix-error').hidden = !bad.length;
 }
 
