@@ -52,7 +52,7 @@ test('both refuse a value just outside the same range, naming the setting', asyn
   requireNativeCli();
   for (const [flag, key, where, bad] of SETTINGS) {
     const r = cli('train', '--task', 'copy', flag, String(bad), '--out', '/nonexistent/x.safetensors');
-    assert.equal(r.status, 1, flag);
+    assert.equal(r.status, 2, `${flag}: a usage error`);
     const cliRange = /in \[([^\]]+)\]/.exec(r.stderr)?.[1];
     assert.ok(cliRange && r.stderr.includes(flag), `${flag}: ${r.stderr}`);
     const opts = where === 'model' ? { task: 'copy', model: { [key]: bad } } : { task: 'copy', [key]: bad };
