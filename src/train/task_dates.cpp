@@ -68,6 +68,62 @@ const char* const kFormatNames[kDateFormats] = {
     "Weekday, Dth Month YYYY",  // Saturday, 3rd March 2018
     "DMonthYYYY",               // 3March2018
     "Month Dth YYYY",           // March 3rd 2018
+    // The other year width and day padding of every format above that names the month, and two-digit
+    // years for the day-first numeric formats that lacked them (docs/tasks.md, "Formats": what people
+    // write; issue 23 found `JAN 05 28` misread when no format put a two-digit year after a month name).
+    "D Month YY",               // 3 March 18
+    "DD Month YYYY",            // 03 March 2018
+    "DD Month YY",              // 03 March 18
+    "Month Dth, YY",            // March 3rd, 18
+    "Weekday, Month D, YY",     // Saturday, March 3, 18
+    "Weekday, Month DD, YYYY",  // Saturday, March 03, 2018
+    "Weekday, Month DD, YY",    // Saturday, March 03, 18
+    "D mon YYYY",               // 3 mar 2018
+    "DD mon YY",                // 03 mar 18
+    "DD mon YYYY",              // 03 mar 2018
+    "D Mon YY",                 // 3 Mar 18
+    "DD Mon YYYY",              // 03 Mar 2018
+    "Month D YY",               // March 3 18
+    "Month DD YYYY",            // March 03 2018
+    "Month DD YY",              // March 03 18
+    "Wkd D Mon YY",             // Sat 3 Mar 18
+    "Wkd DD Mon YYYY",          // Sat 03 Mar 2018
+    "Wkd DD Mon YY",            // Sat 03 Mar 18
+    "the Dth of Month, YY",     // the 3rd of March, 18
+    "Mon D, YY",                // Mar 3, 18
+    "Mon DD, YYYY",             // Mar 03, 2018
+    "Mon DD, YY",               // Mar 03, 18
+    "Dth Month YY",             // 3rd March 18
+    "DD-Mon-YY",                // 03-Mar-18
+    "D-Mon-YYYY",               // 3-Mar-2018
+    "D-Mon-YY",                 // 3-Mar-18
+    "D.M.YY",                   // 3.3.18
+    "DD-MM-YY",                 // 03-03-18
+    "DDMonYY",                  // 03Mar18
+    "DMonYYYY",                 // 3Mar2018
+    "DMonYY",                   // 3Mar18
+    "DmonYYYY",                 // 3mar2018
+    "DDmonYY",                  // 03mar18
+    "DDmonYYYY",                // 03mar2018
+    "Mon D YY",                 // Mar 3 18
+    "Mon DD YYYY",              // Mar 03 2018
+    "Mon DD YY",                // Mar 03 18
+    "Month D, YY",              // March 3, 18
+    "Month DD, YYYY",           // March 03, 2018
+    "Month DD, YY",             // March 03, 18
+    "Wkd, Mon D, YY",           // Sat, Mar 3, 18
+    "Wkd, Mon DD, YYYY",        // Sat, Mar 03, 2018
+    "Wkd, Mon DD, YY",          // Sat, Mar 03, 18
+    "Dth Mon YY",               // 3rd Mar 18
+    "Weekday D Month YY",       // Saturday 3 March 18
+    "Weekday DD Month YYYY",    // Saturday 03 March 2018
+    "Weekday DD Month YY",      // Saturday 03 March 18
+    "Mon Dth YY",               // Mar 3rd 18
+    "Weekday, Dth Month YY",    // Saturday, 3rd March 18
+    "DMonthYY",                 // 3March18
+    "DDMonthYYYY",              // 03March2018
+    "DDMonthYY",                // 03March18
+    "Month Dth YY",             // March 3rd 18
 };
 const char* const kCaseNames[kDateCases] = {"as written", "lower case", "upper case"};
 

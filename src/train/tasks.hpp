@@ -81,7 +81,7 @@ std::unique_ptr<Task> make_reverse_task(const TaskOptions& o);
 std::unique_ptr<Task> make_copy_task(const TaskOptions& o);
 
 // ---- dates ---------------------------------------------------------------------------------------
-constexpr int kDateFormats = 40;
+constexpr int kDateFormats = 93;
 constexpr int kDateCases = 3;  // letter case of the whole source: 0 as the format writes it, 1 lower, 2 upper
 const char* date_format_name(int format);  // e.g. "Weekday, Month D, YYYY"; throws outside 0..kDateFormats-1
 bool date_format_has_letters(int format);  // whether the format writes a month name (so letter case matters)

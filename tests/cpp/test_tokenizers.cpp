@@ -63,8 +63,9 @@ ModelConfig g2p_config() {
 
 TEST_CASE("tokenizers: checkpoints from before per-side tokenizers load and decode as before") {
   std::vector<std::string> files;
-  for (const char* n : {"dates", "en-ko", "en-ko-additive", "en-ko-bahdanau", "en-ko-general", "en-ko-vanilla",
-                        "reverse", "reverse-vanilla"})
+  // Shipped models written before then (dates was retrained for issue 23, so it records both sides).
+  for (const char* n :
+       {"en-ko", "en-ko-additive", "en-ko-bahdanau", "en-ko-general", "en-ko-vanilla", "reverse", "reverse-vanilla"})
     files.push_back(std::string(ATTNSEQ_MODELS_DIR) + "/" + n + ".safetensors");
   for (const char* n : {"gru_luong_dot", "lstm_bahdanau_additive", "tensors_only", "gru_none"})
     files.push_back(test::data_path(std::string("parity/") + n + ".safetensors"));
