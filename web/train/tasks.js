@@ -4,7 +4,7 @@
 export const TASKS = {
   dates: {
     label: 'Dates → ISO 8601',
-    about: 'Human-written dates in 40 formats and any letter case ("3 March 2018", "14.08.2004", "JUL 21, 2015") to YYYY-MM-DD, character by character.',
+    about: 'Human-written dates in 93 formats and any letter case ("3 March 2018", "14.08.2004", "JUL 21, 2015") to YYYY-MM-DD, character by character.',
     probe: '3 March 2018', steps: 1500, lr: 0.005, hidden: 64,
   },
   'en-ko': {
