@@ -277,7 +277,12 @@ DecodeOptions parse_options(const val& o) {
   if (has("temperature")) d.temperature = float(num("temperature", 0, 1e6));
   if (has("seed")) d.seed = std::uint64_t(integer("seed", 0, 9007199254740991.0));
   // Its upper bound is the beam asked for (validate() says so too), not the largest beam there is.
-  if (has("numHypotheses")) d.num_hypotheses = int(integer("numHypotheses", 0, d.beam));
+  if (has("numHypotheses")) {
+    d.num_hypotheses = int(integer("numHypotheses", 0, kMaxBeam));
+    if (d.num_hypotheses > d.beam)
+      throw std::invalid_argument("option 'numHypotheses' is " + std::to_string(d.num_hypotheses) +
+                                  "; it must be in [0, beam = " + std::to_string(d.beam) + "]");
+  }
   if (has("prefix")) d.prefix = from_js_array<std::int32_t>(o["prefix"], "prefix");
   return d;
 }

@@ -253,3 +253,16 @@ test("alignmentToPharaoh: no links for a vanilla model (no attention), the heavi
   assert.equal(alignmentToPharaoh(partial), want.filter((_, k) => k !== 1).join(' '));
   m.dispose();
 });
+
+test('numHypotheses is checked against the beam asked for, and messages write numbers as people do', async () => {
+  const model = await loadModel(FIX('gru_luong_general'));
+  for (const [beam, n] of [[3, 5], [1, 2]]) {
+    assert.throws(() => model.translate('w5 w6 w7', { beam, numHypotheses: n }),
+      (e) => e instanceof AttnseqError && e.code === 'BAD_INPUT' && e.message === `option 'numHypotheses' is ${n}; it must be in [0, beam = ${beam}]`,
+      `beam ${beam}`);
+  }
+  assert.equal(model.translate('w5 w6 w7', { beam: 3, numHypotheses: 3 }).hypotheses.length, 3);
+  assert.throws(() => model.translate('w5 w6 w7', { lengthPenalty: -3e38 }),
+    (e) => e.code === 'BAD_INPUT' && e.message === "option 'lengthPenalty' is -3e+38; it must be in [0, 10]");
+  model.dispose();
+});

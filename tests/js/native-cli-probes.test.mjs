@@ -159,3 +159,8 @@ test('--batch-file: each window of lines is printed before the next is read, and
   const small = await peak(8192), large = await peak(40960);
   assert.ok(large < small * 1.3, `peak memory ${small} kB for 8,192 lines, ${large} kB for 40,960: it must not grow with the input`);
 });
+
+test('messages write numbers as people do: a length penalty of -3e38 is -3e+38, not 39 digits', () => {
+  cliRefused(['translate', '--model', MODEL('reverse'), '--length-penalty', '-3e38', 'abc'],
+    'length_penalty is -3e+38; it must be in [0, 10]');
+});
