@@ -377,8 +377,10 @@ TEST_CASE(
   }
   // Finite scales whose weights overflow (1e38 x 127 is inf) or reach sizes that overflow the
   // products (1e30 gave garbage with score 0): refused naming the tensor and the row.
-  for (auto [name, scale] : {std::pair<std::string, float>{"encoder.embedding.weight", 1e38f},
-                             std::pair<std::string, float>{W, 1e30f}, std::pair<std::string, float>{W, 1e13f}}) {
+  for (const auto& big : {std::pair<std::string, float>{"encoder.embedding.weight", 1e38f},
+                          std::pair<std::string, float>{W, 1e30f}, std::pair<std::string, float>{W, 1e13f}}) {
+    const std::string name = big.first;  // not a structured binding: clang 14 cannot capture one
+    const float scale = big.second;
     Draft d = draft_of(good);
     Item& w = d.at(name);
     const std::int64_t N = w.shape[1];
