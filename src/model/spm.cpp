@@ -1,0 +1,153 @@
+// Encoding and decoding as SentencePiece 0.1.97 does (normalizer.cc, unigram_model.cc EncodeOptimized,
+// bpe_model.cc, sentencepiece_processor.cc), rewritten; comments point at the spm rule each step keeps.
+#include "model/spm.hpp"
+
+#include <cfloat>
+#include <cstdio>
+#include <functional>
+#include <queue>
+
+#include "model/errors.hpp"
+#include "model/spm_utf8.hpp"
+
+namespace attnseq {
+namespace {
+
+std::string byte_piece(int b) {
+  char s[8];
+  std::snprintf(s, sizeof s, "<0x%02X>", unsigned(b));
+  return s;
+}
+
+}  // namespace
+
+SpmTokenizer::SpmTokenizer(SpmModel model, const std::string& name) : m_(std::move(model)) {
+  const auto bad = [&](const std::string& what) { raise(ErrorKind::BadCheckpoint, name + ": " + what); };
+  const auto& t = m_.trainer;
+  if (t.model_type != SpmModelType::Unigram && t.model_type != SpmModelType::Bpe)
+    bad(std::string("model_type ") + (t.model_type == SpmModelType::Word ? "WORD" : "CHAR") +
+        " is not supported (only UNIGRAM and BPE)");
+  if (!m_.normalizer.precompiled_charsmap.empty())
+    bad("normalizer '" + m_.normalizer.name + "' (a precompiled_charsmap of " +
+        std::to_string(m_.normalizer.precompiled_charsmap.size()) +
+        " bytes) is not implemented yet: only models trained with --normalization_rule_name=identity load");
+  if (m_.has_denormalizer) bad("a denormalizer_spec with rules is not implemented yet");
+  if (t.treat_whitespace_as_suffix) bad("treat_whitespace_as_suffix is not implemented yet");
+  if (m_.pieces.size() > std::size_t(INT32_MAX)) bad("too many pieces");
+
+  id_byte_.assign(m_.pieces.size(), -1);
+  byte_id_.assign(256, -1);
+  min_score_ = FLT_MAX;
+  max_score_ = FLT_MIN;  // spm's starting value (the smallest positive float), kept for equal results
+  for (std::size_t i = 0; i < m_.pieces.size(); ++i) {
+    const auto& p = m_.pieces[i];
+    const int id = int(i);
+    const std::string at = "piece " + std::to_string(i);
+    if (p.piece.empty()) bad(at + " is empty");
+    const bool normal =
+        p.type == SpmPieceType::Normal || p.type == SpmPieceType::UserDefined || p.type == SpmPieceType::Unused;
+    if (!(normal ? pieces_ : reserved_).emplace(p.piece, id).second) bad(at + " '" + p.piece + "' is already defined");
+    if (normal) max_piece_ = std::max(max_piece_, p.piece.size());
+    if (p.type == SpmPieceType::UserDefined) max_user_ = std::max(max_user_, p.piece.size());
+    if (p.type == SpmPieceType::Normal) {
+      min_score_ = std::min(min_score_, p.score);
+      max_score_ = std::max(max_score_, p.score);
+    }
+    if (p.type == SpmPieceType::Unknown) {
+      if (unk_ >= 0) bad(at + " is a second unknown piece (the first is " + std::to_string(unk_) + ")");
+      unk_ = id;
+    }
+    if (p.type == SpmPieceType::Byte) {
+      if (!t.byte_fallback) bad(at + " '" + p.piece + "' is a byte piece although byte_fallback is false");
+      unsigned v = 256;
+      char end = 0;
+      if (p.piece.size() != 6 || std::sscanf(p.piece.c_str(), "<0x%2X%c", &v, &end) != 2 || end != '>' ||
+          byte_piece(int(v)) != p.piece)
+        bad(at + " '" + p.piece + "' is not a byte piece <0xNN>");
+      byte_id_[v] = id;
+      id_byte_[i] = int(v);
+    }
+  }
+  if (unk_ < 0) bad("no unknown piece (type UNKNOWN)");
+  if (t.byte_fallback)
+    for (int b = 0; b < 256; ++b)
+      if (byte_id_[std::size_t(b)] < 0) bad("byte_fallback is true but byte piece " + byte_piece(b) + " is missing");
+}
+
+SpmTokenizer SpmTokenizer::from_bytes(std::string_view bytes, const std::string& name) {
+  return SpmTokenizer(parse_spm_model(bytes, name), name);
+}
+
+int SpmTokenizer::piece_to_id(std::string_view piece) const {
+  if (auto it = reserved_.find(piece); it != reserved_.end()) return it->second;
+  if (auto it = pieces_.find(piece); it != pieces_.end()) return it->second;
+  return unk_;
+}
+
+std::size_t SpmTokenizer::user_defined_at(std::string_view s) const {
+  for (std::size_t n = std::min(max_user_, s.size()); n > 0; --n) {
+    auto it = pieces_.find(s.substr(0, n));
+    if (it != pieces_.end() && type(it->second) == SpmPieceType::UserDefined) return n;
+  }
+  return 0;
+}
+
+// normalizer.cc Normalize with no charsmap: user-defined pieces kept whole, malformed bytes as U+FFFD
+// (one byte each), leading, repeated and trailing spaces dropped (remove_extra_whitespaces), a space
+// in front (add_dummy_prefix), spaces as U+2581 (escape_whitespaces).
+std::string SpmTokenizer::normalize(std::string_view in) const {
+  const auto& n = m_.normalizer;
+  const auto prefix = [&](std::string_view s) -> std::pair<std::string_view, std::size_t> {
+    if (const std::size_t u = user_defined_at(s)) return {s.substr(0, u), u};
+    std::size_t len;
+    if (!spm_utf8::valid_prefix(s, &len)) return {spm_utf8::kReplacement, 1};
+    return {s.substr(0, len), len};
+  };
+  if (n.remove_extra_whitespaces)
+    while (!in.empty() && prefix(in).first == " ") in.remove_prefix(1);
+  std::string out;
+  if (in.empty()) return out;
+  const std::string_view space = n.escape_whitespaces ? spm_utf8::kSpace : " ";
+  if (n.add_dummy_prefix) out += space;
+  bool prev_space = n.remove_extra_whitespaces;
+  while (!in.empty()) {
+    auto [sp, used] = prefix(in);
+    while (prev_space && !sp.empty() && sp[0] == ' ') sp.remove_prefix(1);
+    if (!sp.empty()) {
+      for (char c : sp) {
+        if (c == ' ')
+          out += space;
+        else
+          out += c;
+      }
+      prev_space = sp.back() == ' ';
+    }
+    in.remove_prefix(used);
+    if (!n.remove_extra_whitespaces) prev_space = false;
+  }
+  if (n.remove_extra_whitespaces)
+    while (out.size() >= space.size() && std::string_view(out).substr(out.size() - space.size()) == space)
+      out.resize(out.size() - space.size());
+  return out;
+}
+
+std::vector<int> SpmTokenizer::encode(std::string_view text) const {
+  const std::string norm = normalize(text);
+  const auto segs = m_.trainer.model_type == SpmModelType::Bpe ? encode_bpe(norm) : encode_unigram(norm);
+  // sentencepiece_processor.cc PopulateSentencePieceText: an unknown piece becomes its bytes' pieces
+  // with byte_fallback; without, a run of unknown pieces is one.
+  std::vector<int> ids;
+  bool prev_unk = false;
+  for (const auto& [w, id] : segs) {
+    const bool unk = type(id) == SpmPieceType::Unknown;
+    if (unk && m_.trainer.byte_fallback) {
+      for (char c : w) ids.push_back(byte_id_[static_cast<unsigned char>(c)]);
+    } else if (!(unk && prev_unk)) {
+      ids.push_back(id);
+    }
+    prev_unk = unk;
+  }
+  return ids;
+}
+
+}  // namespace attnseq

@@ -1,0 +1,56 @@
+// SentencePiece-compatible subword tokenizer: the ids `spm_encode` gives for a `.model` file, and the
+// text its decoder gives back. Unigram (Viterbi over piece scores) and BPE (merges by score), user-
+// defined pieces matched whole, unknown characters as <unk> (a run of them one <unk>) or, with
+// byte_fallback, as <0xNN> byte pieces. Normalisers: identity only for now (a model whose
+// precompiled_charsmap is not empty, as nmt_nfkc's is, is refused by name); then the spec's
+// add_dummy_prefix, remove_extra_whitespaces and escape_whitespaces (U+2581 for spaces) as spm does.
+#pragma once
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "model/spm_proto.hpp"
+
+namespace attnseq {
+
+class SpmTokenizer {
+ public:
+  // Checks what SentencePiece checks when it loads a model (no empty or repeated piece, one <unk>,
+  // all 256 byte pieces with byte_fallback) and refuses what this reader does not implement; both
+  // raise BadCheckpoint starting with `name`.
+  SpmTokenizer(SpmModel model, const std::string& name);
+  static SpmTokenizer from_bytes(std::string_view bytes, const std::string& name);
+
+  std::vector<int> encode(std::string_view text) const;
+  // Ids outside [0, size()) raise BadInput naming the id and its position.
+  std::string decode(const std::vector<int>& ids) const;
+
+  int size() const { return static_cast<int>(m_.pieces.size()); }
+  const SpmModel& model() const { return m_; }
+  // The id of a piece's text (control and byte pieces too), or the unk id as spm's PieceToId.
+  int piece_to_id(std::string_view piece) const;
+
+  // The normalised text the models segment (public for tests).
+  std::string normalize(std::string_view text) const;
+
+ private:
+  using Segment = std::pair<std::string_view, int>;  // a piece of the normalised text and its id
+  std::vector<Segment> encode_unigram(std::string_view s) const;
+  std::vector<Segment> encode_bpe(std::string_view s) const;
+  // Length of the longest user-defined piece at the start of s, or 0.
+  std::size_t user_defined_at(std::string_view s) const;
+  SpmPieceType type(int id) const { return m_.pieces[std::size_t(id)].type; }
+
+  SpmModel m_;
+  // NORMAL, USER_DEFINED and UNUSED pieces (what spm's trie and BPE merges look up), and the others.
+  std::unordered_map<std::string_view, int> pieces_, reserved_;
+  std::vector<int> byte_id_;   // byte value -> id of its <0xNN> piece (byte_fallback only)
+  std::vector<int> id_byte_;   // id -> its byte value, or -1 if it is not a byte piece
+  std::size_t max_piece_ = 0;  // bytes of the longest piece in pieces_
+  std::size_t max_user_ = 0;   // bytes of the longest user-defined piece
+  int unk_ = -1;
+  float min_score_ = 0, max_score_ = 0;  // over NORMAL pieces, as spm computes them
+};
+
+}  // namespace attnseq

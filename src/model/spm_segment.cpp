@@ -1,0 +1,180 @@
+// The two segmentations of normalised text (unigram Viterbi, BPE merges) and decoding, each keeping
+// the exact rules of SentencePiece 0.1.97 where a tie or a float could otherwise give other ids.
+#include <functional>
+#include <queue>
+#include <unordered_map>
+
+#include "model/errors.hpp"
+#include "model/spm.hpp"
+#include "model/spm_utf8.hpp"
+
+namespace attnseq {
+
+// unigram_model.cc EncodeOptimized: best path ending at each byte; pieces tried from each character
+// start by increasing length, a later one winning only with a strictly higher score; user-defined
+// pieces scored length * max_score - 0.1; a character no piece covers alone is an
+// unknown node scored min_score - 10.
+std::vector<SpmTokenizer::Segment> SpmTokenizer::encode_unigram(std::string_view s) const {
+  struct Best {
+    int id = -1;
+    float score = 0;
+    long start = -1;
+  };
+  const std::size_t size = s.size();
+  std::vector<Best> best(size + 1);
+  const float unk_score = min_score_ - 10.0f;
+  for (std::size_t start = 0; start < size;) {
+    const float here = best[start].score;
+    const std::size_t mblen = spm_utf8::one_char_len(s.substr(start));
+    bool single = false;
+    for (std::size_t len = 1; len <= std::min(max_piece_, size - start); ++len) {
+      auto it = pieces_.find(s.substr(start, len));
+      if (it == pieces_.end() || type(it->second) == SpmPieceType::Unused) continue;
+      const int id = it->second;
+      Best& t = best[start + len];
+      // spm's ternary makes every candidate a double (user-defined: float(len) * max_score in float,
+      // then - 0.1), compared with the stored float and rounded to float when kept.
+      const double score = type(id) == SpmPieceType::UserDefined ? double(float(len) * max_score_) - 0.1
+                                                                 : double(m_.pieces[std::size_t(id)].score);
+      const double cand = score + here;
+      const bool better = t.start == -1 || cand > double(t.score);
+      if (better) t = {id, float(cand), long(start)};
+      if (len == mblen) single = true;
+    }
+    if (!single) {
+      Best& t = best[start + mblen];
+      const float cand = unk_score + here;
+      if (t.start == -1 || cand > t.score) t = {unk_, cand, long(start)};
+    }
+    start += mblen;
+  }
+  std::vector<Segment> out;
+  for (std::size_t end = size; end > 0;) {
+    const Best& b = best[end];
+    const auto start = std::size_t(b.start);
+    out.emplace_back(s.substr(start, end - start), b.id);
+    end = start;
+  }
+  return {out.rbegin(), out.rend()};
+}
+
+// bpe_model.cc: characters (user-defined pieces whole and frozen), then repeatedly the adjacent pair
+// whose join is a piece with the highest score (leftmost on ties); UNUSED pieces split back into the
+// pair they were joined from.
+std::vector<SpmTokenizer::Segment> SpmTokenizer::encode_bpe(std::string_view s) const {
+  struct Symbol {
+    int prev, next;
+    bool freeze;
+    std::string_view piece;
+  };
+  struct Pair {
+    int left, right;
+    float score;
+    std::size_t size;
+  };
+  const auto worse = [](const Pair& a, const Pair& b) {
+    return a.score < b.score || (a.score == b.score && a.left > b.left);
+  };
+  std::priority_queue<Pair, std::vector<Pair>, decltype(worse)> agenda(worse);
+  std::unordered_map<std::string_view, std::pair<std::string_view, std::string_view>> rev_merge;
+  std::vector<Symbol> sym;
+  const auto add_pair = [&](int l, int r) {
+    if (l == -1 || r == -1 || sym[std::size_t(l)].freeze || sym[std::size_t(r)].freeze) return;
+    const auto& a = sym[std::size_t(l)].piece;
+    const std::string_view joined(a.data(), a.size() + sym[std::size_t(r)].piece.size());
+    auto it = pieces_.find(joined);
+    if (it == pieces_.end()) return;
+    agenda.push({l, r, m_.pieces[std::size_t(it->second)].score, joined.size()});
+    if (type(it->second) == SpmPieceType::Unused) rev_merge[joined] = {a, sym[std::size_t(r)].piece};
+  };
+  for (std::string_view rest = s; !rest.empty();) {
+    const std::size_t u = user_defined_at(rest);
+    const std::size_t len = u ? u : spm_utf8::one_char_len(rest);
+    const int i = int(sym.size());
+    sym.push_back({i - 1, rest.size() == len ? -1 : i + 1, u > 0, rest.substr(0, len)});
+    rest.remove_prefix(len);
+  }
+  if (sym.empty()) return {};
+  for (std::size_t i = 1; i < sym.size(); ++i) add_pair(int(i) - 1, int(i));
+  while (!agenda.empty()) {
+    const Pair top = agenda.top();
+    agenda.pop();
+    Symbol& l = sym[std::size_t(top.left)];
+    Symbol& r = sym[std::size_t(top.right)];
+    if (l.piece.empty() || r.piece.empty() || l.piece.size() + r.piece.size() != top.size) continue;
+    l.piece = std::string_view(l.piece.data(), top.size);
+    l.next = r.next;
+    if (r.next >= 0) sym[std::size_t(r.next)].prev = top.left;
+    r.piece = {};
+    add_pair(l.prev, top.left);
+    add_pair(top.left, l.next);
+  }
+  std::vector<Segment> out;
+  std::function<void(std::string_view)> resegment = [&](std::string_view w) {
+    const int id = piece_to_id(w);
+    const auto p = rev_merge.find(w);
+    if (type(id) != SpmPieceType::Unused || p == rev_merge.end()) {
+      out.emplace_back(w, id);
+      return;
+    }
+    resegment(p->second.first);
+    resegment(p->second.second);
+  };
+  for (int i = 0; i != -1; i = sym[std::size_t(i)].next) resegment(sym[std::size_t(i)].piece);
+  return out;
+}
+
+// sentencepiece_processor.cc Decode: control pieces vanish, <unk> is unk_surface, runs of byte pieces
+// become their UTF-8 text (each malformed byte U+FFFD), U+2581 a space, and the first piece loses one
+// leading U+2581 (every leading one while the text is empty, with remove_extra_whitespaces).
+std::string SpmTokenizer::decode(const std::vector<int>& ids) const {
+  for (std::size_t i = 0; i < ids.size(); ++i)
+    if (ids[i] < 0 || ids[i] >= size())
+      raise(ErrorKind::BadInput, "id " + std::to_string(ids[i]) + " at position " + std::to_string(i) +
+                                     " is outside the vocabulary [0, " + std::to_string(size()) + ")");
+  const auto& n = m_.normalizer;
+  std::string text, bytes;
+  const auto flush = [&] {
+    for (std::size_t off = 0; off < bytes.size();) {
+      std::size_t len;
+      const bool ok = spm_utf8::valid_prefix(std::string_view(bytes).substr(off), &len);
+      text += ok ? std::string_view(bytes).substr(off, len) : spm_utf8::kReplacement;
+      off += len;
+    }
+    bytes.clear();
+  };
+  bool is_bos_ws = true, bos_ws_seen = false;
+  for (int id : ids) {
+    if (id_byte_[std::size_t(id)] >= 0) {
+      bytes += char(id_byte_[std::size_t(id)]);
+      continue;
+    }
+    flush();
+    if (bos_ws_seen || !text.empty()) is_bos_ws = false;
+    bos_ws_seen = false;
+    const SpmPieceType t = type(id);
+    if (t == SpmPieceType::Control) continue;
+    if (t == SpmPieceType::Unknown) {
+      text += m_.trainer.unk_surface;
+      continue;
+    }
+    std::string_view piece = m_.pieces[std::size_t(id)].piece;
+    if (is_bos_ws && (n.add_dummy_prefix || n.remove_extra_whitespaces) &&
+        piece.substr(0, spm_utf8::kSpace.size()) == spm_utf8::kSpace) {
+      piece.remove_prefix(spm_utf8::kSpace.size());
+      bos_ws_seen = !n.remove_extra_whitespaces;
+    }
+    for (std::size_t p = 0; p < piece.size();) {
+      if (piece.substr(p, spm_utf8::kSpace.size()) == spm_utf8::kSpace) {
+        text += ' ';
+        p += spm_utf8::kSpace.size();
+      } else {
+        text += piece[p++];
+      }
+    }
+  }
+  flush();
+  return text;
+}
+
+}  // namespace attnseq
