@@ -27,10 +27,7 @@ SpmTokenizer::SpmTokenizer(SpmModel model, const std::string& name) : m_(std::mo
   if (t.model_type != SpmModelType::Unigram && t.model_type != SpmModelType::Bpe)
     bad(std::string("model_type ") + (t.model_type == SpmModelType::Word ? "WORD" : "CHAR") +
         " is not supported (only UNIGRAM and BPE)");
-  if (!m_.normalizer.precompiled_charsmap.empty())
-    bad("normalizer '" + m_.normalizer.name + "' (a precompiled_charsmap of " +
-        std::to_string(m_.normalizer.precompiled_charsmap.size()) +
-        " bytes) is not implemented yet: only models trained with --normalization_rule_name=identity load");
+  if (!m_.normalizer.precompiled_charsmap.empty()) charsmap_.emplace(m_.normalizer.precompiled_charsmap, name);
   if (m_.has_denormalizer) bad("a denormalizer_spec with rules is not implemented yet");
   if (t.treat_whitespace_as_suffix) bad("treat_whitespace_as_suffix is not implemented yet");
   if (m_.pieces.size() > std::size_t(INT32_MAX)) bad("too many pieces");
@@ -92,19 +89,26 @@ std::size_t SpmTokenizer::user_defined_at(std::string_view s) const {
   return 0;
 }
 
-// normalizer.cc Normalize with no charsmap: user-defined pieces kept whole, malformed bytes as U+FFFD
-// (one byte each), leading, repeated and trailing spaces dropped (remove_extra_whitespaces), a space
-// in front (add_dummy_prefix), spaces as U+2581 (escape_whitespaces).
+// normalizer.cc Normalize: user-defined pieces kept whole, else the charsmap's longest rule, else one
+// character (a malformed byte as U+FFFD, one byte each); leading, repeated and trailing spaces dropped
+// (remove_extra_whitespaces), a space in front (add_dummy_prefix), spaces as U+2581 (escape_whitespaces).
 std::string SpmTokenizer::normalize(std::string_view in) const {
   const auto& n = m_.normalizer;
   const auto prefix = [&](std::string_view s) -> std::pair<std::string_view, std::size_t> {
     if (const std::size_t u = user_defined_at(s)) return {s.substr(0, u), u};
+    if (charsmap_) {
+      const auto r = charsmap_->longest_prefix(s);
+      if (r.second > 0) return r;
+    }
     std::size_t len;
     if (!spm_utf8::valid_prefix(s, &len)) return {spm_utf8::kReplacement, 1};
     return {s.substr(0, len), len};
   };
-  if (n.remove_extra_whitespaces)
-    while (!in.empty() && prefix(in).first == " ") in.remove_prefix(1);
+  while (n.remove_extra_whitespaces && !in.empty()) {
+    const auto p = prefix(in);
+    if (p.first != " ") break;
+    in.remove_prefix(p.second);
+  }
   std::string out;
   if (in.empty()) return out;
   const std::string_view space = n.escape_whitespaces ? spm_utf8::kSpace : " ";

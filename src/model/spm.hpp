@@ -1,15 +1,17 @@
 // SentencePiece-compatible subword tokenizer: the ids `spm_encode` gives for a `.model` file, and the
 // text its decoder gives back. Unigram (Viterbi over piece scores) and BPE (merges by score), user-
 // defined pieces matched whole, unknown characters as <unk> (a run of them one <unk>) or, with
-// byte_fallback, as <0xNN> byte pieces. Normalisers: identity only for now (a model whose
-// precompiled_charsmap is not empty, as nmt_nfkc's is, is refused by name); then the spec's
-// add_dummy_prefix, remove_extra_whitespaces and escape_whitespaces (U+2581 for spaces) as spm does.
+// byte_fallback, as <0xNN> byte pieces. Normalisers: the model's precompiled_charsmap (nmt_nfkc and
+// the other built-in rules; none for identity), then the spec's add_dummy_prefix,
+// remove_extra_whitespaces and escape_whitespaces (U+2581 for spaces) as spm does.
 #pragma once
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
+#include "model/spm_charsmap.hpp"
 #include "model/spm_proto.hpp"
 
 namespace attnseq {
@@ -17,8 +19,10 @@ namespace attnseq {
 class SpmTokenizer {
  public:
   // Checks what SentencePiece checks when it loads a model (no empty or repeated piece, one <unk>,
-  // all 256 byte pieces with byte_fallback) and refuses what this reader does not implement; both
-  // raise BadCheckpoint starting with `name`.
+  // all 256 byte pieces with byte_fallback, a well-formed charsmap) and refuses what this reader does
+  // not implement (WORD and CHAR models, a denormaliser, whitespace as suffix); both raise
+  // BadCheckpoint starting with `name`. A charsmap whose trie points outside itself raises
+  // BadCheckpoint from encode().
   SpmTokenizer(SpmModel model, const std::string& name);
   static SpmTokenizer from_bytes(std::string_view bytes, const std::string& name);
 
@@ -43,6 +47,7 @@ class SpmTokenizer {
   SpmPieceType type(int id) const { return m_.pieces[std::size_t(id)].type; }
 
   SpmModel m_;
+  std::optional<SpmCharsmap> charsmap_;  // none when the normaliser is identity
   // NORMAL, USER_DEFINED and UNUSED pieces (what spm's trie and BPE merges look up), and the others.
   std::unordered_map<std::string_view, int> pieces_, reserved_;
   std::vector<int> byte_id_;   // byte value -> id of its <0xNN> piece (byte_fallback only)

@@ -1,8 +1,8 @@
 // SentencePiece compatibility (src/model/spm.hpp): for every model in tests/data/spm and every line of
 // its cases.txt, the ids the engine gives must be those the library gave (MODEL.expected, made by
 // tests/data/spm/make_fixtures.sh with the Debian packages), and decoding them must give the library's
-// text. The models cover unigram and BPE, byte fallback on and off, user-defined pieces, and each of
-// add_dummy_prefix and remove_extra_whitespaces off.
+// text. The models cover unigram and BPE, the identity and nmt_nfkc normalisers, byte fallback on and
+// off, user-defined pieces, and each of add_dummy_prefix and remove_extra_whitespaces off.
 #include <doctest/doctest.h>
 
 #include <fstream>
@@ -74,7 +74,7 @@ SpmTokenizer load(const std::string& name) {
 TEST_CASE("spm: every case's ids and decoding equal the library's, for every model") {
   const auto cases = read_lines(attnseq::test::data_path("spm/cases.txt"));
   REQUIRE(cases.size() > 600);
-  for (const std::string name : {"unigram_en", "unigram_de_bf", "bpe_en_bf", "bpe_de"}) {
+  for (const std::string name : {"unigram_en", "unigram_de_bf", "bpe_en_bf", "bpe_de", "nfkc_en"}) {
     CAPTURE(name);
     const SpmTokenizer tok = load(name);
     const auto expected = read_lines(attnseq::test::data_path("spm/" + name + ".expected"));

@@ -81,11 +81,28 @@ TEST_CASE("spm model: the fields spm_train wrote are read") {
 
   const SpmModel n = parse_spm_model(model_bytes("nfkc_en"), "nfkc_en.model");
   CHECK(n.normalizer.name == "nmt_nfkc");
+  // NFKC folds fullwidth letters; identity keeps them.
+  CHECK(SpmTokenizer(n, "nfkc_en.model").normalize("\xEF\xBC\xA1") ==
+        "\xE2\x96\x81"
+        "A");
+  CHECK(SpmTokenizer(u, "unigram_en.model").normalize("\xEF\xBC\xA1") == "\xE2\x96\x81\xEF\xBC\xA1");
   CHECK(n.normalizer.precompiled_charsmap.size() > 1000);
 }
 
-TEST_CASE("spm model: a normaliser that is not implemented is refused by name") {
-  CHECK(load_error(model_bytes("nfkc_en")).find("m.model: normalizer 'nmt_nfkc' (a precompiled_charsmap of ") == 0);
+TEST_CASE("spm model: a malformed precompiled_charsmap is refused, at load or at its first use") {
+  SpmModel m = parse_spm_model(model_bytes("nfkc_en"), "nfkc_en.model");
+  const std::string good = m.normalizer.precompiled_charsmap;
+  CHECK(model_error(m) == "<ok>");
+  m.normalizer.precompiled_charsmap = "abc";
+  CHECK(model_error(m) == "m.model: precompiled_charsmap: only 3 bytes");
+  m.normalizer.precompiled_charsmap = std::string("\xff\xff\x00\x00", 4) + "12345678";
+  CHECK(model_error(m) == "m.model: precompiled_charsmap: trie size 65535 does not fit its 12 bytes");
+  // A trie cut short: lookups that would read past it raise instead.
+  m.normalizer.precompiled_charsmap = std::string("\x08\x00\x00\x00", 4) + good.substr(4, 8) + "x";
+  const SpmTokenizer t(m, "m.model");
+  const std::string e = test::error_of([&] { t.encode("A dog"); });
+  CHECK(e.find("m.model: precompiled_charsmap: trie unit ") == 0);
+  CHECK(e.find(" past its 2 units") != std::string::npos);
 }
 
 TEST_CASE("spm model: each malformed file is refused with what is wrong and where") {
