@@ -44,8 +44,7 @@ SpmTokenizer::SpmTokenizer(SpmModel model, const std::string& name) : m_(std::mo
     const bool normal =
         p.type == SpmPieceType::Normal || p.type == SpmPieceType::UserDefined || p.type == SpmPieceType::Unused;
     if (!(normal ? pieces_ : reserved_).emplace(p.piece, id).second) bad(at + " '" + p.piece + "' is already defined");
-    if (normal) max_piece_ = std::max(max_piece_, p.piece.size());
-    if (p.type == SpmPieceType::UserDefined) max_user_ = std::max(max_user_, p.piece.size());
+    if (normal) trie_add(p.piece, id);
     if (p.type == SpmPieceType::Normal) {
       min_score_ = std::min(min_score_, p.score);
       max_score_ = std::max(max_score_, p.score);
@@ -81,12 +80,23 @@ int SpmTokenizer::piece_to_id(std::string_view piece) const {
   return unk_;
 }
 
-std::size_t SpmTokenizer::user_defined_at(std::string_view s) const {
-  for (std::size_t n = std::min(max_user_, s.size()); n > 0; --n) {
-    auto it = pieces_.find(s.substr(0, n));
-    if (it != pieces_.end() && type(it->second) == SpmPieceType::UserDefined) return n;
+void SpmTokenizer::trie_add(std::string_view piece, int id) {
+  std::uint64_t node = 0;
+  for (char c : piece) {
+    const auto [it, added] =
+        trie_next_.emplace(node * 256 + static_cast<unsigned char>(c), static_cast<int>(trie_id_.size()));
+    if (added) trie_id_.push_back(-1);
+    node = std::uint64_t(it->second);
   }
-  return 0;
+  trie_id_[node] = id;
+}
+
+std::size_t SpmTokenizer::user_defined_at(std::string_view s) const {
+  std::size_t longest = 0;
+  for_each_prefix(s, [&](std::size_t len, int id) {
+    if (type(id) == SpmPieceType::UserDefined) longest = len;
+  });
+  return longest;
 }
 
 // normalizer.cc Normalize: user-defined pieces kept whole, else the charsmap's longest rule, else one

@@ -5,6 +5,7 @@
 // the other built-in rules; none for identity), then the spec's add_dummy_prefix,
 // remove_extra_whitespaces and escape_whitespaces (U+2581 for spaces) as spm does.
 #pragma once
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -50,10 +51,25 @@ class SpmTokenizer {
   std::optional<SpmCharsmap> charsmap_;  // none when the normaliser is identity
   // NORMAL, USER_DEFINED and UNUSED pieces (what spm's trie and BPE merges look up), and the others.
   std::unordered_map<std::string_view, int> pieces_, reserved_;
-  std::vector<int> byte_id_;   // byte value -> id of its <0xNN> piece (byte_fallback only)
-  std::vector<int> id_byte_;   // id -> its byte value, or -1 if it is not a byte piece
-  std::size_t max_piece_ = 0;  // bytes of the longest piece in pieces_
-  std::size_t max_user_ = 0;   // bytes of the longest user-defined piece
+  std::vector<int> byte_id_;  // byte value -> id of its <0xNN> piece (byte_fallback only)
+  std::vector<int> id_byte_;  // id -> its byte value, or -1 if it is not a byte piece
+  // A byte trie over pieces_ (what spm's double array holds), so that finding every piece at a
+  // position costs its depth, whatever the length of the longest piece: node * 256 + byte -> child,
+  // and each node's piece id or -1.
+  std::unordered_map<std::uint64_t, int> trie_next_;
+  std::vector<int> trie_id_{-1};
+  void trie_add(std::string_view piece, int id);
+  // Calls f(length, id) for each piece that is a prefix of s, shortest first.
+  template <class F>
+  void for_each_prefix(std::string_view s, F&& f) const {
+    std::uint64_t node = 0;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      const auto it = trie_next_.find(node * 256 + static_cast<unsigned char>(s[i]));
+      if (it == trie_next_.end()) return;
+      node = std::uint64_t(it->second);
+      if (trie_id_[node] >= 0) f(i + 1, trie_id_[node]);
+    }
+  }
   int unk_ = -1;
   float min_score_ = 0, max_score_ = 0;  // over NORMAL pieces, as spm computes them
 };

@@ -27,20 +27,17 @@ std::vector<SpmTokenizer::Segment> SpmTokenizer::encode_unigram(std::string_view
     const float here = best[start].score;
     const std::size_t mblen = spm_utf8::one_char_len(s.substr(start));
     bool single = false;
-    for (std::size_t len = 1; len <= std::min(max_piece_, size - start); ++len) {
-      auto it = pieces_.find(s.substr(start, len));
-      if (it == pieces_.end() || type(it->second) == SpmPieceType::Unused) continue;
-      const int id = it->second;
+    for_each_prefix(s.substr(start), [&](std::size_t len, int id) {
+      if (type(id) == SpmPieceType::Unused) return;
       Best& t = best[start + len];
       // spm's ternary makes every candidate a double (user-defined: float(len) * max_score in float,
       // then - 0.1), compared with the stored float and rounded to float when kept.
       const double score = type(id) == SpmPieceType::UserDefined ? double(float(len) * max_score_) - 0.1
                                                                  : double(m_.pieces[std::size_t(id)].score);
       const double cand = score + here;
-      const bool better = t.start == -1 || cand > double(t.score);
-      if (better) t = {id, float(cand), long(start)};
+      if (t.start == -1 || cand > double(t.score)) t = {id, float(cand), long(start)};
       if (len == mblen) single = true;
-    }
+    });
     if (!single) {
       Best& t = best[start + mblen];
       const float cand = unk_score + here;

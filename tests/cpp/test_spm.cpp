@@ -5,6 +5,7 @@
 // off, user-defined pieces, and each of add_dummy_prefix and remove_extra_whitespaces off.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <iterator>
 #include <sstream>
@@ -134,4 +135,21 @@ TEST_CASE("spm: decoding an id outside the vocabulary is refused with the id and
         }) == "id 300 at position 1 is outside the vocabulary [0, 300)");
   CHECK(attnseq::test::error_of([&] { tok.decode({-1}); }).find("id -1 at position 0") == 0);
   CHECK(tok.decode({}).empty());
+}
+
+TEST_CASE("spm: a long user-defined piece is matched whole, by unigram and BPE alike") {
+  for (const std::string name : {"unigram_en", "bpe_de"}) {
+    CAPTURE(name);
+    attnseq::SpmModel m = attnseq::parse_spm_model(read_text(attnseq::test::data_path("spm/" + name + ".model")), name);
+    const std::string longest(3000, 'e');  // 'e' alone is a piece in both
+    m.pieces.push_back({longest, 0.f, attnseq::SpmPieceType::UserDefined});
+    const SpmTokenizer tok(m, name);
+    const std::string text = "a " + longest + longest + "ee";
+    const auto ids = tok.encode(text);
+    const int id = tok.size() - 1;
+    CHECK(std::count(ids.begin(), ids.end(), id) == 2);
+    CHECK(ids.size() < 12);
+    CHECK(tok.decode(ids) == text);
+    CHECK(tok.decode({id}) == longest);
+  }
 }
