@@ -2,10 +2,11 @@
 // bpe_model.cc, sentencepiece_processor.cc), rewritten; comments point at the spm rule each step keeps.
 #include "model/spm.hpp"
 
+#include <algorithm>
 #include <cfloat>
+#include <cstdint>
 #include <cstdio>
-#include <functional>
-#include <queue>
+#include <utility>
 
 #include "model/errors.hpp"
 #include "model/spm_utf8.hpp"
