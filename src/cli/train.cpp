@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -19,9 +20,11 @@
 #include "cli/files.hpp"
 #include "model/checkpoint.hpp"
 #include "model/errors.hpp"
+#include "model/spm.hpp"
 #include "model/vocab.hpp"
 #include "train/epochs.hpp"
 #include "train/evaluate.hpp"
+#include "train/parallel_data.hpp"
 #include "train/pron_data.hpp"
 #include "train/run_state.hpp"
 #include "train/settings.hpp"
@@ -77,6 +80,8 @@ std::vector<Option> task_options() {
       {"--task", "NAME", "", "built-in task: dates, en-ko, reverse or copy (or --data, --pron)"},
       {"--data", "FILE.tsv", "", "source<TAB>target lines (or --task)"},
       {"--pron", "FILE", "", "a pronunciation dictionary, WORD<TAB>PHONEMES lines (data/cmudict/README.md)"},
+      {"--src", "FILE", "", "parallel text: source sentences, one a line (with --tgt; docs/training.md)"},
+      {"--tgt", "FILE", "", "parallel text: the target sentences, line i translating --src's line i"},
       {"--tokenizer", "char|word", "word", "--data: both sides' tokenizer (eval: the model's)"},
       {"--src-tokenizer", "char|word", "", "--data: the source side's tokenizer (default: --tokenizer)"},
       {"--tgt-tokenizer", "char|word", "", "--data: the target side's tokenizer (default: --tokenizer)"},
@@ -91,6 +96,10 @@ const std::vector<Option>& train_options() {
     const std::vector<Option> rest = {
         {"--dev-fraction", "X", "0.03", "--pron: share of the words held out for development (by word, seeded)"},
         {"--dev-seed", "S", "1", "--pron: seed of the development split"},
+        {"--dev-src", "FILE", "", "--src: the development set's source lines (its BLEU picks the best epoch)"},
+        {"--dev-tgt", "FILE", "", "--src: the development set's reference translations"},
+        {"--src-spm", "FILE.model", "", "--src: the source side's SentencePiece model (spm_train)"},
+        {"--tgt-spm", "FILE.model", "", "--src: the target side's SentencePiece model (spm_train)"},
         {"--style", "luong|bahdanau|none", "luong", "attention style (none: no attention)"},
         {"--score", "dot|general|additive", "dot", "attention score function"},
         {"--cell", "gru|lstm", "gru", "recurrent cell"},
@@ -104,14 +113,14 @@ const std::vector<Option>& train_options() {
         {"--input-feeding", "", "", "Luong input feeding"},
         {"--bridge", "", "", "a learned map from the encoder's final state to the decoder's initial state"},
         {"--steps", "N", train::default_text(train::setting("--steps")),
-         "total optimiser steps (counted from the start when resuming; not with --pron)"},
-        {"--epochs", "N", "40", "--pron: at most this many passes over the training words"},
-        {"--patience", "N", "5", "--pron: stop after N epochs in a row without a better dev WER (0: never)"},
-        {"--lr-decay", "X", "0.5", "--pron: multiply the rate by X after each epoch without a better dev WER"},
-        {"--bucket", "N", "50", "--pron: batches per chunk sorted by length (1: no bucketing)"},
-        {"--eval-beam", "K", "1", "--pron: beam of the dev evaluation at each epoch's end"},
-        {"--save-every", "N", "0", "--pron: also save OUT.last every N steps (0: at epoch ends only)"},
-        {"--stop-after", "N", "", "--pron: leave after N steps of this invocation, saved for --resume"},
+         "total optimiser steps (counted from the start when resuming; not in epoch runs)"},
+        {"--epochs", "N", "40", "epoch runs (--pron, --src): at most this many passes over the data"},
+        {"--patience", "N", "5", "epoch runs: stop after N epochs in a row without a better dev figure (0: never)"},
+        {"--lr-decay", "X", "0.5", "epoch runs: multiply the rate by X after each epoch without a better dev figure"},
+        {"--bucket", "N", "50", "epoch runs: batches per chunk sorted by length (1: no bucketing)"},
+        {"--eval-beam", "K", "1", "epoch runs: beam of the dev evaluation at each epoch's end"},
+        {"--save-every", "N", "0", "epoch runs: also save OUT.last every N steps (0: at epoch ends only)"},
+        {"--stop-after", "N", "", "epoch runs: leave after N steps of this invocation, saved for --resume"},
         {"--batch", "N", train::default_text(train::setting("--batch")), "examples per step"},
         {"--lr", "X", train::default_text(train::setting("--lr")), "peak learning rate"},
         {"--warmup", "N", train::default_text(train::setting("--warmup")), "learning-rate warm-up steps"},
@@ -120,9 +129,9 @@ const std::vector<Option>& train_options() {
         {"--label-smoothing", "X", "0", "label smoothing of the training objective"},
         {"--seed", "S", train::default_text(train::setting("--seed")), "initialisation and sampling seed"},
         {"--threads", "N", "", "training threads (default: every core, at most " + std::to_string(kMaxThreads) + ")"},
-        {"--resume", "FILE", "", "continue the run saved in FILE and FILE.trainer (--pron: OUT.last)"},
+        {"--resume", "FILE", "", "continue the run saved in FILE and FILE.trainer (epoch runs: OUT.last)"},
         {"--out", "FILE.safetensors", "",
-         "where to save the model (required; + FILE.trainer, or with --pron the best epoch's model, + FILE.last and "
+         "where to save the model (required; + FILE.trainer, or in epoch runs the best epoch's model, + FILE.last and "
          "FILE.last.trainer)"},
         {"--name", "NAME", "", "model name (default: TASK-STYLE-SCORE)"},
         {"--description", "TEXT", "", "description stored in the checkpoint"},
@@ -309,6 +318,45 @@ double parse_fraction(const char* flag, const std::string& v) {
   return x;
 }
 
+// What every epoch run reads from the command line: the outputs, the architecture, the optimiser and
+// the epoch options (train --pron and train --src/--tgt).
+struct EpochSetup {
+  std::string out, last, state_path;
+  ModelConfig c;
+  train::TrainOptions o;
+  train::EpochOptions e;
+  int save_every = 0, stop_after = 0;
+};
+
+EpochSetup epoch_setup(const Flags& f, const std::vector<Option>& table) {
+  auto str = [&](const char* k) { return value_or_default(f, table, k); };
+  const auto* out = f.get("out");
+  if (!out) throw UsageError("--out FILE.safetensors is required");
+  EpochSetup s;
+  s.out = *out;
+  s.last = s.out + ".last";
+  s.state_path = s.last + ".trainer";
+  s.c = architecture(f, table);
+  s.o = optimiser(f, table);
+  auto& e = s.e;
+  e.epochs = int(parse_int_in("--epochs", str("epochs"), 1, 100000));
+  e.patience = int(parse_int_in("--patience", str("patience"), 0, 100000));
+  e.lr_decay = parse_number("--lr-decay", str("lr-decay"));
+  if (!(e.lr_decay > 0.0 && e.lr_decay <= 1.0))
+    throw UsageError("--lr-decay expects a number in (0, 1], got '" + str("lr-decay") + "'");
+  e.bucket = int(parse_int_in("--bucket", str("bucket"), 1, 100000));
+  e.eval_beam = int(parse_int_in("--eval-beam", str("eval-beam"), 1, kMaxBeam));
+  e.eval_threads = s.o.threads;
+  s.save_every = int(parse_int_in("--save-every", str("save-every"), 0, 100000000));
+  const auto* sa = f.get("stop-after");
+  s.stop_after = sa ? int(parse_int_in("--stop-after", *sa, 1, 100000000)) : 0;
+  return s;
+}
+
+int run_epochs(const Flags& f, EpochSetup& s, std::vector<train::Pair> pairs,
+               std::shared_ptr<const train::DevEvaluator> dev, const train::RunRecord& data_record,
+               const std::string& intro, const char* dev_unit);
+
 // `attnseq train --pron`: epochs over the training words, the dev split scored at each epoch's end.
 int train_pron(const Flags& f, const std::vector<Option>& table) {
   refuse_flags(f, {"steps"}, "does not apply to --pron, which trains in epochs (--epochs, --patience)");
@@ -317,24 +365,8 @@ int train_pron(const Flags& f, const std::vector<Option>& table) {
   refuse_flags(f, {"min-len", "max-len"}, "applies to the reverse and copy tasks only");
   auto str = [&](const char* k) { return value_or_default(f, table, k); };
   const std::string path = *f.get("pron");
-  const auto* out = f.get("out");
-  if (!out) throw UsageError("--out FILE.safetensors is required");
-  const std::string last = *out + ".last", state_path = last + ".trainer";
-
-  ModelConfig c = architecture(f, table);
-  train::TrainOptions o = optimiser(f, table);
-  train::EpochOptions e;
-  e.epochs = int(parse_int_in("--epochs", str("epochs"), 1, 100000));
-  e.patience = int(parse_int_in("--patience", str("patience"), 0, 100000));
-  e.lr_decay = parse_number("--lr-decay", str("lr-decay"));
-  if (!(e.lr_decay > 0.0 && e.lr_decay <= 1.0))
-    throw UsageError("--lr-decay expects a number in (0, 1], got '" + str("lr-decay") + "'");
-  e.bucket = int(parse_int_in("--bucket", str("bucket"), 1, 100000));
-  e.eval_beam = int(parse_int_in("--eval-beam", str("eval-beam"), 1, kMaxBeam));
-  e.eval_threads = o.threads;
-  const int save_every = int(parse_int_in("--save-every", str("save-every"), 0, 100000000));
-  const auto* sa = f.get("stop-after");
-  const int stop_after = sa ? int(parse_int_in("--stop-after", *sa, 1, 100000000)) : 0;
+  EpochSetup setup = epoch_setup(f, table);
+  ModelConfig& c = setup.c;
   const double fraction = parse_fraction("--dev-fraction", str("dev-fraction"));
   const auto dev_seed = std::uint64_t(parse_int_in("--dev-seed", str("dev-seed"), 0, 1L << 62));
 
@@ -373,17 +405,108 @@ int train_pron(const Flags& f, const std::vector<Option>& table) {
     for (auto& r : it.refs) pairs.push_back({it.src, std::move(r)});  // one pair per pronunciation
   auto dev = train::pron_items(c, sp.dev, path + " (dev split)");
   const std::size_t n_pairs = pairs.size();
+  char intro[256];
+  std::snprintf(intro, sizeof intro,
+                "%zu training pairs (%zu words), %zu dev words (--dev-fraction %s, --dev-seed %llu)", n_pairs,
+                sp.train.size(), sp.dev.size(), split, static_cast<unsigned long long>(dev_seed));
+  // A state continues only this run: the same model, data, split, seed, batch size and bucketing.
+  const train::RunRecord data_record = {
+      {"--pron", train::content_hash(text)}, {"--dev-fraction", split}, {"--dev-seed", std::to_string(dev_seed)}};
+  return run_epochs(f, setup, std::move(pairs), std::make_shared<const train::WerDev>(std::move(dev)), data_record,
+                    intro, "words");
+}
 
+// `attnseq train --src --tgt`: epochs over parallel text read through SentencePiece models, the dev
+// pair's BLEU (13a, cased, at --eval-beam) scored at each epoch's end.
+int train_parallel(const Flags& f, const std::vector<Option>& table) {
+  refuse_flags(f, {"steps"}, "does not apply to --src/--tgt, which trains in epochs (--epochs, --patience)");
+  refuse_flags(f, {"tokenizer", "src-tokenizer", "tgt-tokenizer"},
+               "does not apply to --src/--tgt: each side reads its SentencePiece model (--src-spm, --tgt-spm)");
+  refuse_flags(f, {"min-len", "max-len"}, "applies to the reverse and copy tasks only");
+  refuse_flags(f, {"dev-fraction", "dev-seed"},
+               "applies to --pron only; --src/--tgt take a dev pair (--dev-src, --dev-tgt)");
+  for (const char* k : {"src", "tgt", "dev-src", "dev-tgt", "src-spm", "tgt-spm"})
+    if (!f.get(k)) throw UsageError(std::string("--src/--tgt training needs --") + k);
+  auto str = [&](const char* k) { return value_or_default(f, table, k); };
+  EpochSetup setup = epoch_setup(f, table);
+  ModelConfig& c = setup.c;
+  // The tokenizers first: the model's vocabularies are their pieces.
+  const auto spm = [&](const char* flag) {
+    const std::string path = *f.get(flag);
+    const std::string bytes = train::read_text_file(path);
+    return std::pair{std::make_shared<const SpmTokenizer>(parse_spm_model(bytes, path), path, bytes),
+                     train::content_hash(bytes)};
+  };
+  const auto [src_spm, src_spm_hash] = spm("src-spm");
+  const auto [tgt_spm, tgt_spm_hash] = spm("tgt-spm");
+  use_spm(c, true, src_spm);
+  use_spm(c, false, tgt_spm);
+  // The special ids are the tokenizers' (spm_train --pad_id --bos_id --eos_id --unk_id); both must agree.
+  const auto& ts = src_spm->model().trainer;
+  const auto& tt = tgt_spm->model().trainer;
+  if (ts.pad_id != tt.pad_id || ts.bos_id != tt.bos_id || ts.eos_id != tt.eos_id || ts.unk_id != tt.unk_id)
+    throw std::invalid_argument(
+        "--src-spm and --tgt-spm give different special ids (pad, bos, eos, unk): " + std::to_string(ts.pad_id) + " " +
+        std::to_string(ts.bos_id) + " " + std::to_string(ts.eos_id) + " " + std::to_string(ts.unk_id) + " and " +
+        std::to_string(tt.pad_id) + " " + std::to_string(tt.bos_id) + " " + std::to_string(tt.eos_id) + " " +
+        std::to_string(tt.unk_id) + "; train both with the same --pad_id, --bos_id, --eos_id and --unk_id");
+  if (ts.pad_id < 0 || ts.bos_id < 0 || ts.eos_id < 0)
+    throw std::invalid_argument("--src-spm has no " +
+                                std::string(ts.pad_id < 0   ? "pad"
+                                            : ts.bos_id < 0 ? "bos"
+                                                            : "eos") +
+                                " piece; train the tokenizers with --pad_id, --bos_id and --eos_id set (0 to 3 with "
+                                "--unk_id: docs/training.md)");
+  c.pad = ts.pad_id, c.bos = ts.bos_id, c.eos = ts.eos_id, c.unk = ts.unk_id;
+  c.validate();
+  const auto base = [](const std::string& path) {
+    const auto slash = path.find_last_of('/');
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+  };
+  const std::string style = str("style"), score = str("score");
+  const auto* nm = f.get("name");
+  c.extra = {{"name", nm ? *nm : "translate-" + style + (c.style == Style::None ? "" : "-" + score)},
+             {"task", "translate"},
+             {"description", str("description")},
+             {"data", base(*f.get("src")) + " -> " + base(*f.get("tgt"))},
+             {"dev", base(*f.get("dev-src")) + " -> " + base(*f.get("dev-tgt"))}};
+
+  const train::ParallelText data = train::read_parallel(*f.get("src"), *f.get("tgt"));
+  const train::ParallelText dev = train::read_parallel(*f.get("dev-src"), *f.get("dev-tgt"));
+  auto pairs = train::parallel_pairs(c, data, *f.get("src"), *f.get("tgt"));
+  auto refs = train::parallel_refs(c, dev, *f.get("dev-src"));
+  long src_tokens = 0, tgt_tokens = 0;
+  for (const auto& p : pairs) src_tokens += long(p.first.size()), tgt_tokens += long(p.second.size());
+  char intro[256];
+  std::snprintf(intro, sizeof intro, "%zu training pairs (%ld source and %ld target pieces), %zu dev pairs",
+                pairs.size(), src_tokens, tgt_tokens, refs.size());
+  // A state continues only this run: the same model, tokenizers, data, seed, batch size and bucketing.
+  const auto hash = [&](const char* flag) { return train::content_hash(train::read_text_file(*f.get(flag))); };
+  const train::RunRecord data_record = {{"--src", hash("src")},         {"--tgt", hash("tgt")},
+                                        {"--dev-src", hash("dev-src")}, {"--dev-tgt", hash("dev-tgt")},
+                                        {"--src-spm", src_spm_hash},    {"--tgt-spm", tgt_spm_hash}};
+  return run_epochs(f, setup, std::move(pairs), std::make_shared<const train::BleuDev>(std::move(refs)), data_record,
+                    intro, "pairs");
+}
+
+// The epoch loop shared by every epoch run: trains, scores the dev set at each epoch's end, saves the
+// best model, the last one and the state (all or none), resumes, and reports progress.
+int run_epochs(const Flags& f, EpochSetup& s, std::vector<train::Pair> pairs,
+               std::shared_ptr<const train::DevEvaluator> dev, const train::RunRecord& data_record,
+               const std::string& intro, const char* dev_unit) {
+  const ModelConfig& c = s.c;
+  const train::TrainOptions& o = s.o;
+  const train::EpochOptions& e = s.e;
+  const std::string* out = &s.out;
+  const std::string &last = s.last, &state_path = s.state_path;
+  const int save_every = s.save_every, stop_after = s.stop_after;
   prepare_outputs({*out, last, state_path}, f.has("quiet"));
   Model model(c);
   train::initialize(model, o.seed);
   train::EpochTrainer et(model, std::move(pairs), std::move(dev), o, e);
-  // A state continues only this run: the same model, data, split, seed, batch size and bucketing.
   train::RunRecord record = train::architecture_record(c);
-  record.insert(record.end(), {{"--pron", train::content_hash(text)},
-                               {"--dev-fraction", split},
-                               {"--dev-seed", std::to_string(dev_seed)},
-                               {"--seed", std::to_string(o.seed)},
+  record.insert(record.end(), data_record.begin(), data_record.end());
+  record.insert(record.end(), {{"--seed", std::to_string(o.seed)},
                                {"--batch", std::to_string(o.batch_size)},
                                {"--bucket", std::to_string(e.bucket)}});
   et.set_record(record);
@@ -392,13 +515,8 @@ int train_pron(const Flags& f, const std::vector<Option>& table) {
   // belongs to the state that was last saved.
   auto best_bytes = [&]() {
     ModelConfig bc = c;
-    char wer[32], per[32];
-    std::snprintf(wer, sizeof wer, "%.6f", double(et.best_errors()) / double(et.dev_words()));
-    std::snprintf(per, sizeof per, "%.6f",
-                  et.best_ref_tokens() ? double(et.best_edits()) / double(et.best_ref_tokens()) : 0.0);
     bc.extra.push_back({"epoch", std::to_string(et.best_epoch())});
-    bc.extra.push_back({"dev_wer", wer});
-    bc.extra.push_back({"dev_per", per});
+    for (auto& kv : et.dev().metadata(et.best_dev())) bc.extra.push_back(std::move(kv));
     bc.extra.push_back({"dev_beam", std::to_string(e.eval_beam)});
     Model best(bc);
     best.params().data = et.best_params();
@@ -433,7 +551,7 @@ int train_pron(const Flags& f, const std::vector<Option>& table) {
     if (et.stopped_early())
       throw std::invalid_argument("--resume: the run in '" + from + "' stopped at epoch " + std::to_string(et.epoch()) +
                                   ", " + std::to_string(et.bad_epochs()) +
-                                  " epochs without a better dev WER: nothing left to do");
+                                  " epochs without a better dev figure: nothing left to do");
     if (et.finished())
       throw std::invalid_argument("--epochs " + std::to_string(e.epochs) + " must exceed the " +
                                   std::to_string(et.epoch()) + " epochs already done in '" + from +
@@ -443,17 +561,13 @@ int train_pron(const Flags& f, const std::vector<Option>& table) {
 
   const bool quiet = f.has("quiet");
   if (!quiet)
-    std::fprintf(stderr,
-                 "%zu training pairs (%zu words), %zu dev words (--dev-fraction %s, --dev-seed %llu); %d batches of %d "
-                 "per epoch\n",
-                 n_pairs, sp.train.size(), sp.dev.size(), split, static_cast<unsigned long long>(dev_seed),
-                 et.batches_per_epoch(), o.batch_size);
+    std::fprintf(stderr, "%s; %d batches of %d per epoch\n", intro.c_str(), et.batches_per_epoch(), o.batch_size);
   if (!quiet && f.get("resume")) {
     std::fprintf(stderr, "resuming %s.trainer at epoch %d, batch %d/%d (step %d)", f.get("resume")->c_str(),
                  et.epoch() + 1, et.batch(), et.batches_per_epoch(), et.steps_done());
     if (et.best_epoch())
-      std::fprintf(stderr, "; best dev WER so far %.4f (epoch %d), rewritten to %s",
-                   double(et.best_errors()) / double(et.dev_words()), et.best_epoch(), out->c_str());
+      std::fprintf(stderr, "; best dev %s so far (epoch %d), rewritten to %s",
+                   et.dev().short_summary(et.best_dev()).c_str(), et.best_epoch(), out->c_str());
     std::fprintf(stderr, "\n");
   }
   const auto t0 = std::chrono::steady_clock::now();
@@ -478,15 +592,13 @@ int train_pron(const Flags& f, const std::vector<Option>& table) {
     saved = false;
     if (oc.ended) {
       const auto& r = oc.epoch;
-      char b[64];
-      std::snprintf(b, sizeof b, "%.4f", r.dev.wer());
-      dev_text = b;
+      dev_text = et.dev().short_summary(r.dev);
       save_last(r.improved);
       saved = true;
       saved_step = et.steps_done();
       if (!quiet) {
-        std::fprintf(stderr, "\repoch %d/%d: train loss %.4f, dev WER %.4f PER %.4f (%ld words, beam %d): ", r.epoch,
-                     e.epochs, r.train_loss, r.dev.wer(), r.dev.per(), r.dev.words, r.dev.beam);
+        std::fprintf(stderr, "\repoch %d/%d: train loss %.4f, dev %s (%zu %s, beam %d): ", r.epoch, e.epochs,
+                     r.train_loss, et.dev().summary(r.dev).c_str(), et.dev_words(), dev_unit, e.eval_beam);
         if (r.improved)
           std::fprintf(stderr, "best so far, saved %s", out->c_str());
         else
@@ -506,11 +618,11 @@ int train_pron(const Flags& f, const std::vector<Option>& table) {
       const long left_run = et.finished() ? 0 : left_epoch + long(e.epochs - et.epoch() - 1) * et.batches_per_epoch();
       char best[48] = "";
       if (et.best_epoch())
-        std::snprintf(best, sizeof best, " (best %.4f, epoch %d)", double(et.best_errors()) / double(et.dev_words()),
+        std::snprintf(best, sizeof best, " (best %s, epoch %d)", et.dev().short_summary(et.best_dev()).c_str(),
                       et.best_epoch());
       std::fprintf(
           stderr,
-          "\repoch %d/%d  batch %d/%d  step %d  loss %.4f  dev WER %s%s  %.0f tok/s  left %s (epoch), <= %s (run)   ",
+          "\repoch %d/%d  batch %d/%d  step %d  loss %.4f  dev %s%s  %.0f tok/s  left %s (epoch), <= %s (run)   ",
           std::min(et.epoch() + 1, e.epochs), e.epochs, et.batch(), et.batches_per_epoch(), et.steps_done(), loss_avg,
           dev_text.c_str(), best, tokens / el, fmt_time(left_epoch * per_step).c_str(),
           fmt_time(left_run * per_step).c_str());
@@ -521,9 +633,8 @@ int train_pron(const Flags& f, const std::vector<Option>& table) {
   if (!quiet) std::fprintf(stderr, "\n");
   std::printf("trained %d steps in %.1f s (%.0f target tokens/s); ", et.steps_done() - start, el, tokens / el);
   if (et.finished())
-    std::printf("best dev WER %.4f at epoch %d of %d, saved %s (+ %s, %s)\n",
-                double(et.best_errors()) / double(et.dev_words()), et.best_epoch(), et.epoch(), out->c_str(),
-                last.c_str(), state_path.c_str());
+    std::printf("best dev %s at epoch %d of %d, saved %s (+ %s, %s)\n", et.dev().short_summary(et.best_dev()).c_str(),
+                et.best_epoch(), et.epoch(), out->c_str(), last.c_str(), state_path.c_str());
   else
     std::printf(
         "stopped at epoch %d, batch %d/%d (--stop-after %d); saved %s (+ .trainer): continue with --resume %s\n",
@@ -591,20 +702,22 @@ int train_cmd(const std::vector<std::string>& args) {
   const Flags f = parse_flags("train", args, table);
   if (f.has("help")) {
     std::fputs(
-        help_text("attnseq train (--task NAME | --data FILE.tsv | --pron FILE) [options] --out FILE.safetensors", table)
+        help_text("attnseq train (--task NAME | --data FILE.tsv | --pron FILE | --src FILE --tgt FILE) [options] --out "
+                  "FILE.safetensors",
+                  table)
             .c_str(),
         stdout);
     return 0;
   }
-  if (f.get("pron")) {
-    if (f.get("task") || f.get("data"))
-      throw UsageError("give exactly one of --task NAME, --data FILE.tsv or --pron FILE");
-    return train_pron(f, table);
-  }
-  refuse_flags(
-      f,
-      {"epochs", "patience", "lr-decay", "bucket", "eval-beam", "save-every", "stop-after", "dev-fraction", "dev-seed"},
-      "applies to --pron training (in epochs) only");
+  const int sources = int(bool(f.get("task"))) + int(bool(f.get("data"))) + int(bool(f.get("pron"))) +
+                      int(bool(f.get("src") || f.get("tgt")));
+  if (sources > 1) throw UsageError("give exactly one of --task NAME, --data FILE.tsv, --pron FILE or --src/--tgt");
+  if (f.get("pron")) return train_pron(f, table);
+  if (f.get("src") || f.get("tgt")) return train_parallel(f, table);
+  refuse_flags(f,
+               {"epochs", "patience", "lr-decay", "bucket", "eval-beam", "save-every", "stop-after", "dev-fraction",
+                "dev-seed", "dev-src", "dev-tgt", "src-spm", "tgt-spm"},
+               "applies to training in epochs (--pron, --src/--tgt) only");
   const TaskChoice choice = task_from(f, table);
   const auto& task = choice.task;
   const auto* out = f.get("out");

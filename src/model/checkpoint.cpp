@@ -18,6 +18,7 @@
 #include "model/errors.hpp"
 #include "model/json.hpp"
 #include "model/safetensors.hpp"
+#include "model/spm.hpp"
 
 namespace attnseq {
 namespace {
@@ -96,6 +97,20 @@ std::vector<std::string> parse_vocab(const std::string& key, const std::string& 
     out.push_back(j.array[i].string);
   }
   return out;
+}
+
+// A side's SentencePiece model: a U8 tensor holding the .model file's bytes.
+std::shared_ptr<const SpmTokenizer> read_spm(const safetensors::File& f, const std::string& name) {
+  const auto* t = f.find(name);
+  if (!t) fail("missing tensor '" + name + "' (the SentencePiece model of a side whose tokenizer is spm)");
+  if (t->dtype != safetensors::DType::U8 || t->shape.size() != 1)
+    fail("tensor '" + name + "' is " + safetensors::dtype_name(t->dtype) + " " + shape_str(t->shape) +
+         "; a tokenizer is U8 of one dimension (the .model file's bytes)");
+  if (t->shape[0] < 1 || std::uint64_t(t->shape[0]) > kMaxTokenizerBytes)
+    fail("tensor '" + name + "' holds " + std::to_string(t->shape[0]) + " bytes; a tokenizer holds 1 to " +
+         std::to_string(kMaxTokenizerBytes));
+  return std::make_shared<const SpmTokenizer>(parse_spm_model(safetensors::read_u8(f, *t), name), name,
+                                              std::string(safetensors::read_u8(f, *t)));
 }
 
 ModelConfig infer_config(const safetensors::File& f) {
@@ -209,7 +224,8 @@ ModelConfig infer_config(const safetensors::File& f) {
     if (v == "char") return TokenizerKind::Char;
     if (v == "word") return TokenizerKind::Word;
     if (v == "ids") return TokenizerKind::Ids;
-    fail(std::string("metadata '") + key + "' is \"" + v + "\"; expected char, word or ids");
+    if (v == "spm") return TokenizerKind::Spm;
+    fail(std::string("metadata '") + key + "' is \"" + v + "\"; expected char, word, spm or ids");
   };
   const bool mixed = tok && *tok == "mixed";
   if (mixed && (!st || !tt))
@@ -229,11 +245,24 @@ ModelConfig infer_config(const safetensors::File& f) {
     fail(std::string("metadata gives the source tokenizer ") + to_string(c.src_tokenizer) + " and the target's " +
          to_string(c.tgt_tokenizer) + ": either both sides have a vocabulary or neither (ids)");
   if (c.has_text()) {
-    if (!sv || !tv)
-      fail(std::string("metadata gives tokenizer ") + to_string(c.src_tokenizer) + " -> " + to_string(c.tgt_tokenizer) +
-           " but " + (!sv ? "src_vocab" : "tgt_vocab") + " is missing");
-    c.src_tokens = parse_vocab("src_vocab", *sv);
-    c.tgt_tokens = parse_vocab("tgt_vocab", *tv);
+    // A side's tokens come from its vocabulary list, or (spm) from its SentencePiece model's pieces.
+    for (bool source : {true, false}) {
+      const TokenizerKind k = source ? c.src_tokenizer : c.tgt_tokenizer;
+      const char* list = source ? "src_vocab" : "tgt_vocab";
+      const auto* v = source ? sv : tv;
+      auto& tokens = source ? c.src_tokens : c.tgt_tokens;
+      if (k != TokenizerKind::Spm) {
+        if (!v)
+          fail(std::string("metadata gives tokenizer ") + to_string(c.src_tokenizer) + " -> " +
+               to_string(c.tgt_tokenizer) + " but " + list + " is missing");
+        tokens = parse_vocab(list, *v);
+        continue;
+      }
+      if (v) fail(std::string("metadata has ") + list + " but that side's tokenizer is spm, whose pieces are the list");
+      auto spm = read_spm(f, source ? kSrcSpmTensor : kTgtSpmTensor);
+      for (const auto& p : spm->model().pieces) tokens.push_back(p.piece);
+      (source ? c.src_spm : c.tgt_spm) = std::move(spm);
+    }
   } else if (sv || tv) {
     fail("metadata has a vocabulary but no 'tokenizer' (char or word)");
   }
@@ -351,6 +380,7 @@ Model load(const std::uint8_t* bytes, std::size_t size) {
         fail("unexpected tensor '" + t.name + "': '" + owner->name + "' is " + safetensors::dtype_name(owner->dtype) +
              ", not I8, so it has no scales");
     }
+    if ((t.name == kSrcSpmTensor && c.src_spm) || (t.name == kTgtSpmTensor && c.tgt_spm)) continue;
     if (!expected)
       fail("unexpected tensor '" + t.name + "' for a " + std::string(to_string(c.cell)) + " " + to_string(c.style) +
            " model");
@@ -453,8 +483,22 @@ std::vector<std::uint8_t> save_checkpoint(const Model& model) {
       for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + json::quote(v[i]);
       return s + "]";
     };
-    m.push_back({"src_vocab", arr(c.src_tokens)});
-    m.push_back({"tgt_vocab", arr(c.tgt_tokens)});
+    if (c.src_spm)
+      ts.push_back({kSrcSpmTensor,
+                    {std::int64_t(c.src_spm->bytes().size())},
+                    nullptr,
+                    nullptr,
+                    reinterpret_cast<const std::uint8_t*>(c.src_spm->bytes().data())});
+    else
+      m.push_back({"src_vocab", arr(c.src_tokens)});
+    if (c.tgt_spm)
+      ts.push_back({kTgtSpmTensor,
+                    {std::int64_t(c.tgt_spm->bytes().size())},
+                    nullptr,
+                    nullptr,
+                    reinterpret_cast<const std::uint8_t*>(c.tgt_spm->bytes().data())});
+    else
+      m.push_back({"tgt_vocab", arr(c.tgt_tokens)});
   }
   for (const auto& kv : c.extra) m.push_back(kv);
   return safetensors::write(ts, m);

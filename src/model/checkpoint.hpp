@@ -22,7 +22,11 @@ std::vector<std::uint8_t> read_file_bytes(const std::string& path);
 // a device or a pipe that never ends (/dev/zero) is read only that far; refuses a header that
 // declares more than the largest checkpoint there can be (kMaxCheckpointBytes) before reading on.
 std::vector<std::uint8_t> read_checkpoint_bytes(const std::string& path);
-// 8 + the header limit + every parameter as F32 with, at most, an F32 scale for each.
-constexpr std::uint64_t kMaxCheckpointBytes = 8 + safetensors::kMaxHeaderBytes + 8 * std::uint64_t(kMaxParams);
+// A side whose tokenizer is spm carries its SentencePiece .model file's bytes as a U8 tensor.
+inline const std::string kSrcSpmTensor = "tokenizer.src", kTgtSpmTensor = "tokenizer.tgt";
+constexpr std::uint64_t kMaxTokenizerBytes = 16u << 20;
+// 8 + the header limit + every parameter as F32 with, at most, an F32 scale for each, + two tokenizers.
+constexpr std::uint64_t kMaxCheckpointBytes =
+    8 + safetensors::kMaxHeaderBytes + 8 * std::uint64_t(kMaxParams) + 2 * kMaxTokenizerBytes;
 
 }  // namespace attnseq

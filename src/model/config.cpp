@@ -3,6 +3,9 @@
 #include "model/config.hpp"
 
 #include <stdexcept>
+#include <utility>
+
+#include "model/spm.hpp"
 
 namespace attnseq {
 
@@ -10,7 +13,10 @@ const char* to_string(Cell c) { return c == Cell::GRU ? "gru" : "lstm"; }
 const char* to_string(Style s) { return s == Style::Luong ? "luong" : s == Style::Bahdanau ? "bahdanau" : "none"; }
 const char* to_string(Score s) { return s == Score::Dot ? "dot" : s == Score::General ? "general" : "additive"; }
 const char* to_string(TokenizerKind t) {
-  return t == TokenizerKind::Ids ? "ids" : t == TokenizerKind::Char ? "char" : "word";
+  return t == TokenizerKind::Ids    ? "ids"
+         : t == TokenizerKind::Char ? "char"
+         : t == TokenizerKind::Word ? "word"
+                                    : "spm";
 }
 
 const char* to_string(CaseFold c) { return c == CaseFold::Keep ? "keep" : c == CaseFold::Upper ? "upper" : "lower"; }
@@ -28,6 +34,31 @@ void check_dim(const char* what, std::int64_t v, std::int64_t lo = 1) {
                                 std::to_string(lo) + ", " + std::to_string(kMaxDim) + "]");
 }
 }  // namespace
+
+void ModelConfig::check_spm_side(const char* side, TokenizerKind kind, const SpmTokenizer* spm,
+                                 const std::vector<std::string>& tokens, int vocab, const char* embedding) const {
+  const std::string at = std::string("model config: the ") + side + " tokenizer";
+  if ((kind == TokenizerKind::Spm) != (spm != nullptr))
+    throw std::invalid_argument(at + (spm ? " has a SentencePiece model but is " + std::string(to_string(kind))
+                                          : " is spm but has no SentencePiece model"));
+  if (!spm) return;
+  if (spm->size() != vocab)
+    throw std::invalid_argument(at + "'s SentencePiece model has " + std::to_string(spm->size()) + " pieces but " +
+                                embedding + " has " + std::to_string(vocab) + " rows");
+  if (int(tokens.size()) != vocab)
+    throw std::invalid_argument(at + " lists " + std::to_string(tokens.size()) + " tokens for " +
+                                std::to_string(vocab) + " pieces");
+  // The model's special ids must be the tokenizer's: encoding never yields pad, bos or eos (control
+  // pieces), and its unknown piece is the model's unk.
+  const auto type = [&](int id) { return spm->model().pieces[std::size_t(id)].type; };
+  if (type(unk) != SpmPieceType::Unknown)
+    throw std::invalid_argument(at + "'s piece " + std::to_string(unk) + " ('" + tokens[std::size_t(unk)] +
+                                "') is not its unknown piece, but the model's unk id is " + std::to_string(unk));
+  for (auto [name, id] : {std::pair{"pad", pad}, std::pair{"bos", bos}, std::pair{"eos", eos}})
+    if (type(id) != SpmPieceType::Control)
+      throw std::invalid_argument(at + "'s piece " + std::to_string(id) + " ('" + tokens[std::size_t(id)] +
+                                  "') is not a control piece, but it is the model's " + name + " id");
+}
 
 void ModelConfig::validate() const {
   check_dim("src_vocab", src_vocab, 4);
@@ -69,6 +100,8 @@ void ModelConfig::validate() const {
       throw std::invalid_argument("model config: tgt_vocab lists " + std::to_string(tgt_tokens.size()) +
                                   " tokens but decoder.embedding.weight has " + std::to_string(tgt_vocab) + " rows");
   }
+  check_spm_side("source", src_tokenizer, src_spm.get(), src_tokens, src_vocab, "encoder.embedding.weight");
+  check_spm_side("target", tgt_tokenizer, tgt_spm.get(), tgt_tokens, tgt_vocab, "decoder.embedding.weight");
   std::int64_t total = 0;
   for (const auto& p : param_specs(*this)) total += p.numel();
   if (total > kMaxParams)

@@ -2,17 +2,20 @@
 // Every field has its default; limits that guard every public entry point live here too.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace attnseq {
 
+class SpmTokenizer;  // model/spm.hpp
+
 enum class Cell { GRU, LSTM };
 enum class Style { Luong, Bahdanau, None };
 enum class Score { Dot, General, Additive };
-enum class TokenizerKind { Ids, Char, Word };
-enum class CaseFold { Keep, Upper, Lower };  // what the source tokenizer does to ASCII letters before lookup
+enum class TokenizerKind { Ids, Char, Word, Spm };  // Spm: SentencePiece subword pieces (model/spm.hpp)
+enum class CaseFold { Keep, Upper, Lower };         // what the source tokenizer does to ASCII letters before lookup
 
 const char* to_string(Cell);
 const char* to_string(Style);
@@ -55,9 +58,12 @@ struct ModelConfig {
   // metadata: src_tokenizer / tgt_tokenizer, and the older single `tokenizer` (README "Decisions").
   TokenizerKind src_tokenizer = TokenizerKind::Ids;
   TokenizerKind tgt_tokenizer = TokenizerKind::Ids;
-  CaseFold src_case = CaseFold::Keep;                      // source text is folded so before lookup (metadata src_case)
-  std::vector<std::string> src_tokens;                     // source vocabulary (empty for Ids)
-  std::vector<std::string> tgt_tokens;                     // target vocabulary (empty for Ids)
+  CaseFold src_case = CaseFold::Keep;   // source text is folded so before lookup (metadata src_case)
+  std::vector<std::string> src_tokens;  // source vocabulary (empty for Ids)
+  std::vector<std::string> tgt_tokens;  // target vocabulary (empty for Ids)
+  // The SentencePiece model of a side whose tokenizer is Spm (its tokens are the model's pieces; the
+  // checkpoint carries the .model bytes as tensor tokenizer.src / tokenizer.tgt), else null.
+  std::shared_ptr<const SpmTokenizer> src_spm, tgt_spm;
   int pad = 0, bos = 1, eos = 2, unk = 3;                  // special ids, shared by both vocabularies
   std::vector<std::pair<std::string, std::string>> extra;  // free-form metadata: name, task, description, ...
 
@@ -74,6 +80,10 @@ struct ModelConfig {
   void set_tokenizer(TokenizerKind both) { src_tokenizer = tgt_tokenizer = both; }
   // Throws std::invalid_argument if the sizes cannot form a model (names the fields and values).
   void validate() const;
+
+ private:
+  void check_spm_side(const char* side, TokenizerKind kind, const SpmTokenizer* spm,
+                      const std::vector<std::string>& tokens, int vocab, const char* embedding) const;
 };
 
 // Parameter tensor names and shapes a configuration implies, in canonical order.

@@ -25,11 +25,12 @@ const char* dtype_name(DType t) {
     case DType::F16: return "F16";
     case DType::BF16: return "BF16";
     case DType::I8: return "I8";
+    case DType::U8: return "U8";
   }
   return "?";
 }
 
-std::size_t dtype_size(DType t) { return t == DType::F32 ? 4 : t == DType::I8 ? 1 : 2; }
+std::size_t dtype_size(DType t) { return t == DType::F32 ? 4 : t == DType::I8 || t == DType::U8 ? 1 : 2; }
 
 std::uint64_t TensorInfo::numel() const {
   std::uint64_t n = 1;
@@ -108,7 +109,7 @@ bool as_uint(const json::Value& v, double limit, std::uint64_t* out) {
 constexpr double kMaxOffset = 9007199254740991.0;  // 2^53 - 1
 
 bool dtype_from(const std::string& s, DType* out) {
-  for (DType t : {DType::F32, DType::F16, DType::BF16, DType::I8})
+  for (DType t : {DType::F32, DType::F16, DType::BF16, DType::I8, DType::U8})
     if (s == dtype_name(t)) return *out = t, true;
   return false;
 }
@@ -148,7 +149,8 @@ TensorInfo parse_entry(const std::string& name, const json::Value& entry, std::s
   t.name = name;
   if (!dtype->is_string()) fail("dtype of tensor " + show(name) + " is " + type_name(*dtype) + ", not a string");
   if (!dtype_from(dtype->string, &t.dtype))
-    fail("dtype " + cut(dtype->string, 16) + " of tensor " + show(name) + " is not supported (F32, F16, BF16, I8 are)");
+    fail("dtype " + cut(dtype->string, 16) + " of tensor " + show(name) +
+         " is not supported (F32, F16, BF16, I8, U8 are)");
 
   if (!shape->is_array()) fail("shape of tensor " + show(name) + " is " + type_name(*shape) + ", not an array");
   if (shape->array.size() > kMaxRank)
@@ -311,8 +313,15 @@ void read_i8(const File& f, const TensorInfo& t, std::int8_t* out) {
   if (t.numel()) std::memcpy(out, p, t.numel());
 }
 
+std::string_view read_u8(const File& f, const TensorInfo& t) {
+  if (t.dtype != DType::U8) fail("tensor " + show(t.name) + " is " + dtype_name(t.dtype) + " where U8 is expected");
+  const std::uint8_t* p = checked_data(f, t);
+  return {reinterpret_cast<const char*>(p), std::size_t(t.numel())};
+}
+
 void read_f32(const File& f, const TensorInfo& t, float* out) {
-  if (t.dtype == DType::I8) fail("tensor " + show(t.name) + " is I8 where F32, F16 or BF16 is expected");
+  if (t.dtype == DType::I8 || t.dtype == DType::U8)
+    fail("tensor " + show(t.name) + " is " + dtype_name(t.dtype) + " where F32, F16 or BF16 is expected");
   const std::uint64_t n = t.numel();
   const std::uint8_t* p = checked_data(f, t);
   switch (t.dtype) {
@@ -325,7 +334,8 @@ void read_f32(const File& f, const TensorInfo& t, float* out) {
     case DType::BF16:
       for (std::uint64_t i = 0; i < n; ++i) out[i] = bf16_to_f32(load_u16(p + 2 * i));
       break;
-    case DType::I8: break;  // refused above
+    case DType::I8:
+    case DType::U8: break;  // refused above
   }
 }
 
@@ -363,9 +373,9 @@ std::vector<std::uint8_t> write(const std::vector<TensorOut>& tensors,
     for (std::int64_t d : t.shape)
       if (d < 0 || d > kMaxDim)
         fail_write("tensor " + show(t.name) + " shape " + shape_str(t.shape) + " has a dimension outside [0, 2^40]");
-    const DType dt = t.i8 ? DType::I8 : DType::F32;
+    const DType dt = t.i8 ? DType::I8 : t.u8 ? DType::U8 : DType::F32;
     const std::uint64_t nbytes = byte_length(t.name, t.shape, dt);
-    if (nbytes && !t.data && !t.i8) fail_write("tensor " + show(t.name) + " has no data");
+    if (nbytes && !t.data && !t.i8 && !t.u8) fail_write("tensor " + show(t.name) + " has no data");
     if (nbytes > static_cast<std::uint64_t>(kMaxOffset) - offset)
       fail_write("tensor " + show(t.name) + " takes the data section past 2^53 bytes");
     if (header.size() > 1) header += ",";
@@ -389,7 +399,9 @@ std::vector<std::uint8_t> write(const std::vector<TensorOut>& tensors,
   std::memcpy(out.data() + 8, header.data(), header.size());
   std::uint8_t* p = out.data() + 8 + header.size();
   for (std::size_t i = 0; i < tensors.size(); ++i) {
-    const void* src = tensors[i].i8 ? static_cast<const void*>(tensors[i].i8) : tensors[i].data;
+    const void* src = tensors[i].i8   ? static_cast<const void*>(tensors[i].i8)
+                      : tensors[i].u8 ? static_cast<const void*>(tensors[i].u8)
+                                      : static_cast<const void*>(tensors[i].data);
     if (lengths[i]) std::memcpy(p, src, static_cast<std::size_t>(lengths[i]));
     p += lengths[i];
   }

@@ -14,8 +14,9 @@
 namespace attnseq::safetensors {
 
 // The dtypes attnseq reads; others are refused by name ("dtype I16 of tensor 'x' is not supported").
-// I8 holds a quantised matrix, whose F32 scales are a tensor of their own (docs/checkpoint-format.md).
-enum class DType { F32, F16, BF16, I8 };
+// I8 holds a quantised matrix, whose F32 scales are a tensor of their own (docs/checkpoint-format.md);
+// U8 holds bytes that are not numbers (a tokenizer's .model file).
+enum class DType { F32, F16, BF16, I8, U8 };
 const char* dtype_name(DType);
 std::size_t dtype_size(DType);
 
@@ -51,16 +52,20 @@ std::uint64_t declared_size(const std::uint8_t* bytes, std::size_t size);
 void read_f32(const File& f, const TensorInfo& t, float* out);
 // Copies an I8 tensor: t.numel() values into out. Any other dtype is refused.
 void read_i8(const File& f, const TensorInfo& t, std::int8_t* out);
+// The bytes of a U8 tensor (a view into the file's buffer). Any other dtype is refused.
+std::string_view read_u8(const File& f, const TensorInfo& t);
 
 struct TensorOut {
   std::string name;
   std::vector<std::int64_t> shape;
-  const float* data;                // numel(shape) floats, written F32 (unless i8 is given)
-  const std::int8_t* i8 = nullptr;  // numel(shape) int8, written I8 instead
+  const float* data;                 // numel(shape) floats, written F32 (unless i8 is given)
+  const std::int8_t* i8 = nullptr;   // numel(shape) int8, written I8 instead
+  const std::uint8_t* u8 = nullptr;  // numel(shape) bytes, written U8 instead
 };
 
-// An F32 file (I8 for the tensors given as int8): header padded with spaces to a multiple of 8 (so the data starts
-// 8-byte aligned), tensors laid out contiguously in the given order. with_metadata=false writes no __metadata__ key.
+// An F32 file (I8 and U8 for the tensors given as such): header padded with spaces to a multiple of 8 (so the data
+// starts 8-byte aligned), tensors laid out contiguously in the given order. with_metadata=false writes no __metadata__
+// key.
 std::vector<std::uint8_t> write(const std::vector<TensorOut>& tensors,
                                 const std::vector<std::pair<std::string, std::string>>& metadata,
                                 bool with_metadata = true);

@@ -22,7 +22,8 @@ std::string byte_piece(int b) {
 
 }  // namespace
 
-SpmTokenizer::SpmTokenizer(SpmModel model, const std::string& name) : m_(std::move(model)) {
+SpmTokenizer::SpmTokenizer(SpmModel model, const std::string& name, std::string bytes)
+    : m_(std::move(model)), bytes_(std::move(bytes)) {
   const auto bad = [&](const std::string& what) { raise(ErrorKind::BadCheckpoint, name + ": " + what); };
   const auto& t = m_.trainer;
   if (t.model_type != SpmModelType::Unigram && t.model_type != SpmModelType::Bpe)
@@ -72,7 +73,7 @@ SpmTokenizer::SpmTokenizer(SpmModel model, const std::string& name) : m_(std::mo
 }
 
 SpmTokenizer SpmTokenizer::from_bytes(std::string_view bytes, const std::string& name) {
-  return SpmTokenizer(parse_spm_model(bytes, name), name);
+  return SpmTokenizer(parse_spm_model(bytes, name), name, std::string(bytes));
 }
 
 int SpmTokenizer::piece_to_id(std::string_view piece) const {

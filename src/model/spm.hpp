@@ -24,8 +24,14 @@ class SpmTokenizer {
   // not implement (WORD and CHAR models, a denormaliser, whitespace as suffix); both raise
   // BadCheckpoint starting with `name`. A charsmap whose trie points outside itself raises
   // BadCheckpoint from encode().
-  SpmTokenizer(SpmModel model, const std::string& name);
+  SpmTokenizer(SpmModel model, const std::string& name, std::string bytes = {});
   static SpmTokenizer from_bytes(std::string_view bytes, const std::string& name);
+  // The lookup tables point into the pieces it holds: it stays where it was made.
+  SpmTokenizer(const SpmTokenizer&) = delete;
+  SpmTokenizer& operator=(const SpmTokenizer&) = delete;
+
+  // The .model bytes it was read from (empty when made from an SpmModel): what a checkpoint stores.
+  const std::string& bytes() const { return bytes_; }
 
   std::vector<int> encode(std::string_view text) const;
   // Ids outside [0, size()) raise BadInput naming the id and its position.
@@ -48,6 +54,7 @@ class SpmTokenizer {
   SpmPieceType type(int id) const { return m_.pieces[std::size_t(id)].type; }
 
   SpmModel m_;
+  std::string bytes_;
   std::optional<SpmCharsmap> charsmap_;  // none when the normaliser is identity
   // NORMAL, USER_DEFINED and UNUSED pieces (what spm's trie and BPE merges look up), and the others.
   std::unordered_map<std::string_view, int> pieces_, reserved_;

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "model/errors.hpp"
+#include "model/spm.hpp"
 
 namespace attnseq {
 namespace {
@@ -96,8 +97,18 @@ std::string fold_case(std::string_view text, CaseFold fold) {
 }
 
 Vocab::Vocab(TokenizerKind kind, std::vector<std::string> tokens, int pad, int bos, int eos, int unk, const char* side,
-             CaseFold fold)
-    : kind_(kind), tokens_(std::move(tokens)), pad_(pad), bos_(bos), eos_(eos), unk_(unk), fold_(fold) {
+             CaseFold fold, std::shared_ptr<const SpmTokenizer> spm)
+    : kind_(kind),
+      tokens_(std::move(tokens)),
+      pad_(pad),
+      bos_(bos),
+      eos_(eos),
+      unk_(unk),
+      fold_(fold),
+      spm_(std::move(spm)) {
+  if ((kind_ == TokenizerKind::Spm) != bool(spm_))
+    throw std::invalid_argument(std::string(side) + ": a SentencePiece model goes with tokenizer spm, and only there");
+  if (spm_) return;  // its pieces are unique by construction (SpmTokenizer checks them)
   for (std::size_t i = 0; i < tokens_.size(); ++i) {
     auto [it, fresh] = index_.emplace(tokens_[i], std::int32_t(i));
     if (!fresh)
@@ -109,15 +120,29 @@ Vocab::Vocab(TokenizerKind kind, std::vector<std::string> tokens, int pad, int b
 std::vector<std::string> Vocab::pieces(std::string_view text) const {
   if (kind_ == TokenizerKind::Ids)
     throw std::invalid_argument("this model has no vocabulary: give token ids instead of text");
+  if (kind_ == TokenizerKind::Spm) {
+    std::vector<std::string> out;
+    for (int id : encode_spm(text)) out.push_back(tokens_[std::size_t(id)]);
+    return out;
+  }
   return kind_ == TokenizerKind::Char ? split_chars(text) : split_words(text);
 }
 
+std::vector<std::int32_t> Vocab::encode_spm(std::string_view text) const {
+  check_size(text);
+  if (const std::size_t at = invalid_utf8_at(text); at != std::string_view::npos) bad_utf8(at);
+  const auto ids = spm_->encode(fold_ == CaseFold::Keep ? std::string(text) : fold_case(text, fold_));
+  return {ids.begin(), ids.end()};
+}
+
 std::int32_t Vocab::lookup(const std::string& piece) const {
+  if (spm_) return spm_->piece_to_id(piece);
   auto it = fold_ == CaseFold::Keep ? index_.find(piece) : index_.find(fold_case(piece, fold_));
   return it == index_.end() ? unk_ : it->second;
 }
 
 std::vector<std::int32_t> Vocab::encode(std::string_view text) const {
+  if (spm_) return encode_spm(text);
   std::vector<std::int32_t> ids;
   for (const auto& p : pieces(text)) ids.push_back(lookup(p));
   return ids;
@@ -129,6 +154,12 @@ std::string Vocab::token(std::int32_t id) const {
 }
 
 std::string Vocab::decode(const std::int32_t* ids, std::size_t n) const {
+  if (spm_) {
+    std::vector<int> keep;
+    for (std::size_t i = 0; i < n; ++i)
+      if (ids[i] != pad_ && ids[i] != bos_ && ids[i] != eos_) keep.push_back(ids[i]);
+    return spm_->decode(keep);
+  }
   std::string out;
   bool first = true;
   for (std::size_t i = 0; i < n; ++i) {
@@ -138,6 +169,15 @@ std::string Vocab::decode(const std::int32_t* ids, std::size_t n) const {
     first = false;
   }
   return out;
+}
+
+void use_spm(ModelConfig& c, bool source, std::shared_ptr<const SpmTokenizer> spm) {
+  std::vector<std::string> tokens;
+  for (const auto& p : spm->model().pieces) tokens.push_back(p.piece);
+  (source ? c.src_tokenizer : c.tgt_tokenizer) = TokenizerKind::Spm;
+  (source ? c.src_vocab : c.tgt_vocab) = spm->size();
+  (source ? c.src_tokens : c.tgt_tokens) = std::move(tokens);
+  (source ? c.src_spm : c.tgt_spm) = std::move(spm);
 }
 
 }  // namespace attnseq

@@ -1,10 +1,12 @@
 // Tokenizers: text <-> ids for one side of a model. `char` splits UTF-8 into code points (so Korean
-// and emoji are one token each), `word` splits on ASCII whitespace. Unknown pieces map to unk.
+// and emoji are one token each), `word` splits on ASCII whitespace, `spm` is a SentencePiece model's
+// subword pieces (model/spm.hpp), decoded back to text as spm decodes. Unknown pieces map to unk.
 // Invalid UTF-8 and over-long text are refused with the byte offset / the limit. Each side of a model
 // has its own tokenizer (ModelConfig::src_tokenizer / tgt_tokenizer); the source may fold ASCII case
 // before lookup (src_case), so "Knight" finds the ids of a model trained on "KNIGHT".
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -27,12 +29,13 @@ class Vocab {
   Vocab() = default;
   // tokens[i] is the string of id i. Duplicates are refused (they would make text ambiguous).
   Vocab(TokenizerKind kind, std::vector<std::string> tokens, int pad, int bos, int eos, int unk,
-        const char* side = "vocabulary", CaseFold fold = CaseFold::Keep);
+        const char* side = "vocabulary", CaseFold fold = CaseFold::Keep,
+        std::shared_ptr<const SpmTokenizer> spm = nullptr);
   static Vocab source(const ModelConfig& c) {
-    return Vocab(c.src_tokenizer, c.src_tokens, c.pad, c.bos, c.eos, c.unk, "src_vocab", c.src_case);
+    return Vocab(c.src_tokenizer, c.src_tokens, c.pad, c.bos, c.eos, c.unk, "src_vocab", c.src_case, c.src_spm);
   }
   static Vocab target(const ModelConfig& c) {
-    return Vocab(c.tgt_tokenizer, c.tgt_tokens, c.pad, c.bos, c.eos, c.unk, "tgt_vocab");
+    return Vocab(c.tgt_tokenizer, c.tgt_tokens, c.pad, c.bos, c.eos, c.unk, "tgt_vocab", CaseFold::Keep, c.tgt_spm);
   }
 
   TokenizerKind kind() const { return kind_; }
@@ -44,7 +47,8 @@ class Vocab {
   std::vector<std::int32_t> encode(std::string_view text) const;
   // The string of one id ("#17" for ids-only vocabularies).
   std::string token(std::int32_t id) const;
-  // Text of a target sequence: pad, bos and eos are dropped; char joins, word joins with spaces.
+  // Text of a target sequence: pad, bos and eos are dropped; char joins, word joins with spaces, spm
+  // decodes as SentencePiece does (U+2581 becomes a space, byte pieces become their bytes).
   std::string decode(const std::int32_t* ids, std::size_t n) const;
   std::int32_t lookup(const std::string& piece) const;  // after the case fold; unk if absent
   const std::vector<std::string>& tokens() const { return tokens_; }
@@ -56,7 +60,14 @@ class Vocab {
   std::unordered_map<std::string, std::int32_t> index_;
   int pad_ = 0, bos_ = 1, eos_ = 2, unk_ = 3;
   CaseFold fold_ = CaseFold::Keep;
+  std::shared_ptr<const SpmTokenizer> spm_;
+  std::vector<std::int32_t> encode_spm(std::string_view text) const;
 };
+
+// Makes one side of `c` (source or target) read and write text with a SentencePiece model: its
+// tokenizer, its tokens (the pieces), its vocabulary size. The model's special ids must then be the
+// tokenizer's (ModelConfig::validate).
+void use_spm(ModelConfig& c, bool source, std::shared_ptr<const SpmTokenizer> spm);
 
 // ASCII letters folded to upper or lower case; every other byte (UTF-8 included) unchanged.
 std::string fold_case(std::string_view text, CaseFold fold);

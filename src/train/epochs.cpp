@@ -29,17 +29,11 @@ void shuffle(std::vector<T>& v, Rng& rng) {
   for (std::size_t i = v.size(); i > 1; --i) std::swap(v[i - 1], v[uniform_index(rng, i)]);
 }
 
-// FNV-1a over 64-bit words: the data fingerprint a saved state is checked against.
-struct Fnv {
-  std::uint64_t h = 0xcbf29ce484222325ull;
-  void add(std::uint64_t x) {
-    for (int i = 0; i < 8; ++i) h = (h ^ ((x >> (8 * i)) & 0xFF)) * 0x100000001b3ull;
-  }
-  void add(const Ids& v) {
-    add(v.size());
-    for (auto x : v) add(std::uint64_t(std::uint32_t(x)));
-  }
-};
+std::string join_counts(const DevCounts& c) {
+  std::string s;
+  for (std::size_t i = 0; i < c.size(); ++i) s += (i ? "," : "") + std::to_string(c[i]);
+  return s;
+}
 
 std::string num(double x) {
   char b[40];
@@ -95,20 +89,22 @@ TrainOptions epoch_train_options(TrainOptions o, const EpochOptions& e, std::siz
 
 }  // namespace
 
-EpochTrainer::EpochTrainer(Model& model, std::vector<Pair> train, std::vector<RefItem> dev, TrainOptions options,
-                           EpochOptions epochs)
+EpochTrainer::EpochTrainer(Model& model, std::vector<Pair> train, std::shared_ptr<const DevEvaluator> dev,
+                           TrainOptions options, EpochOptions epochs)
     : model_(model),
       train_(std::move(train)),
       dev_(std::move(dev)),
       to_(epoch_train_options(options, epochs, train_.size())),
       eo_(epochs),
       trainer_(model, Sampler{}, to_) {
-  if (dev_.empty())
+  if (!dev_ || dev_->size() == 0)
     throw std::invalid_argument("epoch trainer: no development items (the dev set chooses the best epoch)");
-  for (const auto& d : dev_)
-    if (d.refs.empty()) throw std::invalid_argument("epoch trainer: a development item has no reference");
   start_epoch();
 }
+
+EpochTrainer::EpochTrainer(Model& model, std::vector<Pair> train, std::vector<RefItem> dev, TrainOptions options,
+                           EpochOptions epochs)
+    : EpochTrainer(model, std::move(train), std::make_shared<const WerDev>(std::move(dev)), options, epochs) {}
 
 void EpochTrainer::start_epoch() { order_ = epoch_batches(train_, to_.batch_size, eo_.bucket, to_.seed, epoch_); }
 
@@ -134,15 +130,11 @@ EpochResult EpochTrainer::end_epoch(double loss_sum, long tokens) {
   r.epoch = epoch_ + 1;
   r.train_loss = tokens ? loss_sum / double(tokens) : 0.0;
   model_.prepare();  // the inference tables follow the trained weights
-  r.dev = evaluate_refs(model_, dev_, eo_.eval_beam, eo_.eval_threads);
-  // Better: fewer wrong words; on a tie, fewer phoneme edits.
-  r.improved =
-      best_epoch_ == 0 || r.dev.errors < best_errors_ || (r.dev.errors == best_errors_ && r.dev.edits < best_edits_);
+  r.dev = dev_->evaluate(model_, eo_.eval_beam, eo_.eval_threads);
+  r.improved = best_epoch_ == 0 || dev_->better(r.dev, best_dev_);
   if (r.improved) {
     best_epoch_ = r.epoch;
-    best_errors_ = r.dev.errors;
-    best_edits_ = r.dev.edits;
-    best_ref_tokens_ = r.dev.ref_tokens;
+    best_dev_ = r.dev;
     best_params_ = model_.params().data;
     bad_epochs_ = 0;
   } else {
@@ -164,12 +156,8 @@ std::uint64_t EpochTrainer::fingerprint() const {
   Fnv f;
   f.add(train_.size());
   for (const auto& p : train_) f.add(p.first), f.add(p.second);
-  f.add(dev_.size());
-  for (const auto& d : dev_) {
-    f.add(d.src);
-    f.add(d.refs.size());
-    for (const auto& r : d.refs) f.add(r);
-  }
+  f.add(dev_->size());
+  f.add(dev_->fingerprint());
   return f.h;
 }
 
@@ -186,7 +174,7 @@ std::vector<std::uint8_t> EpochTrainer::save_state() const {
       {"params", {N}, model_.params().data.data()}, {"adam.m", {N}, m.data()}, {"adam.v", {N}, v.data()}};
   if (!best_params_.empty()) tensors.push_back({"best_params", {N}, best_params_.data()});
   std::vector<std::pair<std::string, std::string>> meta = {
-      {"format", "attnseq epoch trainer 1"},
+      {"format", "attnseq epoch trainer 2"},
       {"step", *tf.meta("step")},
       {"rng", *tf.meta("rng")},
       {"lr_scale", *tf.meta("lr_scale")},
@@ -195,9 +183,7 @@ std::vector<std::uint8_t> EpochTrainer::save_state() const {
       {"epoch_loss_sum", num(loss_sum_)},
       {"epoch_tokens", std::to_string(tokens_)},
       {"best_epoch", std::to_string(best_epoch_)},
-      {"best_errors", std::to_string(best_errors_)},
-      {"best_edits", std::to_string(best_edits_)},
-      {"best_ref_tokens", std::to_string(best_ref_tokens_)},
+      {"best_dev", join_counts(best_dev_)},
       {"bad_epochs", std::to_string(bad_epochs_)},
       {"stopped", stopped_ ? "1" : "0"},
       // What fixes the data order and the data: a state only continues the run it came from.
@@ -205,7 +191,7 @@ std::vector<std::uint8_t> EpochTrainer::save_state() const {
       {"batch_size", std::to_string(to_.batch_size)},
       {"bucket", std::to_string(eo_.bucket)},
       {"train_pairs", std::to_string(train_.size())},
-      {"dev_words", std::to_string(dev_.size())},
+      {"dev_words", std::to_string(dev_->size())},
       {"data_hash", std::to_string(fingerprint())},
   };
   add_record(meta, record_);
@@ -221,9 +207,12 @@ void EpochTrainer::load_state(const std::uint8_t* bytes, std::size_t size) {
                                   "' (not a state saved by an epoch run)");
     return *s;
   };
-  if (need("format") != "attnseq epoch trainer 1")
+  if (need("format") != "attnseq epoch trainer 2")
     throw std::invalid_argument("epoch trainer state: format '" + need("format") +
-                                "' is not 'attnseq epoch trainer 1'");
+                                "' is not 'attnseq epoch trainer 2'" +
+                                (need("format") == "attnseq epoch trainer 1"
+                                     ? " (a state of an older attnseq, which kept WER counts only: start the run again)"
+                                     : ""));
   const auto integer = [&](const char* key, long long lo, long long hi) {
     const std::string& s = need(key);
     char* end = nullptr;
@@ -242,7 +231,7 @@ void EpochTrainer::load_state(const std::uint8_t* bytes, std::size_t size) {
   same("batch_size", "batch size", std::to_string(to_.batch_size));
   same("bucket", "bucket", std::to_string(eo_.bucket));
   same("train_pairs", "training pairs:", std::to_string(train_.size()));
-  same("dev_words", "development words:", std::to_string(dev_.size()));
+  same("dev_words", "development items:", std::to_string(dev_->size()));
   same("data_hash", "data fingerprint", std::to_string(fingerprint()));
   const std::size_t n = model_.params().data.size();
   const auto tensor = [&](const char* name, bool required) {
@@ -267,9 +256,30 @@ void EpochTrainer::load_state(const std::uint8_t* bytes, std::size_t size) {
   const long long best_epoch = integer("best_epoch", 0, INT_MAX);
   if (best_epoch > 0 && best.empty())
     throw std::invalid_argument("epoch trainer state: a best epoch but no best_params");
-  const long best_errors = long(integer("best_errors", 0, LONG_MAX)),
-             best_edits = long(integer("best_edits", 0, LONG_MAX));
-  const long best_ref_tokens = long(integer("best_ref_tokens", 0, LONG_MAX));
+  DevCounts best_dev;
+  if (best_epoch > 0) {
+    const auto bad_counts = [&] {
+      return std::invalid_argument("epoch trainer state: 'best_dev' is \"" + need("best_dev") + "\", not " +
+                                   std::to_string(dev_->counts_size()) + " counts >= 0 of this run's dev figure");
+    };
+    const std::string& text = need("best_dev");
+    std::size_t at = 0;
+    while (at <= text.size()) {
+      const std::size_t comma = std::min(text.find(',', at), text.size());
+      const std::string item = text.substr(at, comma - at);
+      char* e = nullptr;
+      const long long x = std::strtoll(item.c_str(), &e, 10);
+      if (item.empty() || *e || x < 0 || item[0] == '+' || item[0] == ' ') throw bad_counts();
+      best_dev.push_back(x);
+      at = comma + 1;
+    }
+    if (best_dev.size() != dev_->counts_size()) throw bad_counts();
+    try {
+      (void)dev_->better(best_dev, best_dev);  // the evaluator's own checks of its counts
+    } catch (const std::invalid_argument&) {
+      throw bad_counts();
+    }
+  }
   const int bad = int(integer("bad_epochs", 0, INT_MAX));
   const bool stopped = integer("stopped", 0, 1) == 1;
   const long tokens = long(integer("epoch_tokens", 0, LONG_MAX));
@@ -293,9 +303,7 @@ void EpochTrainer::load_state(const std::uint8_t* bytes, std::size_t size) {
   epoch_ = epoch;
   batch_ = batch;
   best_epoch_ = int(best_epoch);
-  best_errors_ = best_errors;
-  best_edits_ = best_edits;
-  best_ref_tokens_ = best_ref_tokens;
+  best_dev_ = std::move(best_dev);
   best_params_ = std::move(best);
   bad_epochs_ = bad;
   stopped_ = stopped;

@@ -1,8 +1,8 @@
 // Training in epochs over a fixed data set (docs/training.md): every pair once per epoch in a seeded,
-// length-bucketed order, each step by the Trainer (train/trainer.hpp); at each epoch's end the dev
-// WER/PER (train/wer.hpp) keeps the best weights, scales the rate down when not better, and stops the
-// run after `patience` such epochs. The whole state saves to one blob from which a run continues bit
-// for bit.
+// length-bucketed order, each step by the Trainer (train/trainer.hpp); at each epoch's end the
+// development figure (train/dev_eval.hpp: WER/PER for pronunciation, BLEU for translation) keeps the
+// best weights, scales the rate down when not better, and stops the run after `patience` such epochs.
+// The whole state saves to one blob from which a run continues bit for bit.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "model/model.hpp"
+#include "train/dev_eval.hpp"
 #include "train/run_state.hpp"
 #include "train/trainer.hpp"
 #include "train/wer.hpp"
@@ -37,7 +38,7 @@ std::vector<std::vector<std::size_t>> epoch_batches(const std::vector<Pair>& pai
 struct EpochResult {
   int epoch = 0;          // 1-based: the epoch just finished
   double train_loss = 0;  // mean cross-entropy per target token over the epoch's steps
-  RefReport dev;          // the development evaluation of the weights at the end of the epoch
+  DevCounts dev;          // the development evaluation of the weights at the end of the epoch
   bool improved = false;  // better than every earlier epoch: these weights are now the best
   double lr_scale = 1;    // the rate's factor from now on
   bool stop = false;      // the run is over (patience exhausted or the last epoch done)
@@ -49,6 +50,9 @@ class EpochTrainer {
   // dropout), `threads`, `lr`, `warmup`, `clip`, `dropout`, `label_smoothing` apply; `steps` and
   // `final_lr` are set here (the rate is constant after warm-up, times lr_scale). Throws
   // std::invalid_argument for empty data or an option out of range, naming it.
+  EpochTrainer(Model& model, std::vector<Pair> train, std::shared_ptr<const DevEvaluator> dev, TrainOptions options,
+               EpochOptions epochs);
+  // Judged by WER, then PER, against these items (WerDev).
   EpochTrainer(Model& model, std::vector<Pair> train, std::vector<RefItem> dev, TrainOptions options,
                EpochOptions epochs);
 
@@ -67,20 +71,19 @@ class EpochTrainer {
   int batch() const { return batch_; }  // batches of the current epoch done
   int batches_per_epoch() const { return int(order_.size()); }
   int steps_done() const { return trainer_.steps_done(); }
-  int best_epoch() const { return best_epoch_; }  // 0: no epoch finished yet
-  long best_errors() const { return best_errors_; }
-  long best_edits() const { return best_edits_; }
-  long best_ref_tokens() const { return best_ref_tokens_; }  // PER's denominator at the best epoch
+  int best_epoch() const { return best_epoch_; }           // 0: no epoch finished yet
+  const DevCounts& best_dev() const { return best_dev_; }  // the best epoch's counts (empty before one ends)
+  const DevEvaluator& dev() const { return *dev_; }
   int bad_epochs() const { return bad_epochs_; }
   double lr_scale() const { return trainer_.lr_scale(); }
   bool stopped_early() const { return stopped_; }
-  std::size_t dev_words() const { return dev_.size(); }
+  std::size_t dev_words() const { return dev_->size(); }
   // The weights of the best epoch (empty before the first epoch ends).
   const std::vector<float>& best_params() const { return best_params_; }
   const EpochOptions& epoch_options() const { return eo_; }
 
   // Everything a run needs to continue: weights, best weights, Adam moments, step, epoch, position in
-  // the epoch, best dev figures, patience count, rate scale, plus a fingerprint of the data and the
+  // the epoch, the best dev counts, patience count, rate scale, plus a fingerprint of the data and the
   // options that fix the data order (checked on load). Loading throws std::invalid_argument naming
   // what does not match (another data set, batch size, seed, model size) and leaves this trainer as
   // it was.
@@ -96,7 +99,7 @@ class EpochTrainer {
   std::uint64_t fingerprint() const;
   Model& model_;
   std::vector<Pair> train_;
-  std::vector<RefItem> dev_;
+  std::shared_ptr<const DevEvaluator> dev_;
   TrainOptions to_;
   EpochOptions eo_;
   Trainer trainer_;
@@ -105,7 +108,7 @@ class EpochTrainer {
   double loss_sum_ = 0;  // the current epoch's loss so far (per-token mean * tokens, summed)
   long tokens_ = 0;
   int best_epoch_ = 0, bad_epochs_ = 0;
-  long best_errors_ = 0, best_edits_ = 0, best_ref_tokens_ = 0;
+  DevCounts best_dev_;
   bool stopped_ = false;
   std::vector<float> best_params_;
   RunRecord record_;

@@ -83,7 +83,7 @@ train::EpochOptions tiny_epochs() {
 struct Run {
   std::vector<float> params, best;
   std::vector<std::uint8_t> state;
-  std::vector<train::RefReport> devs;  // per epoch
+  std::vector<train::DevCounts> devs;  // per epoch
   int best_epoch = 0;
 };
 
@@ -230,8 +230,7 @@ void check_resume(int threads) {
     const std::size_t first = std::size_t(saved_at / 10);
     REQUIRE(resumed.devs.size() == full.devs.size() - first);
     for (std::size_t k = 0; k < resumed.devs.size(); ++k) {
-      CHECK(resumed.devs[k].errors == full.devs[first + k].errors);
-      CHECK(resumed.devs[k].edits == full.devs[first + k].edits);
+      CHECK(resumed.devs[k] == full.devs[first + k]);
     }
   }
 }
@@ -265,18 +264,20 @@ TEST_CASE("epochs: the best epoch's weights are kept, and they score what was re
   int best_epoch = 0;
   for (const auto& r : results)
     if (r.improved) {
-      CHECK((best < 0 || r.dev.errors <= best));
-      best = r.dev.errors, best_epoch = r.epoch;
+      const auto dev_report = train::WerDev::report(r.dev);
+      CHECK((best < 0 || dev_report.errors <= best));
+      best = dev_report.errors, best_epoch = r.epoch;
     }
   CHECK(et.best_epoch() == best_epoch);
-  CHECK(et.best_errors() == best);
+  const auto best_report = train::WerDev::report(et.best_dev());
+  CHECK(best_report.errors == best);
   Model b(tiny_config());
   b.params().data = et.best_params();
   b.prepare();
   const auto again = train::evaluate_refs(b, dev, e.eval_beam, 1);
-  CHECK(again.errors == et.best_errors());
-  CHECK(again.edits == et.best_edits());
-  CHECK(again.ref_tokens == et.best_ref_tokens());
+  CHECK(again.errors == best_report.errors);
+  CHECK(again.edits == best_report.edits);
+  CHECK(again.ref_tokens == best_report.ref_tokens);
 }
 
 TEST_CASE("epochs: an epoch without a better dev figure scales the rate, and patience stops the run") {
@@ -305,7 +306,7 @@ TEST_CASE("epochs: an epoch without a better dev figure scales the rate, and pat
   CHECK(results[0].improved);
   CHECK_FALSE(results[1].improved);
   CHECK_FALSE(results[2].improved);
-  CHECK(results[1].dev.errors == results[0].dev.errors);
+  CHECK(results[1].dev == results[0].dev);
   CHECK(results[1].lr_scale == 0.5);
   CHECK(results[2].lr_scale == 0.25);
   CHECK(results[2].stop);
@@ -391,7 +392,7 @@ TEST_CASE("epochs: a state from another run is refused, naming the difference, a
   e.epochs = 0;
   CHECK_THROWS_WITH_AS(train::EpochTrainer(m2, pairs, dev, tiny_options(), e), doctest::Contains("epochs"),
                        std::invalid_argument);
-  CHECK_THROWS_WITH_AS(train::EpochTrainer(m2, pairs, {}, tiny_options(), tiny_epochs()),
+  CHECK_THROWS_WITH_AS(train::EpochTrainer(m2, pairs, std::vector<train::RefItem>{}, tiny_options(), tiny_epochs()),
                        doctest::Contains("development"), std::invalid_argument);
   CHECK_THROWS_WITH_AS(train::EpochTrainer(m2, {}, dev, tiny_options(), tiny_epochs()),
                        doctest::Contains("no training pairs"), std::invalid_argument);

@@ -338,7 +338,7 @@ TEST_CASE("safetensors: every malformed file is refused with a message naming th
   }
   SUBCASE("unsupported dtype") {
     check_error(make_file(entry("\"I16\"", "[4]", "[0,8]"), 8),
-                {"dtype I16 of tensor 'x' is not supported (F32, F16, BF16, I8 are)"});
+                {"dtype I16 of tensor 'x' is not supported (F32, F16, BF16, I8, U8 are)"});
     check_error(make_file(entry("\"F64\"", "[1]", "[0,8]"), 8), {"dtype F64 of tensor 'x'"});
     check_error(make_file(entry("\"f32\"", "[1]", "[0,4]"), 4), {"dtype f32 of tensor 'x'"});  // case matters
   }

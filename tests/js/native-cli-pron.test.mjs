@@ -64,7 +64,7 @@ test('train --pron: epochs over the words with a dev split, progress, the best c
   assert.deepEqual(epochs.map((m) => +m[1]), [1, 2, 3]);
   for (const m of epochs) assert.equal(+m[5], devWords);
   assert.ok(+epochs[2][2] < +epochs[0][2], 'the training loss falls');
-  assert.match(r.err, /epoch 2\/3 {2}batch \d+\/\d+ {2}step \d+ {2}loss \d+\.\d+ {2}dev WER \d\.\d{4} \(best \d\.\d{4}, epoch \d\) .* left \d+m\d\ds \(epoch\), <= \d+m\d\ds \(run\)/);
+  assert.match(r.err, /epoch 2\/3 {2}batch \d+\/\d+ {2}step \d+ {2}loss \d+\.\d+ {2}dev WER \d\.\d{4} \(best WER \d\.\d{4}, epoch \d\) .* left \d+m\d\ds \(epoch\), <= \d+m\d\ds \(run\)/);
   const m = /^trained (\d+) steps in \d+(?:\.\d+)? s \((\d+) target tokens\/s\); best dev WER (\d\.\d{4}) at epoch (\d) of 3, saved /.exec(lastLine(r.out));
   assert.ok(m, lastLine(r.out));
   assert.equal(+m[1], 3 * batches);
@@ -238,7 +238,7 @@ test('train --pron: epochs without a better dev WER halve the rate and --patienc
   assert.match(r.err, /epoch 3\/10: .*not better than epoch 1 \(2 in a row\), rate x0\.25; stopping \(--patience\)/);
   assert.doesNotMatch(r.err, /epoch 4\/10:/);
   assert.match(lastLine(r.out), /best dev WER \d\.\d{4} at epoch 1 of 3, saved /);
-  refused([...args, '--resume', `${out}.last`, '--out', out], 'stopped at epoch 3, 2 epochs without a better dev WER: nothing left to do');
+  refused([...args, '--resume', `${out}.last`, '--out', out], 'stopped at epoch 3, 2 epochs without a better dev figure: nothing left to do');
 });
 
 test('eval --pron: WER, PER and by word length as built, with several references, beam and threads', () => {

@@ -1,0 +1,146 @@
+// The development evaluators of the epoch trainer (train/dev_eval.hpp).
+#include "train/dev_eval.hpp"
+
+#include <cstdio>
+#include <stdexcept>
+
+#include "decode/decode.hpp"
+#include "model/parallel.hpp"
+#include "model/vocab.hpp"
+#include "train/bleu.hpp"
+
+namespace attnseq::train {
+namespace {
+
+std::string fixed(double x, int digits) {
+  char b[48];
+  std::snprintf(b, sizeof b, "%.*f", digits, x);
+  return b;
+}
+
+void check_counts(const DevCounts& c, std::size_t n, const char* what) {
+  if (c.size() != n)
+    throw std::invalid_argument(std::string(what) + ": " + std::to_string(c.size()) + " counts, expected " +
+                                std::to_string(n));
+}
+
+}  // namespace
+
+std::vector<Ids> decode_all(const Model& model, const std::vector<Ids>& sources, int beam, int threads) {
+  if (beam < 1 || beam > kMaxBeam)
+    throw std::invalid_argument("dev evaluation: beam " + std::to_string(beam) + " is outside [1, " +
+                                std::to_string(kMaxBeam) + "]");
+  check_threads(threads, "dev evaluation: threads");
+  const auto& c = model.config();
+  DecodeOptions o;
+  o.beam = beam;  // max_length automatic: 2 x the source length + 10
+  // translate_batch shares the sources among the threads; each gets what decoding it alone gives.
+  const auto results = translate_batch(model, sources, o, kDefaultBatchRows, threads);
+  std::vector<Ids> out(sources.size());
+  for (std::size_t i = 0; i < sources.size(); ++i)
+    for (auto id : results[i].hypotheses[0].tokens)
+      if (id != c.pad && id != c.bos && id != c.eos) out[i].push_back(id);
+  return out;
+}
+
+// ---- WER / PER ----
+
+WerDev::WerDev(std::vector<RefItem> items) : items_(std::move(items)) {
+  if (items_.empty())
+    throw std::invalid_argument("epoch trainer: no development items (the dev set chooses the best epoch)");
+  for (const auto& d : items_)
+    if (d.refs.empty()) throw std::invalid_argument("epoch trainer: a development item has no reference");
+}
+
+DevCounts WerDev::evaluate(const Model& model, int beam, int threads) const {
+  const RefReport r = evaluate_refs(model, items_, beam, threads);
+  return {r.words, r.errors, r.edits, r.ref_tokens};
+}
+
+RefReport WerDev::report(const DevCounts& c) {
+  check_counts(c, 4, "WER counts");
+  RefReport r;
+  r.words = long(c[0]), r.errors = long(c[1]), r.edits = long(c[2]), r.ref_tokens = long(c[3]);
+  return r;
+}
+
+bool WerDev::better(const DevCounts& a, const DevCounts& b) const {
+  // Fewer wrong words; on a tie, fewer phoneme edits.
+  check_counts(a, 4, "WER counts");
+  check_counts(b, 4, "WER counts");
+  return a[1] < b[1] || (a[1] == b[1] && a[2] < b[2]);
+}
+
+std::string WerDev::summary(const DevCounts& c) const {
+  const RefReport r = report(c);
+  return "WER " + fixed(r.wer(), 4) + " PER " + fixed(r.per(), 4);
+}
+
+std::string WerDev::short_summary(const DevCounts& c) const { return "WER " + fixed(report(c).wer(), 4); }
+
+std::vector<std::pair<std::string, std::string>> WerDev::metadata(const DevCounts& c) const {
+  const RefReport r = report(c);
+  return {{"dev_wer", fixed(r.wer(), 6)}, {"dev_per", fixed(r.per(), 6)}};
+}
+
+std::uint64_t WerDev::fingerprint() const {
+  Fnv f;
+  f.add(items_.size());
+  for (const auto& d : items_) {
+    f.add(d.src);
+    f.add(d.refs.size());
+    for (const auto& r : d.refs) f.add(r);
+  }
+  return f.h;
+}
+
+// ---- BLEU ----
+
+BleuDev::BleuDev(std::vector<TextRef> items) : items_(std::move(items)) {
+  if (items_.empty())
+    throw std::invalid_argument("epoch trainer: no development pairs (the dev set chooses the best epoch)");
+  for (const auto& it : items_) ref_tokens_.push_back(tokenize_13a(it.ref));
+}
+
+DevCounts BleuDev::evaluate(const Model& model, int beam, int threads) const {
+  std::vector<Ids> sources;
+  sources.reserve(items_.size());
+  for (const auto& it : items_) sources.push_back(it.src);
+  const auto outputs = decode_all(model, sources, beam, threads);
+  const Vocab tgt = Vocab::target(model.config());
+  BleuStats s;
+  for (std::size_t i = 0; i < items_.size(); ++i)
+    s.add(tokenize_13a(tgt.decode(outputs[i].data(), outputs[i].size())), ref_tokens_[i]);
+  return s.counts();
+}
+
+bool BleuDev::better(const DevCounts& a, const DevCounts& b) const {
+  return BleuStats::from_counts(a).score() > BleuStats::from_counts(b).score();
+}
+
+std::string BleuDev::summary(const DevCounts& c) const {
+  const BleuStats s = BleuStats::from_counts(c);
+  return "BLEU " + fixed(s.score(), 2) + " (" + fixed(100 * s.precision(1), 1) + "/" + fixed(100 * s.precision(2), 1) +
+         "/" + fixed(100 * s.precision(3), 1) + "/" + fixed(100 * s.precision(4), 1) + ", BP " +
+         fixed(s.brevity_penalty(), 3) + ")";
+}
+
+std::string BleuDev::short_summary(const DevCounts& c) const {
+  return "BLEU " + fixed(BleuStats::from_counts(c).score(), 2);
+}
+
+std::vector<std::pair<std::string, std::string>> BleuDev::metadata(const DevCounts& c) const {
+  return {{"dev_bleu", fixed(BleuStats::from_counts(c).score(), 4)}, {"dev_bleu_tokenize", "13a"}};
+}
+
+std::uint64_t BleuDev::fingerprint() const {
+  Fnv f;
+  f.add(items_.size());
+  for (const auto& it : items_) {
+    f.add(it.src);
+    f.add(it.ref);
+  }
+  return f.h;
+}
+
+}  // namespace attnseq::train

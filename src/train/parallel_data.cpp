@@ -1,0 +1,87 @@
+// Parallel text files and their conversion into ids (train/parallel_data.hpp).
+#include "train/parallel_data.hpp"
+
+#include <stdexcept>
+
+#include "model/vocab.hpp"
+#include "train/tasks.hpp"
+
+namespace attnseq::train {
+
+std::vector<std::string> text_lines(const std::string& text, const std::string& name) {
+  std::vector<std::string> out;
+  std::size_t at = text.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0;
+  const auto fail = [&](std::size_t line, const std::string& why) {
+    throw std::invalid_argument(name + ":" + std::to_string(line) + ": " + why);
+  };
+  while (at < text.size()) {
+    std::size_t end = text.find('\n', at);
+    if (end == std::string::npos) end = text.size();
+    std::string line = text.substr(at, end - at);
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    const std::size_t n = out.size() + 1;
+    if (line.empty()) fail(n, "empty line (every line is a sentence of the pair)");
+    if (line.size() > kMaxTextBytes)
+      fail(n, "the line is " + std::to_string(line.size()) + " bytes; the maximum is " + std::to_string(kMaxTextBytes));
+    if (const std::size_t bad = invalid_utf8_at(line); bad != std::string::npos)
+      fail(n, "invalid UTF-8 at byte " + std::to_string(bad));
+    out.push_back(std::move(line));
+    at = end + 1;
+  }
+  return out;
+}
+
+ParallelText read_parallel(const std::string& src_path, const std::string& tgt_path) {
+  ParallelText t;
+  t.src = text_lines(read_text_file(src_path), src_path);
+  t.tgt = text_lines(read_text_file(tgt_path), tgt_path);
+  if (t.src.size() != t.tgt.size())
+    throw std::invalid_argument("'" + src_path + "' has " + std::to_string(t.src.size()) + " lines and '" + tgt_path +
+                                "' " + std::to_string(t.tgt.size()) + ": line i of one translates line i of the other");
+  if (t.src.empty()) throw std::invalid_argument("'" + src_path + "' has no line");
+  return t;
+}
+
+namespace {
+
+Ids encode_line(const Vocab& v, const std::string& line, const std::string& name, std::size_t i, int max) {
+  const auto fail = [&](const std::string& why) {
+    throw std::invalid_argument(name + ":" + std::to_string(i + 1) + ": " + why);
+  };
+  Ids ids = v.encode(line);
+  if (ids.empty()) fail("the line has no token");
+  if (ids.size() > std::size_t(max))
+    fail("the line has " + std::to_string(ids.size()) + " tokens; at most " + std::to_string(max) + " fit");
+  return ids;
+}
+
+void need_text(const ModelConfig& c) {
+  if (!c.has_text())
+    throw std::invalid_argument("parallel text: the model has no vocabularies (ids only); give it tokenizers");
+}
+
+}  // namespace
+
+std::vector<Pair> parallel_pairs(const ModelConfig& c, const ParallelText& t, const std::string& src_name,
+                                 const std::string& tgt_name) {
+  need_text(c);
+  const Vocab sv = Vocab::source(c), tv = Vocab::target(c);
+  std::vector<Pair> out;
+  out.reserve(t.src.size());
+  for (std::size_t i = 0; i < t.src.size(); ++i)
+    out.push_back({encode_line(sv, t.src[i], src_name, i, kMaxSourceLength),
+                   encode_line(tv, t.tgt[i], tgt_name, i, kMaxTargetLength - 1)});
+  return out;
+}
+
+std::vector<TextRef> parallel_refs(const ModelConfig& c, const ParallelText& t, const std::string& src_name) {
+  need_text(c);
+  const Vocab sv = Vocab::source(c);
+  std::vector<TextRef> out;
+  out.reserve(t.src.size());
+  for (std::size_t i = 0; i < t.src.size(); ++i)
+    out.push_back({encode_line(sv, t.src[i], src_name, i, kMaxSourceLength), t.tgt[i]});
+  return out;
+}
+
+}  // namespace attnseq::train

@@ -1,0 +1,176 @@
+// A model whose sides read SentencePiece pieces (TokenizerKind::Spm): the checkpoint carries each
+// side's .model bytes (tensors tokenizer.src / tokenizer.tgt) and loading restores the tokenizers;
+// malformed tokenizers and ones that do not fit the model are refused as BadCheckpoint. Also the
+// parallel-text reader of the translation trainer (src/train/parallel_data.hpp).
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <string>
+
+#include "decode/decode.hpp"
+#include "model/checkpoint.hpp"
+#include "model/errors.hpp"
+#include "model/safetensors.hpp"
+#include "model/spm.hpp"
+#include "model/vocab.hpp"
+#include "test_util.hpp"
+#include "train/parallel_data.hpp"
+
+using namespace attnseq;
+using namespace attnseq::test;
+
+namespace {
+
+std::string read_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  REQUIRE_MESSAGE(in.good(), "cannot open " << path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+std::shared_ptr<const SpmTokenizer> multi30k_spm(const char* lang) {
+  const std::string path = std::string(ATTNSEQ_DATA_DIR) + "/multi30k/spm/m30k_" + lang + ".model";
+  const std::string bytes = read_bytes(path);
+  return std::make_shared<const SpmTokenizer>(parse_spm_model(bytes, path), path, bytes);
+}
+
+ModelConfig spm_config() {
+  ModelConfig c = small_config(Cell::GRU, Style::Luong, Score::General, true, true);
+  use_spm(c, true, multi30k_spm("en"));
+  use_spm(c, false, multi30k_spm("de"));
+  c.src_emb = c.tgt_emb = 4;
+  c.validate();
+  return c;
+}
+
+// The checkpoint's bytes with one tensor's bytes replaced (same length) or its header rewritten.
+std::vector<std::uint8_t> with_header(const std::vector<std::uint8_t>& file, const std::string& from,
+                                      const std::string& to) {
+  std::uint64_t n = 0;
+  for (int i = 7; i >= 0; --i) n = (n << 8) | file[std::size_t(i)];
+  std::string header(file.begin() + 8, file.begin() + 8 + std::ptrdiff_t(n));
+  const auto at = header.find(from);
+  REQUIRE(at != std::string::npos);
+  header.replace(at, from.size(), to);
+  header.append((8 - header.size() % 8) % 8, ' ');
+  std::vector<std::uint8_t> out(8);
+  for (int i = 0; i < 8; ++i) out[std::size_t(i)] = std::uint8_t(std::uint64_t(header.size()) >> (8 * i));
+  out.insert(out.end(), header.begin(), header.end());
+  out.insert(out.end(), file.begin() + 8 + std::ptrdiff_t(n), file.end());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("spm model: save then load restores both tokenizers and gives the same translation") {
+  Model m(spm_config());
+  randomize(m, 5);
+  const auto bytes = save_checkpoint(m);
+  const Model back = load_checkpoint(bytes.data(), bytes.size());
+  const auto& c = back.config();
+  CHECK(c.src_tokenizer == TokenizerKind::Spm);
+  CHECK(c.tgt_tokenizer == TokenizerKind::Spm);
+  REQUIRE(c.src_spm);
+  REQUIRE(c.tgt_spm);
+  CHECK(c.src_spm->bytes() == m.config().src_spm->bytes());
+  CHECK(c.tgt_spm->bytes() == m.config().tgt_spm->bytes());
+  CHECK(c.src_tokens == m.config().src_tokens);
+  CHECK(c.tgt_vocab == 8000);
+  CHECK(save_checkpoint(back) == bytes);  // bit for bit
+  const Vocab sv = Vocab::source(c), tv = Vocab::target(c);
+  const auto ids = sv.encode("A man is riding a bike.");
+  const auto spm_ids = c.src_spm->encode("A man is riding a bike.");
+  CHECK(ids == std::vector<std::int32_t>(spm_ids.begin(), spm_ids.end()));
+  Encoded e1, e2;
+  m.encode(ids.data(), int(ids.size()), e1);
+  back.encode(ids.data(), int(ids.size()), e2);
+  DecodeOptions o;
+  o.beam = 3;
+  o.max_length = 12;
+  const auto a = decode(m, e1, o), b = decode(back, e2, o);
+  CHECK(a.hypotheses[0].tokens == b.hypotheses[0].tokens);
+  // The target side decodes pieces to text as spm does: pad, bos and eos dropped.
+  const auto de = c.tgt_spm->encode("Ein Mann fährt Fahrrad.");
+  std::vector<std::int32_t> with_specials = {c.bos};
+  with_specials.insert(with_specials.end(), de.begin(), de.end());
+  with_specials.push_back(c.eos);
+  CHECK(tv.decode(with_specials.data(), with_specials.size()) == "Ein Mann fährt Fahrrad.");
+  CHECK(sv.pieces("A man")[0] ==
+        "\xE2\x96\x81"
+        "A");
+}
+
+TEST_CASE("spm model: a tokenizer that is malformed or does not fit the model is refused, naming it") {
+  Model m(spm_config());
+  randomize(m, 6);
+  const auto good = save_checkpoint(m);
+  const auto refused = [](const std::vector<std::uint8_t>& b, const std::string& part) {
+    const std::string msg = error_of([&] { load_checkpoint(b.data(), b.size()); });
+    CHECK_MESSAGE(msg.find(part) != std::string::npos, msg);
+    try {
+      load_checkpoint(b.data(), b.size());
+    } catch (const Error& e) {
+      CHECK(e.kind() == ErrorKind::BadCheckpoint);
+    }
+  };
+  // The tokenizer's tensor missing: the metadata still says spm.
+  refused(with_header(good, "\"tokenizer.tgt\"", "\"tokenizer.xyz\""), "missing tensor 'tokenizer.tgt'");
+  // Wrong dtype.
+  refused(with_header(good, "\"tokenizer.src\":{\"dtype\":\"U8\"", "\"tokenizer.src\":{\"dtype\":\"I8\""),
+          "tensor 'tokenizer.src' is I8 [369269]; a tokenizer is U8 of one dimension");
+  // A truncated .model: the data is cut by rewriting the tensor's length in the header.
+  {
+    const auto parsed = safetensors::parse(good.data(), good.size());
+    const auto* t = parsed.find("tokenizer.src");
+    REQUIRE(t);
+    const std::string from = "\"shape\":[" + std::to_string(t->numel()) + "],\"data_offsets\":[" +
+                             std::to_string(t->begin) + "," + std::to_string(t->end) + "]";
+    const std::string to =
+        "\"shape\":[1000],\"data_offsets\":[" + std::to_string(t->begin) + "," + std::to_string(t->begin + 1000) + "]";
+    // The rest of the data section is then unclaimed: safetensors refuses gaps only between tensors,
+    // so the model reader sees 1,000 bytes of a 369,269-byte model.
+    const std::string msg = error_of([&] {
+      const auto b = with_header(good, from, to);
+      load_checkpoint(b.data(), b.size());
+    });
+    CHECK_MESSAGE(msg.find("tokenizer.src") != std::string::npos, msg);
+  }
+  // A vocabulary whose size differs from the embedding's rows: a de tokenizer (8,000 pieces) beside
+  // an embedding of 7,999 rows is refused by the config's own check.
+  {
+    ModelConfig c = spm_config();
+    c.tgt_vocab = 7999;
+    c.tgt_tokens.pop_back();
+    CHECK(error_of([&] { c.validate(); }).find("8000 pieces but decoder.embedding.weight has 7999 rows") !=
+          std::string::npos);
+  }
+  // The model's special ids must be the tokenizer's control pieces.
+  {
+    ModelConfig c = spm_config();
+    c.bos = 5;  // a byte piece
+    CHECK(error_of([&] { c.validate(); }).find("is not a control piece, but it is the model's bos id") !=
+          std::string::npos);
+  }
+}
+
+TEST_CASE("parallel text: lines, and what is refused naming file and line") {
+  using train::text_lines;
+  CHECK(text_lines("a\nb\n", "f") == std::vector<std::string>{"a", "b"});
+  CHECK(text_lines("\xEF\xBB\xBF"
+                   "a\r\nb",
+                   "f") == std::vector<std::string>{"a", "b"});
+  CHECK(error_of([] { text_lines("a\n\nb\n", "f.en"); }) ==
+        "f.en:2: empty line (every line is a sentence of the pair)");
+  CHECK(error_of([] { text_lines("a\nb\xff\n", "f.en"); }) == "f.en:2: invalid UTF-8 at byte 1");
+  train::ParallelText t;
+  t.src = {"A dog runs.", "Two men."};
+  t.tgt = {"Ein Hund rennt.", "Zwei Männer."};
+  const ModelConfig c = spm_config();
+  const auto pairs = train::parallel_pairs(c, t, "s", "t");
+  REQUIRE(pairs.size() == 2);
+  CHECK(pairs[0].first == Vocab::source(c).encode("A dog runs."));
+  CHECK(pairs[1].second == Vocab::target(c).encode("Zwei Männer."));
+  const auto refs = train::parallel_refs(c, t, "s");
+  CHECK(refs[1].ref == "Zwei Männer.");
+}
