@@ -322,7 +322,12 @@ function toJSON(r, hasAttention, srcIds) {
   return {
     text: r.text, tokens: r.tokens, srcIds: Array.from(srcIds), srcTokens: r.srcTokens, tgtTokens: r.tgtTokens,
     attention: hasAttention ? rowsOf(r.attention, r.rows, r.cols) : null,
-    rows: r.rows, cols: r.cols, score: r.score,
+    rows: r.rows, cols: r.cols,
+    words: r.words && {
+      source: r.words.source, target: r.words.target, sourceSpans: r.words.sourceSpans, targetSpans: r.words.targetSpans,
+      attention: hasAttention ? rowsOf(r.words.attention, r.words.rows, r.words.cols) : null,
+    },
+    score: r.score,
     hypotheses: r.hypotheses.map((h) => ({
       text: h.text, tokens: h.tokens, tgtTokens: h.tgtTokens, score: h.score, logProb: h.logProb, finished: h.finished,
       attention: hasAttention ? rowsOf(h.attention, h.tokens.length, r.cols) : null,
@@ -351,8 +356,11 @@ function renderText(r, { model, options, color, width }) {
     out.push("no alignment: this model's style is 'none' (vanilla seq2seq without attention) - the decoder",
       "sees only the encoder's final state h_T, the same vector at every step.");
   } else {
-    out.push(`alignment${hyps.length > 1 ? ' of hypothesis 1' : ''} (rows: target tokens, columns: source tokens)`);
-    out.push(...heatmap(r, { color, width }));
+    // A subword model's alignment is shown between words (a word's pieces merged; WordView in index.d.ts).
+    const unit = r.words ? 'words' : 'tokens';
+    out.push(`alignment${hyps.length > 1 ? ' of hypothesis 1' : ''} (rows: target ${unit}, columns: source ${unit})`);
+    const view = r.words ? { srcTokens: r.words.source, tgtTokens: r.words.target, attention: r.words.attention, cols: r.words.cols } : r;
+    out.push(...heatmap(view, { color, width }));
   }
   return out.join('\n') + '\n';
 }

@@ -484,6 +484,7 @@ class Disposable {
 
 export class Model extends Disposable {
   #names = [null, null];
+  #pieceIds = null;  // source piece -> id, made when first needed (#sourceIds)
   dispose() {
     checkpoints.delete(this);
     super.dispose();
@@ -564,7 +565,7 @@ export class Model extends Disposable {
     try {
       const r = check(this._M.translate(this._h, enc._h, this.#options(options, 'translate')));
       return this.#translation(r.hypotheses, enc.tokens, r.cols, options.replaceUnknowns,
-        (ids) => check(this._h.detokenize(ids, 1)).tokens);
+        (ids) => check(this._h.detokenize(ids, 1)).tokens, enc.ids);
     } finally {
       if (own) enc.dispose();
     }
@@ -640,7 +641,8 @@ export class Model extends Disposable {
         tok += n;
         att += n * cols;
       }
-      out[i] = this.#translation(hyps, srcTokens, cols, options.replaceUnknowns, tgtTokens);
+      out[i] = this.#translation(hyps, srcTokens, cols, options.replaceUnknowns, tgtTokens,
+        typeof entries[i] === 'string' ? null : entries[i]);
     }
     return out;
   }
@@ -660,13 +662,15 @@ export class Model extends Disposable {
 
   // translate()'s object from the engine's hypotheses ({ ids, attention, score, logProb, finished },
   // best first); translateBatch() builds each of its results here too. tgtTokens(ids): a new array.
-  #translation(raw, srcTokens, cols, replace, tgtTokens) {
+  // srcIds: the source's ids, or null to look them up from srcTokens (a subword model's words need them).
+  #translation(raw, srcTokens, cols, replace, tgtTokens, srcIds) {
+    const subword = this.config.srcTokenizer === 'spm' || this.config.tgtTokenizer === 'spm';
     const hyps = raw.map((h) => {
       const ids = h.ids;
       const tokens = tgtTokens(ids);
       if (replace) replaceUnknowns(tokens, ids, h.attention, cols, srcTokens, this.config.unk);
       return {
-        text: this.#text(ids, tokens),
+        text: this.config.tgtTokenizer === 'spm' ? check(this._h.detokenize(ids, 1)).text : this.#text(ids, tokens),
         tokens: Array.from(ids),
         srcTokens,
         tgtTokens: tokens,
@@ -682,7 +686,25 @@ export class Model extends Disposable {
     return {
       text: best.text, tokens: best.tokens, srcTokens, tgtTokens: best.tgtTokens,
       attention: best.attention, rows: best.tokens.length, cols, score: best.score, hypotheses: hyps,
+      words: subword ? this.#words(srcIds ?? this.#sourceIds(srcTokens), best) : null,
     };
+  }
+
+  // The word-level view of a subword model's best hypothesis (src/model/words.hpp): a word's pieces
+  // merged, its weights summed over a source word's pieces and averaged over a target word's.
+  #words(srcIds, best) {
+    const r = check(this._h.words(srcIds, best.tokens, this.config.style === 'none' ? null : best.attention));
+    const spans = (flat) => Array.from({ length: flat.length / 2 }, (_, i) => [flat[2 * i], flat[2 * i + 1]]);
+    return {
+      source: r.source, target: r.target, sourceSpans: spans(r.sourceSpans), targetSpans: spans(r.targetSpans),
+      attention: r.attention, rows: r.target.length, cols: r.source.length,
+    };
+  }
+
+  // A source's ids from its pieces (translateBatch() gets pieces back for its text inputs).
+  #sourceIds(pieces) {
+    if (!this.#pieceIds) this.#pieceIds = new Map(this.srcVocab.map((p, i) => [p, i]));
+    return Int32Array.from(pieces, (p) => this.#pieceIds.get(p) ?? this.config.unk);
   }
 
   #text(ids, tokens) {

@@ -25,6 +25,7 @@
 #include "model/checkpoint.hpp"
 #include "model/errors.hpp"
 #include "model/vocab.hpp"
+#include "model/words.hpp"
 #include "train/evaluate.hpp"
 #include "train/settings.hpp"
 #include "train/tasks.hpp"
@@ -199,6 +200,40 @@ class ModelHandle {
       val r = ok();
       r.set("tokens", toks);
       r.set("text", v.decode(ids.data(), ids.size()));
+      return r;
+    });
+  }
+
+  // The word-level view of a translation (src/model/words.hpp): each side's words and their spans of
+  // tokens ([first, count] pairs, flat), and the attention between words when `attention` (the
+  // rows x cols piece-level weights of tgt_ids against src_ids) is given (else null).
+  val words(const val& src_js, const val& tgt_js, const val& att_js) const {
+    return guarded([&] {
+      const auto src = from_js_array<std::int32_t>(src_js, "source ids");
+      const auto tgt = from_js_array<std::int32_t>(tgt_js, "target ids");
+      const auto sw = group_words(need().src, src.data(), src.size());
+      const auto tw = group_words(need().tgt, tgt.data(), tgt.size());
+      const auto side = [](const std::vector<WordSpan>& ws, val& texts) {
+        std::vector<std::int32_t> spans;
+        for (const auto& w : ws) texts.call<void>("push", w.text), spans.push_back(w.first), spans.push_back(w.count);
+        return copy_array(spans.data(), spans.size());
+      };
+      val st = val::array(), tt = val::array();
+      val r = ok();
+      r.set("sourceSpans", side(sw, st));
+      r.set("targetSpans", side(tw, tt));
+      r.set("source", st);
+      r.set("target", tt);
+      if (att_js.isNull() || att_js.isUndefined()) {
+        r.set("attention", val::null());
+      } else {
+        const auto att = from_js_array<float>(att_js, "attention");
+        if (att.size() != src.size() * tgt.size())
+          throw std::invalid_argument("words: attention holds " + std::to_string(att.size()) + " weights, not " +
+                                      std::to_string(tgt.size()) + " x " + std::to_string(src.size()));
+        const auto a = word_attention(att.data(), int(tgt.size()), int(src.size()), tw, sw);
+        r.set("attention", copy_array(a.data(), a.size()));
+      }
       return r;
     });
   }
@@ -695,7 +730,8 @@ EMSCRIPTEN_BINDINGS(attnseq) {
       .function("loaded", &ModelHandle::loaded)
       .function("config", &ModelHandle::config)
       .function("tokenize", &ModelHandle::tokenize)
-      .function("detokenize", &ModelHandle::detokenize);
+      .function("detokenize", &ModelHandle::detokenize)
+      .function("words", &ModelHandle::words);
   class_<SourceHandle>("Source")
       .constructor<>()
       .function("encode", &SourceHandle::encode)

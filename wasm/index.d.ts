@@ -62,11 +62,14 @@ export interface ModelConfig {
   readonly embedding: number;
   readonly attentionSize: number;
   /** Both sides' tokenizer when they agree; 'mixed' when they differ (see srcTokenizer, tgtTokenizer). */
-  readonly tokenizer: 'char' | 'word' | 'ids' | 'mixed';
-  /** How source text becomes tokens: code points ('char'), whitespace-separated words ('word'), or none ('ids'). */
-  readonly srcTokenizer: 'char' | 'word' | 'ids';
-  /** How the target is split and its text joined: 'char' joins as is, 'word' with single spaces. */
-  readonly tgtTokenizer: 'char' | 'word' | 'ids';
+  readonly tokenizer: 'char' | 'word' | 'spm' | 'ids' | 'mixed';
+  /**
+   * How source text becomes tokens: code points ('char'), whitespace-separated words ('word'),
+   * SentencePiece subword pieces ('spm', the model carries its .model), or none ('ids').
+   */
+  readonly srcTokenizer: 'char' | 'word' | 'spm' | 'ids';
+  /** How the target is split and its text joined: 'char' joins as is, 'word' with single spaces, 'spm' as SentencePiece decodes. */
+  readonly tgtTokenizer: 'char' | 'word' | 'spm' | 'ids';
   /** Case fold the source applies before lookup ('upper': "knight" reads as "KNIGHT"); 'keep' for none. */
   readonly srcCase: 'keep' | 'upper' | 'lower';
   readonly pad: number;
@@ -142,6 +145,24 @@ export interface Hypothesis {
   /** rows x cols, row-major: row k is the step that produced tokens[k]. */
   attention: Float32Array;
 }
+/**
+ * The best hypothesis of a subword (spm) model shown as words: a word's pieces merged (a piece that
+ * starts with U+2581 starts a word; a piece of punctuation only is a word of its own).
+ */
+export interface WordView {
+  /** The source words, as text. */
+  source: string[];
+  /** The target words, as text (the end token is not a word). */
+  target: string[];
+  /** [first piece, piece count] of each source word, into srcTokens. */
+  sourceSpans: [number, number][];
+  /** [first piece, piece count] of each target word, into tgtTokens. */
+  targetSpans: [number, number][];
+  /** rows x cols, row-major: a source word's weight is the sum of its pieces', a target word's row the mean of its pieces' rows. Null for style 'none'. */
+  attention: Float32Array | null;
+  rows: number;
+  cols: number;
+}
 export interface Translation {
   text: string;
   tokens: number[];
@@ -152,6 +173,8 @@ export interface Translation {
   cols: number;
   score: number;
   hypotheses: Hypothesis[];
+  /** The word-level view when either side is subword pieces ('spm'); null for other models, whose tokens are already words or letters. */
+  words: WordView | null;
 }
 
 /**

@@ -25,6 +25,7 @@
 #include "model/json.hpp"
 #include "model/parallel.hpp"
 #include "model/vocab.hpp"
+#include "model/words.hpp"
 
 namespace attnseq::cli {
 namespace {
@@ -212,7 +213,7 @@ std::string json_list(const std::vector<T>& v, F item) {
 // The --json object (README.md, "Command line"): the best hypothesis at the top level, then every
 // hypothesis. `tokens` are target ids, `tgtTokens` their strings, `srcIds`/`srcTokens` the source;
 // `attention` is a list of rows (one per target token), or null for a style 'none' model.
-std::string translation_json(const DecodeResult& r, bool has_attention, const Vocab& tv,
+std::string translation_json(const DecodeResult& r, bool has_attention, const Vocab& sv, const Vocab& tv,
                              const std::vector<std::int32_t>& src, const std::vector<std::string>& src_pieces) {
   const std::size_t T = src.size();
   auto id = [](std::int32_t x) { return std::to_string(x); };
@@ -234,11 +235,37 @@ std::string translation_json(const DecodeResult& r, bool has_attention, const Vo
     return out + "]";
   };
   const Hypothesis& best = r.hypotheses[0];
+  // The word-level view: spans of pieces per word on each side, and the alignment between words.
+  auto words = [&]() -> std::string {
+    if (sv.kind() != TokenizerKind::Spm && tv.kind() != TokenizerKind::Spm) return "null";  // tokens are words
+    const auto sw = group_words(sv, src.data(), src.size());
+    const auto tw = group_words(tv, best.tokens.data(), best.tokens.size());
+    auto texts = [&](const std::vector<WordSpan>& ws) {
+      return json_list(ws, [](const WordSpan& w) { return json::quote(w.text); });
+    };
+    auto spans = [&](const std::vector<WordSpan>& ws) {
+      return json_list(
+          ws, [](const WordSpan& w) { return "[" + std::to_string(w.first) + "," + std::to_string(w.count) + "]"; });
+    };
+    std::string att = "null";
+    if (has_attention) {
+      const auto a = word_attention(best.attention.data(), int(best.tokens.size()), int(T), tw, sw);
+      att = "[";
+      for (std::size_t k = 0; k < tw.size(); ++k) {
+        att += k ? ",[" : "[";
+        for (std::size_t t = 0; t < sw.size(); ++t) att += (t ? "," : "") + json_number(a[k * sw.size() + t]);
+        att += "]";
+      }
+      att += "]";
+    }
+    return "{\"source\":" + texts(sw) + ",\"target\":" + texts(tw) + ",\"sourceSpans\":" + spans(sw) +
+           ",\"targetSpans\":" + spans(tw) + ",\"attention\":" + att + "}";
+  };
   std::string out = "{\"text\":" + text(best) + ",\"tokens\":" + json_list(best.tokens, id) +
                     ",\"srcIds\":" + json_list(src, id) + ",\"srcTokens\":" + json_list(src_pieces, str) +
                     ",\"tgtTokens\":" + strings(best) + ",\"attention\":" + attention(best) +
                     ",\"rows\":" + std::to_string(best.tokens.size()) + ",\"cols\":" + std::to_string(T) +
-                    ",\"score\":" + json_number(best.score) + ",\"hypotheses\":[";
+                    ",\"words\":" + words() + ",\"score\":" + json_number(best.score) + ",\"hypotheses\":[";
   for (std::size_t h = 0; h < r.hypotheses.size(); ++h) {
     const Hypothesis& hy = r.hypotheses[h];
     out += std::string(h ? "," : "") + "{\"text\":" + text(hy) + ",\"tokens\":" + json_list(hy.tokens, id) +
@@ -258,8 +285,8 @@ const char* shade(float w) {
 
 // The text form of one translation: every hypothesis (numbered when there are several), then the best
 // one's alignment as a heatmap with the most-attended source token of each row.
-void print_text(const DecodeResult& r, const ModelConfig& c, const Vocab& tv,
-                const std::vector<std::string>& src_pieces) {
+void print_text(const DecodeResult& r, const ModelConfig& c, const Vocab& sv, const Vocab& tv,
+                const std::vector<std::int32_t>& src_ids, const std::vector<std::string>& src_pieces) {
   const std::size_t T = src_pieces.size();
   for (std::size_t h = 0; h < r.hypotheses.size(); ++h) {
     const auto& hy = r.hypotheses[h];
@@ -271,24 +298,38 @@ void print_text(const DecodeResult& r, const ModelConfig& c, const Vocab& tv,
     std::printf("\n(style none: the decoder sees only the encoder's final state; there is no alignment)\n");
     return;
   }
-  std::printf("\nalignment (rows: output tokens, columns: source tokens; darker = more weight)\n");
+  // Subword models show words (a word's pieces merged: model/words.hpp); others their tokens.
+  std::vector<std::string> rows, cols = src_pieces;
+  std::vector<float> att(best.attention.begin(), best.attention.end());
+  const char* unit = "tokens";
+  if (c.src_tokenizer == TokenizerKind::Spm || c.tgt_tokenizer == TokenizerKind::Spm) {
+    const auto sw = group_words(sv, src_ids.data(), src_ids.size());
+    const auto tw = group_words(tv, best.tokens.data(), best.tokens.size());
+    att = word_attention(best.attention.data(), int(best.tokens.size()), int(T), tw, sw);
+    cols.clear();
+    for (const auto& w : sw) cols.push_back(w.text);
+    for (const auto& w : tw) rows.push_back(printable(w.text, true));
+    unit = "words";
+  } else {
+    for (auto id : best.tokens) rows.push_back(printable(tv.token(id), true));
+  }
+  const std::size_t C = cols.size();
+  std::printf("\nalignment (rows: output %s, columns: source %s; darker = more weight)\n", unit, unit);
   std::size_t wrow = 0;
-  std::vector<std::string> rows;
-  for (auto id : best.tokens)
-    rows.push_back(printable(tv.token(id), true)), wrow = std::max(wrow, display_width(rows.back()));
+  for (const auto& row : rows) wrow = std::max(wrow, display_width(row));
   for (std::size_t k = 0; k < rows.size(); ++k) {
     std::printf("%s%s |", rows[k].c_str(), std::string(wrow - display_width(rows[k]), ' ').c_str());
     std::size_t best_t = 0;
-    for (std::size_t t = 0; t < T; ++t) {
-      std::printf("%s%s", shade(best.attention[k * T + t]), shade(best.attention[k * T + t]));
-      if (best.attention[k * T + t] > best.attention[k * T + best_t]) best_t = t;
+    for (std::size_t t = 0; t < C; ++t) {
+      std::printf("%s%s", shade(att[k * C + t]), shade(att[k * C + t]));
+      if (att[k * C + t] > att[k * C + best_t]) best_t = t;
     }
-    std::printf("| %.2f on %s\n", best.attention[k * T + best_t], printable(src_pieces[best_t], true).c_str());
+    std::printf("| %.2f on %s\n", C ? att[k * C + best_t] : 0.f, C ? printable(cols[best_t], true).c_str() : "");
   }
   std::printf("%-*s  ", int(wrow), "");
-  for (std::size_t t = 0; t < T; ++t) std::printf("%-2zu", t % 100);
+  for (std::size_t t = 0; t < C; ++t) std::printf("%-2zu", t % 100);
   std::printf("\nsource: ");
-  for (std::size_t t = 0; t < T; ++t) std::printf("%zu=%s ", t, printable(src_pieces[t], true).c_str());
+  for (std::size_t t = 0; t < C; ++t) std::printf("%zu=%s ", t, printable(cols[t], true).c_str());
   std::printf("\n");
 }
 
@@ -494,10 +535,11 @@ int translate_batch_file(const Args& a, const Model& model, const Vocab& sv, con
     const std::vector<DecodeResult> res = translate_batch(model, ids, a.opt, kDefaultBatchRows, a.threads);
     for (std::size_t i = 0; i < res.size(); ++i) {
       if (a.json) {
-        std::fputs(translation_json(res[i], c.has_attention(), tv, sources[i].ids, sources[i].pieces).c_str(), stdout);
+        std::fputs(translation_json(res[i], c.has_attention(), sv, tv, sources[i].ids, sources[i].pieces).c_str(),
+                   stdout);
       } else {
         if (printed) std::printf("\n");
-        print_text(res[i], c, tv, sources[i].pieces);
+        print_text(res[i], c, sv, tv, sources[i].ids, sources[i].pieces);
       }
       printed = true;
     }
@@ -533,9 +575,9 @@ int translate(const std::vector<std::string>& argv) {
   model.encode(src.ids.data(), int(src.ids.size()), enc);
   const DecodeResult r = decode(model, enc, a.opt);
   if (a.json)
-    std::fputs(translation_json(r, c.has_attention(), tv, src.ids, src.pieces).c_str(), stdout);
+    std::fputs(translation_json(r, c.has_attention(), sv, tv, src.ids, src.pieces).c_str(), stdout);
   else
-    print_text(r, c, tv, src.pieces);
+    print_text(r, c, sv, tv, src.ids, src.pieces);
   flush_stdout();
   return 0;
 }

@@ -53,6 +53,7 @@ class Vocab {
   std::int32_t lookup(const std::string& piece) const;  // after the case fold; unk if absent
   const std::vector<std::string>& tokens() const { return tokens_; }
   std::int32_t unk() const { return unk_; }
+  bool is_special(std::int32_t id) const { return id == pad_ || id == bos_ || id == eos_; }  // not text
 
  private:
   TokenizerKind kind_ = TokenizerKind::Ids;

@@ -15,6 +15,7 @@
 #include "model/safetensors.hpp"
 #include "model/spm.hpp"
 #include "model/vocab.hpp"
+#include "model/words.hpp"
 #include "test_util.hpp"
 #include "train/parallel_data.hpp"
 
@@ -173,4 +174,50 @@ TEST_CASE("parallel text: lines, and what is refused naming file and line") {
   CHECK(pairs[1].second == Vocab::target(c).encode("Zwei Männer."));
   const auto refs = train::parallel_refs(c, t, "s");
   CHECK(refs[1].ref == "Zwei Männer.");
+}
+
+TEST_CASE("words: a subword side's pieces grouped into words, and the alignment between words") {
+  const ModelConfig c = spm_config();
+  const Vocab sv = Vocab::source(c), tv = Vocab::target(c);
+  // "A man's bike." -> _A _man ' s _bike . : the apostrophe and the period are words of their own.
+  const auto ids = sv.encode("A man's bike.");
+  const auto words = group_words(sv, ids.data(), ids.size());
+  std::vector<std::string> texts;
+  for (const auto& w : words) texts.push_back(w.text);
+  CHECK(texts == std::vector<std::string>{"A", "man", "'", "s", "bike", "."});
+  // Target: pieces of one word stay together; bos and eos are not words.
+  const auto de = tv.encode("Ein Mann fährt einem Fahrrad.");
+  std::vector<std::int32_t> t = {c.bos};
+  t.insert(t.end(), de.begin(), de.end());
+  t.push_back(c.eos);
+  const auto tw = group_words(tv, t.data(), t.size());
+  std::vector<std::string> tt;
+  int covered = 0;
+  for (const auto& w : tw) tt.push_back(w.text), covered += w.count;
+  CHECK(tt == std::vector<std::string>{"Ein", "Mann", "fährt", "einem", "Fahrrad", "."});
+  CHECK(covered == int(de.size()));
+  CHECK(tw.front().first == 1);  // after bos
+  // Word-level weights: columns summed over a source word's pieces, rows averaged over a target word's.
+  // Source: 3 pieces in 2 words [0,1] [2]; target: 3 rows in 2 words [0] [1,2], plus an eos row.
+  const std::vector<WordSpan> src = {{0, 2, "ab"}, {2, 1, "c"}}, tgt = {{0, 1, "x"}, {1, 2, "yz"}};
+  const std::vector<float> att = {0.2f, 0.3f, 0.5f,   // row 0
+                                  1.0f, 0.0f, 0.0f,   // row 1
+                                  0.0f, 0.4f, 0.6f,   // row 2
+                                  0.1f, 0.1f, 0.8f};  // eos: in no word
+  const auto w = word_attention(att.data(), 4, 3, tgt, src);
+  REQUIRE(w.size() == 4);
+  CHECK(w[0] == doctest::Approx(0.5));
+  CHECK(w[1] == doctest::Approx(0.5));
+  CHECK(w[2] == doctest::Approx((1.0 + 0.4) / 2));
+  CHECK(w[3] == doctest::Approx((0.0 + 0.6) / 2));
+  CHECK_THROWS_AS(word_attention(att.data(), 4, 3, {{3, 2, "bad"}}, src), std::invalid_argument);
+  // Char and word tokenizers: every token is a word.
+  ModelConfig g = small_config(Cell::GRU, Style::Luong, Score::Dot);
+  g.set_tokenizer(TokenizerKind::Word);
+  g.src_tokens = g.tgt_tokens = {};
+  for (int i = 0; i < g.src_vocab; ++i) g.src_tokens.push_back("s" + std::to_string(i));
+  for (int i = 0; i < g.tgt_vocab; ++i) g.tgt_tokens.push_back("t" + std::to_string(i));
+  const Vocab gw = Vocab::source(g);
+  const std::vector<std::int32_t> some = {5, 6, 7};
+  CHECK(group_words(gw, some.data(), some.size()).size() == 3);
 }

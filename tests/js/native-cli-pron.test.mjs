@@ -333,8 +333,8 @@ test('bad dictionaries, bad words and bad flags are refused by name; odd input t
   const T = [...TRAIN, '--epochs', '1', '--out', never];
   cliUsage([...T, '--steps', '10'], '--steps does not apply to --pron');
   cliUsage([...T, '--tokenizer', 'word'], '--tokenizer does not apply to --pron');
-  cliUsage(['train', '--task', 'copy', '--epochs', '3', '--out', never], '--epochs applies to --pron training');
-  cliUsage(['train', '--task', 'copy', '--pron', DICT, '--out', never], 'give exactly one of --task NAME, --data FILE.tsv or --pron FILE');
+  cliUsage(['train', '--task', 'copy', '--epochs', '3', '--out', never], '--epochs applies to training in epochs (--pron, --src/--tgt) only');
+  cliUsage(['train', '--task', 'copy', '--pron', DICT, '--out', never], 'give exactly one of --task NAME, --data FILE.tsv, --pron FILE or --src/--tgt');
   for (const [flag, value, message] of [
     ['--dev-fraction', '0', "--dev-fraction expects a number in (0, 0.5], got '0'"],
     ['--dev-fraction', '0.9', "--dev-fraction expects a number in (0, 0.5], got '0.9'"],

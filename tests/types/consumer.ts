@@ -10,7 +10,7 @@ import {
 import type {
   AlignmentLike, AttnseqErrorCode, Decoder, DecoderOptions, Encoded, Hypothesis, Input, LoadOptions, ModelConfig,
   ModelSource, PoolOptions, StepOptions, StepResult, TrainEvaluation, Trainer, TrainerOptions, TrainStepReport,
-  TranslateBatchOptions, TranslateOptions, TranslateStreamOptions, Translation,
+  TranslateBatchOptions, TranslateOptions, TranslateStreamOptions, Translation, WordView,
 } from 'attnseq';
 
 function check(cond: boolean, what: string): asserts cond {
@@ -28,8 +28,8 @@ const config: ModelConfig = model.config;
 const cell: 'gru' | 'lstm' = config.cell;
 const style: 'luong' | 'bahdanau' | 'none' = config.style;
 const sizes: number[] = [config.srcVocabSize, config.tgtVocabSize, config.hidden, config.layers, config.parameters];
-const tokenizer: 'char' | 'word' | 'ids' | 'mixed' = config.tokenizer;
-const sides: Array<'char' | 'word' | 'ids'> = [config.srcTokenizer, config.tgtTokenizer];
+const tokenizer: 'char' | 'word' | 'spm' | 'ids' | 'mixed' = config.tokenizer;
+const sides: Array<'char' | 'word' | 'spm' | 'ids'> = [config.srcTokenizer, config.tgtTokenizer];
 const srcCase: 'keep' | 'upper' | 'lower' = config.srcCase;
 const description: string | undefined = config.metadata['description'];
 const name: string | null = config.name;
@@ -83,6 +83,11 @@ const hyps: Hypothesis[] = t.hypotheses;
 check(hyps.length === 2 && t.tokens.join() === hyps[0]!.tokens.join(), 'hypotheses');
 check(t.attention.length === t.rows * t.cols && t.cols === enc.length, 'attention shape');
 for (const h of hyps) check(h.attention.length === h.tokens.length * t.cols && typeof h.finished === 'boolean', 'hypothesis');
+// A word-level model has words (WordView); this word-level test model has none.
+const words: WordView | null = t.words;
+check(words === null, 'no word view for a word-level model');
+const wordCells = (w: WordView): number => (w.attention ? w.attention.length : 0) + w.rows * w.cols + w.sourceSpans.length;
+void wordCells;
 const sampled = model.translate([5, 6, 7], { temperature: 0.8, seed: 42, maxLength: 5 });
 check(sampled.srcTokens.join(' ') === 'w5 w6 w7', 'ids input');
 // Many inputs in one call: each result is translate()'s for that input.
