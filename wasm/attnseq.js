@@ -959,7 +959,7 @@ const OPTION_NAMES = {
   step: ['force', 'attention'],
   createTrainer: ['task', 'model', 'batchSize', 'lr', 'steps', 'warmup', 'clip', 'seed', 'minLength', 'maxLength'],
   'createTrainer model': ['style', 'score', 'cell', 'hidden', 'embedding', 'layers', 'bidirectional', 'inputFeeding',
-    'bridge', 'attentionSize', 'name'],
+    'bridge', 'tieEmbeddings', 'attentionSize', 'name'],
   'createTrainer task': ['tsv', 'tokenizer', 'srcTokenizer', 'tgtTokenizer'],
 };
 

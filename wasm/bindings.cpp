@@ -142,6 +142,7 @@ class ModelHandle {
       r.set("inputFeeding", c.input_feeding);
       r.set("bidirectional", c.bidirectional);
       r.set("bridge", c.bridge);
+      r.set("tieEmbeddings", c.tie_embeddings);
       r.set("layers", c.layers);
       r.set("srcVocabSize", c.src_vocab);
       r.set("tgtVocabSize", c.tgt_vocab);
@@ -591,6 +592,7 @@ class TrainerHandle {
       mc.bidirectional = flag(cfg, "bidirectional");
       mc.input_feeding = flag(cfg, "inputFeeding");
       mc.bridge = flag(cfg, "bridge");
+      mc.tie_embeddings = flag(cfg, "tieEmbeddings");
       mc.hidden = int(setting(cfg, "--hidden", dflt("--hidden")));
       mc.embedding = int(setting(cfg, "--embedding", mc.hidden));
       mc.layers = int(setting(cfg, "--layers", dflt("--layers")));

@@ -51,6 +51,8 @@ export interface ModelConfig {
   readonly inputFeeding: boolean;
   readonly bidirectional: boolean;
   readonly bridge: boolean;
+  /** The output layer's weight is the target embedding matrix (no decoder.out.weight in the file). */
+  readonly tieEmbeddings: boolean;
   readonly layers: number;
   readonly srcVocabSize: number;
   readonly tgtVocabSize: number;
@@ -307,6 +309,8 @@ export interface TrainerModelOptions {
   bidirectional?: boolean | undefined;
   inputFeeding?: boolean | undefined;
   bridge?: boolean | undefined;
+  /** The output layer shares the target embedding matrix (embedding must equal hidden). */
+  tieEmbeddings?: boolean | undefined;
   attentionSize?: number | undefined;
   name?: string | undefined;
 }

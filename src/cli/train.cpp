@@ -22,6 +22,8 @@
 #include "model/errors.hpp"
 #include "model/spm.hpp"
 #include "model/vocab.hpp"
+#include "train/bleu.hpp"
+#include "train/dev_eval.hpp"
 #include "train/epochs.hpp"
 #include "train/evaluate.hpp"
 #include "train/parallel_data.hpp"
@@ -112,6 +114,8 @@ const std::vector<Option>& train_options() {
         {"--bidirectional", "", "", "bidirectional encoder"},
         {"--input-feeding", "", "", "Luong input feeding"},
         {"--bridge", "", "", "a learned map from the encoder's final state to the decoder's initial state"},
+        {"--tie-embeddings", "", "",
+         "the output layer shares the target embedding matrix (--embedding must equal --hidden)"},
         {"--steps", "N", train::default_text(train::setting("--steps")),
          "total optimiser steps (counted from the start when resuming; not in epoch runs)"},
         {"--epochs", "N", "40", "epoch runs (--pron, --src): at most this many passes over the data"},
@@ -157,6 +161,8 @@ const std::vector<Option>& eval_options() {
         {"--seed", "S", std::to_string(train::kHeldOutSeed),
          "seed of a built-in task's held-out examples (not with --data or --pron)"},
         {"--beam", "K", "1", "beam width"},
+        {"--length-penalty", "X", "1", "--src/--tgt: beam ranking by log p / length^X (0: raw log p)"},
+        {"--hyp", "FILE", "", "--src/--tgt: also write the translations there, one a line"},
         {"--threads", "N", "",
          "evaluation threads (default: every core, at most " + std::to_string(kMaxThreads) +
              "; the figures are the same for any count)"},
@@ -251,6 +257,7 @@ ModelConfig architecture(const Flags& f, const std::vector<Option>& table) {
   m.bidirectional = f.has("bidirectional");
   m.input_feeding = f.has("input-feeding");
   m.bridge = f.has("bridge");
+  m.tie_embeddings = f.has("tie-embeddings");
   // Ranges and defaults from the one settings table (train/settings.hpp), shared with createTrainer.
   auto integer = [&](const char* flag, const std::string& v) {
     const auto& s = train::setting(flag);
@@ -642,6 +649,58 @@ int run_epochs(const Flags& f, EpochSetup& s, std::vector<train::Pair> pairs,
   return 0;
 }
 
+// `attnseq eval --src --tgt`: the model's translations of every source line, scored against the
+// reference lines (docs/training.md, "Scoring translations").
+int eval_parallel(const Flags& f, const std::vector<Option>& table, const std::string& model_path) {
+  refuse_flags(f, {"n", "seed"}, "does not apply to --src/--tgt, which scores every line of the pair once");
+  refuse_flags(f, {"tokenizer", "src-tokenizer", "tgt-tokenizer"},
+               "does not apply to --src/--tgt: the model's own tokenizers read it");
+  refuse_flags(f, {"min-len", "max-len"}, "applies to the reverse and copy tasks only");
+  refuse_flags(f, {"dev-fraction", "dev-seed"}, "applies to --pron only");
+  if (!f.get("src") || !f.get("tgt")) throw UsageError("--src and --tgt go together (source lines, references)");
+  const int beam = int(parse_int_in("--beam", value_or_default(f, table, "beam"), 1, kMaxBeam));
+  const auto* t = f.get("threads");
+  const int threads = int(parse_int_in("--threads", t ? *t : std::to_string(default_threads()), 1, kMaxThreads));
+  const double lp = parse_number("--length-penalty", value_or_default(f, table, "length-penalty"));
+  if (!(lp >= 0.0 && lp <= 10.0))
+    throw UsageError("--length-penalty expects a number in [0, 10], got '" +
+                     value_or_default(f, table, "length-penalty") + "'");
+  const Model model = load_checkpoint_file(model_path);
+  if (!model.config().has_text())
+    throw std::invalid_argument("'" + model_path + "' takes and writes ids; --src/--tgt scores text");
+  const train::ParallelText data = train::read_parallel(*f.get("src"), *f.get("tgt"));
+  const auto refs = train::parallel_refs(model.config(), data, *f.get("src"));
+  std::vector<train::Ids> sources;
+  for (const auto& r : refs) sources.push_back(r.src);
+  const auto outputs = train::decode_all(model, sources, beam, threads, float(lp));
+  const Vocab tv = Vocab::target(model.config());
+  std::vector<std::string> hyps;
+  train::BleuStats bleu;
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    hyps.push_back(tv.decode(outputs[i].data(), outputs[i].size()));
+    bleu.add(train::tokenize_13a(hyps.back()), train::tokenize_13a(data.tgt[i]));
+  }
+  if (const auto* h = f.get("hyp")) {
+    std::string text;
+    for (const auto& s : hyps) text += s + "\n";
+    write_files({{*h, std::vector<std::uint8_t>(text.begin(), text.end())}});
+  }
+  if (f.has("json")) {
+    std::printf(
+        "{\"lines\":%zu,\"beam\":%d,\"length_penalty\":%s,\"bleu_13a\":%.4f,\"bp\":%.4f,\"hyp_len\":%lld,"
+        "\"ref_len\":%lld}\n",
+        hyps.size(), beam, train::number_text(lp).c_str(), bleu.score(), bleu.brevity_penalty(), bleu.hyp_len,
+        bleu.ref_len);
+    return 0;
+  }
+  std::printf("%s -> %s: %zu lines, beam %d, length penalty %s\n", f.get("src")->c_str(), f.get("tgt")->c_str(),
+              hyps.size(), beam, train::number_text(lp).c_str());
+  std::printf("BLEU (sacreBLEU 13a, cased, detokenised)  %.2f  (%.1f/%.1f/%.1f/%.1f, BP %.3f, %lld/%lld tokens)\n",
+              bleu.score(), 100 * bleu.precision(1), 100 * bleu.precision(2), 100 * bleu.precision(3),
+              100 * bleu.precision(4), bleu.brevity_penalty(), bleu.hyp_len, bleu.ref_len);
+  return 0;
+}
+
 // `attnseq eval --pron`: WER and PER of every word of the file (or of its dev split), by word length.
 int eval_pron(const Flags& f, const std::vector<Option>& table, const std::string& model_path) {
   refuse_flags(f, {"n", "seed"},
@@ -819,11 +878,12 @@ int eval_cmd(const std::vector<std::string>& args) {
   }
   const auto* mp = f.get("model");
   if (!mp) throw UsageError("--model FILE is required");
-  if (f.get("pron")) {
-    if (f.get("task") || f.get("data"))
-      throw UsageError("give exactly one of --task NAME, --data FILE.tsv or --pron FILE");
-    return eval_pron(f, table, *mp);
-  }
+  const int sources = int(bool(f.get("task"))) + int(bool(f.get("data"))) + int(bool(f.get("pron"))) +
+                      int(bool(f.get("src") || f.get("tgt")));
+  if (sources > 1) throw UsageError("give exactly one of --task NAME, --data FILE.tsv, --pron FILE or --src/--tgt");
+  if (f.get("pron")) return eval_pron(f, table, *mp);
+  if (f.get("src") || f.get("tgt")) return eval_parallel(f, table, *mp);
+  refuse_flags(f, {"length-penalty", "hyp"}, "applies to --src/--tgt only");
   refuse_flags(f, {"dev-fraction", "dev-seed"}, "applies to --pron only");
   // A data file is scored line by line, once each: --n and --seed draw a built-in task's examples.
   const bool data = f.get("data") != nullptr;

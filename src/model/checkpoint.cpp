@@ -209,6 +209,13 @@ ModelConfig infer_config(const safetensors::File& f) {
            std::to_string(din) + " columns (embedding " + std::to_string(c.tgt_emb) + ", hidden " +
            std::to_string(c.dec_hidden) + ")");
   }
+  if (const auto* s = meta("tie_embeddings")) {
+    c.tie_embeddings = parse_bool("tie_embeddings", *s);
+    if (c.tie_embeddings && f.find("decoder.out.weight"))
+      fail(
+          "metadata says tie_embeddings true, so decoder.out.weight is decoder.embedding.weight and must not be "
+          "stored, but the file holds it");
+  }
   if (const auto* s = meta("pad")) c.pad = parse_id("pad", *s);
   if (const auto* s = meta("bos")) c.bos = parse_id("bos", *s);
   if (const auto* s = meta("eos")) c.eos = parse_id("eos", *s);
@@ -280,7 +287,7 @@ ModelConfig infer_config(const safetensors::File& f) {
   }
   static const char* known[] = {"style",         "score",         "input_feeding", "cell",      "tokenizer",
                                 "src_tokenizer", "tgt_tokenizer", "src_case",      "src_vocab", "tgt_vocab",
-                                "pad",           "bos",           "eos",           "unk"};
+                                "pad",           "bos",           "eos",           "unk",       "tie_embeddings"};
   for (const auto& kv : f.metadata) {
     bool k = false;
     for (const char* n : known) k = k || kv.first == n;
@@ -471,6 +478,7 @@ std::vector<std::uint8_t> save_checkpoint(const Model& model) {
                                                         {"bos", std::to_string(c.bos)},
                                                         {"eos", std::to_string(c.eos)},
                                                         {"unk", std::to_string(c.unk)}};
+  if (c.tie_embeddings) m.push_back({"tie_embeddings", "true"});
   if (c.has_text()) {
     // `tokenizer` is kept for readers from before per-side tokenizers; "mixed" makes them refuse a
     // model whose sides differ instead of tokenizing one side wrongly.

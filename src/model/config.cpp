@@ -77,6 +77,10 @@ void ModelConfig::validate() const {
   if (style != Style::None && score == Score::Dot && enc_out() != dec_hidden)
     throw std::invalid_argument("model config: dot score needs encoder output size (" + std::to_string(enc_out()) +
                                 ") == decoder hidden size (" + std::to_string(dec_hidden) + ")");
+  if (tie_embeddings && tgt_emb != dec_hidden)
+    throw std::invalid_argument("model config: tied embeddings need the target embedding size (" +
+                                std::to_string(tgt_emb) + ") to equal the decoder's hidden size (" +
+                                std::to_string(dec_hidden) + "), which the output layer maps from");
   if (input_feeding && style != Style::Luong)
     throw std::invalid_argument(std::string("model config: input_feeding applies to style luong only, not ") +
                                 to_string(style));
@@ -148,7 +152,7 @@ std::vector<ParamSpec> param_specs(const ModelConfig& c) {
     p.push_back({"decoder.combine.weight", S{Hd, Ho + Hd}, true});
     p.push_back({"decoder.combine.bias", S{Hd}});
   }
-  p.push_back({"decoder.out.weight", S{c.tgt_vocab, Hd}, true});
+  if (!c.tie_embeddings) p.push_back({"decoder.out.weight", S{c.tgt_vocab, Hd}, true});
   p.push_back({"decoder.out.bias", S{c.tgt_vocab}});
   return p;
 }

@@ -46,14 +46,17 @@ struct ModelConfig {
   bool input_feeding = false;  // luong only: feed h~_{k-1} into the decoder input
   bool bidirectional = false;  // encoder reads both ways; outputs [h_fwd; h_bwd]
   bool bridge = false;         // s_0 = tanh(bridge(enc_final)) instead of enc_final
-  int layers = 1;              // encoder layers = decoder layers
-  int src_vocab = 0;           // Vs
-  int tgt_vocab = 0;           // Vt
-  int src_emb = 0;             // encoder embedding size
-  int tgt_emb = 0;             // decoder embedding size
-  int enc_hidden = 0;          // He, per direction
-  int dec_hidden = 0;          // Hd
-  int attn_dim = 0;            // A, additive score only
+  // The output layer's weight is decoder.embedding.weight (Press & Wolf 2017): no decoder.out.weight,
+  // and tgt_emb must equal dec_hidden. Checkpoint metadata tie_embeddings.
+  bool tie_embeddings = false;
+  int layers = 1;      // encoder layers = decoder layers
+  int src_vocab = 0;   // Vs
+  int tgt_vocab = 0;   // Vt
+  int src_emb = 0;     // encoder embedding size
+  int tgt_emb = 0;     // decoder embedding size
+  int enc_hidden = 0;  // He, per direction
+  int dec_hidden = 0;  // Hd
+  int attn_dim = 0;    // A, additive score only
   // How text becomes ids, per side (Ids: callers pass ids; then both sides are Ids). Checkpoint
   // metadata: src_tokenizer / tgt_tokenizer, and the older single `tokenizer` (README "Decisions").
   TokenizerKind src_tokenizer = TokenizerKind::Ids;

@@ -114,7 +114,7 @@ void Model::bind() {
   attn_.attn_dim = c.attn_dim;
   combine_w_ = params_.find("decoder.combine.weight");
   combine_b_ = params_.find("decoder.combine.bias");
-  out_w_ = params_.get("decoder.out.weight");
+  out_w_ = config_.tie_embeddings ? dec_emb_ : params_.get("decoder.out.weight");
   out_b_ = params_.get("decoder.out.bias");
 }
 

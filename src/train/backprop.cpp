@@ -149,7 +149,8 @@ struct Workspace::Impl {
     bridge_b = get("bridge.bias");
     comb_w = get("decoder.combine.weight");
     comb_b = get("decoder.combine.bias");
-    out_w = get("decoder.out.weight");
+    // Tied: the output layer's weight and gradient are the target embedding's (both add into it).
+    out_w = c.tie_embeddings ? dec_emb : get("decoder.out.weight");
     out_b = get("decoder.out.bias");
     auto rnn = [&](const std::string& prefix, const std::string& k) {
       return RnnParams{get(prefix + "weight_ih" + k), get(prefix + "weight_hh" + k), get(prefix + "bias_ih" + k),

@@ -26,7 +26,8 @@ void check_counts(const DevCounts& c, std::size_t n, const char* what) {
 
 }  // namespace
 
-std::vector<Ids> decode_all(const Model& model, const std::vector<Ids>& sources, int beam, int threads) {
+std::vector<Ids> decode_all(const Model& model, const std::vector<Ids>& sources, int beam, int threads,
+                            float length_penalty) {
   if (beam < 1 || beam > kMaxBeam)
     throw std::invalid_argument("dev evaluation: beam " + std::to_string(beam) + " is outside [1, " +
                                 std::to_string(kMaxBeam) + "]");
@@ -34,6 +35,7 @@ std::vector<Ids> decode_all(const Model& model, const std::vector<Ids>& sources,
   const auto& c = model.config();
   DecodeOptions o;
   o.beam = beam;  // max_length automatic: 2 x the source length + 10
+  o.length_penalty = length_penalty;
   // translate_batch shares the sources among the threads; each gets what decoding it alone gives.
   const auto results = translate_batch(model, sources, o, kDefaultBatchRows, threads);
   std::vector<Ids> out(sources.size());

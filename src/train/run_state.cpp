@@ -18,16 +18,19 @@ std::string yes_no(bool b) { return b ? "yes" : "no"; }
 }  // namespace
 
 RunRecord architecture_record(const ModelConfig& c) {
-  return {{"--style", to_string(c.style)},
-          {"--score", to_string(c.score)},
-          {"--cell", to_string(c.cell)},
-          {"--hidden", std::to_string(c.dec_hidden)},
-          {"--embedding", std::to_string(c.src_emb)},
-          {"--layers", std::to_string(c.layers)},
-          {"--attn-dim", std::to_string(c.attn_dim)},
-          {"--bidirectional", yes_no(c.bidirectional)},
-          {"--input-feeding", yes_no(c.input_feeding)},
-          {"--bridge", yes_no(c.bridge)}};
+  RunRecord r = {{"--style", to_string(c.style)},
+                 {"--score", to_string(c.score)},
+                 {"--cell", to_string(c.cell)},
+                 {"--hidden", std::to_string(c.dec_hidden)},
+                 {"--embedding", std::to_string(c.src_emb)},
+                 {"--layers", std::to_string(c.layers)},
+                 {"--attn-dim", std::to_string(c.attn_dim)},
+                 {"--bidirectional", yes_no(c.bidirectional)},
+                 {"--input-feeding", yes_no(c.input_feeding)},
+                 {"--bridge", yes_no(c.bridge)}};
+  // Recorded only when set, so that states saved before the option existed still resume.
+  if (c.tie_embeddings) r.push_back({"--tie-embeddings", "yes"});
+  return r;
 }
 
 std::string content_hash(std::string_view bytes) {

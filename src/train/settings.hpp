@@ -42,7 +42,7 @@ struct ModelChoice {
   Score score = Score::Dot;
   Cell cell = Cell::GRU;
   int hidden = 64, embedding = 0, layers = 1, attn_dim = 0;
-  bool bidirectional = false, input_feeding = false, bridge = false;
+  bool bidirectional = false, input_feeding = false, bridge = false, tie_embeddings = false;
 };
 // The configuration it implies: the decoder's hidden size, and the encoder's (half of it per
 // direction for a bidirectional encoder without a bridge, which then needs an even size: else

@@ -77,6 +77,27 @@ TEST_CASE("whole-model gradient check, every configuration, padded batch") {
   }
 }
 
+TEST_CASE("whole-model gradient check with tied target embeddings (the output layer's weight is the embedding)") {
+  // Both uses of the shared matrix add into its gradient: checked with and without dropout, smoothing.
+  for (const auto& base :
+       {tiny(Cell::GRU, Style::Luong, Score::General, true, true), tiny(Cell::LSTM, Style::Bahdanau, Score::Additive),
+        tiny(Cell::GRU, Style::None, Score::Dot)}) {
+    ModelConfig cfg = base;
+    cfg.tgt_emb = cfg.dec_hidden;
+    cfg.tie_embeddings = true;
+    CAPTURE(describe(cfg));
+    Model m(cfg);
+    CHECK(m.params().find("decoder.out.weight") == nullptr);
+    test::randomize(m, 4, 0.8f);
+    const auto batch = train::make_batch(kSrc, kTgt, cfg);
+    for (const train::ForwardOptions& fo : {train::ForwardOptions{}, train::ForwardOptions{0.3f, 0.1f, 77}}) {
+      const auto err = gradient_error(m, batch, fo);
+      INFO("worst relative error ", err.first, " in ", err.second);
+      CHECK(err.first < 5e-3);
+    }
+  }
+}
+
 TEST_CASE("gradient check with dropout and label smoothing, every configuration") {
   // Masks depend only on the seed, so the finite differences see the same masks as the gradient.
   const train::ForwardOptions fo{0.3f, 0.1f, 77};

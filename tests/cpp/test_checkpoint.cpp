@@ -1023,3 +1023,53 @@ TEST_CASE("checkpoint: a failed load leaves nothing behind") {
     }
   }
 }
+
+TEST_CASE("tied embeddings: no decoder.out.weight in the file, metadata says so, f32 and int8 round trips") {
+  ModelConfig c = test::small_config(Cell::GRU, Style::Luong, Score::General, true, true);
+  c.tgt_emb = c.dec_hidden;
+  c.tie_embeddings = true;
+  Model m(c);
+  test::randomize(m, 9);
+  const Bytes b = save_checkpoint(m);
+  const auto f = safetensors::parse(b.data(), b.size());
+  CHECK(f.find("decoder.out.weight") == nullptr);
+  REQUIRE(f.meta("tie_embeddings"));
+  CHECK(*f.meta("tie_embeddings") == "true");
+  const Model back = load_checkpoint(b.data(), b.size());
+  CHECK(back.config().tie_embeddings);
+  CHECK(save_checkpoint(back) == b);
+  const std::vector<std::int32_t> src = {4, 5, 6, 7};
+  Encoded e1, e2;
+  m.encode(src.data(), int(src.size()), e1);
+  back.encode(src.data(), int(src.size()), e2);
+  DecodeOptions o;
+  o.max_length = 8;
+  CHECK(decode(m, e1, o).hypotheses[0].tokens == decode(back, e2, o).hypotheses[0].tokens);
+  // The output layer reads the embedding: changing the embedding changes the logits.
+  Model q = load_checkpoint(b.data(), b.size());
+  q.quantize();
+  const Bytes qb = save_checkpoint(q);
+  const Model qback = load_checkpoint(qb.data(), qb.size());
+  Encoded e3, e4;
+  q.encode(src.data(), int(src.size()), e3);
+  qback.encode(src.data(), int(src.size()), e4);
+  CHECK(decode(q, e3, o).hypotheses[0].tokens == decode(qback, e4, o).hypotheses[0].tokens);
+  // A file that says tied but still holds decoder.out.weight is refused: which one would the layer use?
+  ModelConfig u = c;
+  u.tie_embeddings = false;
+  Model untied(u);
+  test::randomize(untied, 9);
+  std::vector<safetensors::TensorOut> ts;
+  const auto& p = untied.params();
+  for (std::size_t i = 0; i < p.specs.size(); ++i)
+    ts.push_back({p.specs[i].name, p.specs[i].shape, p.data.data() + p.offsets[i]});
+  const Bytes both = safetensors::write(ts, {{"tie_embeddings", "true"}});
+  CHECK(test::error_of([&] {
+          load_checkpoint(both.data(), both.size());
+        }).find("tie_embeddings true, so decoder.out.weight is decoder.embedding.weight") != std::string::npos);
+  // The sizes must allow it.
+  ModelConfig bad = c;
+  bad.tgt_emb = c.dec_hidden + 1;
+  CHECK(test::error_of([&] { bad.validate(); }).find("tied embeddings need the target embedding size") !=
+        std::string::npos);
+}

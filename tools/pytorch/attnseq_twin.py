@@ -37,6 +37,7 @@ class Config:
     bidirectional: bool = False  # encoder only; the decoder is always unidirectional
     layers: int = 1              # encoder layers == decoder layers
     bridge: bool = False         # s_0 = tanh(bridge(enc_final)) per layer
+    tie_embeddings: bool = False # the output layer's weight is decoder.embedding.weight (emb == dec_hidden)
     emb: int = 8                 # E, shared size of source and target embeddings
     enc_hidden: int = 12         # He, per direction
     dec_hidden: int = 12         # Hd
@@ -62,6 +63,8 @@ class Config:
             raise ValueError(f"without a bridge He_out ({self.enc_out}) must equal Hd ({self.dec_hidden})")
         if self.style != "none" and self.score == "dot" and self.enc_out != self.dec_hidden:
             raise ValueError(f"dot score needs He_out ({self.enc_out}) == Hd ({self.dec_hidden})")
+        if self.tie_embeddings and self.emb != self.dec_hidden:
+            raise ValueError(f"tied embeddings need emb ({self.emb}) == dec_hidden ({self.dec_hidden})")
         if self.style != "none" and self.score == "additive" and self.attn_dim <= 0:
             raise ValueError("additive score needs attn_dim > 0")
 
@@ -132,6 +135,8 @@ class Decoder(nn.Module):
                 self.attention = AdditiveScore(cfg.dec_hidden, cfg.enc_out, cfg.attn_dim)
             self.combine = nn.Linear(cfg.enc_out + cfg.dec_hidden, cfg.dec_hidden)  # W_c on [c; s]
         self.out = nn.Linear(cfg.dec_hidden, cfg.tgt_vocab_size)
+        if cfg.tie_embeddings:  # one Parameter: both uses add into its gradient, as in attnseq
+            self.out.weight = self.embedding.weight
 
 
 @dataclass
@@ -283,10 +288,15 @@ def default_vocab(size: int) -> List[str]:
 def save_attnseq(model: Seq2Seq, path: str, metadata: Optional[dict]) -> None:
     """Write the model; `metadata` (may be None for a tensors-only file) adds free-form fields and
     vocabularies on top of the configuration fields derived from the model."""
-    if metadata is None:
-        write_safetensors(path, model.state_dict(), None)
-        return
     cfg = model.cfg
+    tensors = model.state_dict()
+    if cfg.tie_embeddings:  # stored once, as decoder.embedding.weight (docs/checkpoint-format.md)
+        tensors = {k: v for k, v in tensors.items() if k != "decoder.out.weight"}
+        if metadata is None:
+            raise ValueError("a model with tied embeddings needs metadata (tie_embeddings) to be read back")
+    if metadata is None:
+        write_safetensors(path, tensors, None)
+        return
     meta = {
         "style": cfg.style,
         "score": cfg.score,
@@ -299,6 +309,7 @@ def save_attnseq(model: Seq2Seq, path: str, metadata: Optional[dict]) -> None:
         "src_vocab": json.dumps(list(metadata.get("src_vocab", default_vocab(cfg.src_vocab_size)))),
         "tgt_vocab": json.dumps(list(metadata.get("tgt_vocab", default_vocab(cfg.tgt_vocab_size)))),
         "bos": str(cfg.bos), "eos": str(cfg.eos), "pad": str(cfg.pad), "unk": str(cfg.unk),
+        **({"tie_embeddings": "true"} if cfg.tie_embeddings else {}),
         "name": metadata.get("name", ""),
         "task": metadata.get("task", ""),
         "description": metadata.get("description", ""),
@@ -310,7 +321,7 @@ def save_attnseq(model: Seq2Seq, path: str, metadata: Optional[dict]) -> None:
     if len(json.loads(meta["src_vocab"])) != cfg.src_vocab_size or \
        len(json.loads(meta["tgt_vocab"])) != cfg.tgt_vocab_size:
         raise ValueError("vocabulary lengths do not match the embedding tables")
-    write_safetensors(path, model.state_dict(), meta)
+    write_safetensors(path, tensors, meta)
 
 
 def _shape(t: dict, name: str):
@@ -325,6 +336,13 @@ def load_attnseq(path: str):
     (a file without metadata is luong/dot/no input feeding). Returns (model, metadata or {})."""
     t, meta = read_safetensors(path)
     meta = meta or {}
+    # A side's SentencePiece model rides along as bytes (U8); it is the tokenizer's, not a weight.
+    t = {k: v for k, v in t.items() if k not in ("tokenizer.src", "tokenizer.tgt")}
+    tie = meta.get("tie_embeddings") == "true"
+    if tie:
+        if "decoder.out.weight" in t:
+            raise ValueError("metadata says tie_embeddings but the file holds decoder.out.weight")
+        t["decoder.out.weight"] = t["decoder.embedding.weight"]
     Vs, E = _shape(t, "encoder.embedding.weight")
     Vt, Et = _shape(t, "decoder.embedding.weight")
     if Et != E:
@@ -365,7 +383,7 @@ def load_attnseq(path: str):
         raise ValueError(f"metadata cell {meta['cell']} contradicts the shapes (cell {cell})")
     cfg = Config(cell=cell, style=style, score=score if style != "none" else meta.get("score", "dot"),
                  input_feeding=input_feeding, bidirectional=bidirectional, layers=layers,
-                 bridge="bridge.weight" in t, emb=E, enc_hidden=He, dec_hidden=Hd, attn_dim=attn_dim,
+                 bridge="bridge.weight" in t, tie_embeddings=tie, emb=E, enc_hidden=He, dec_hidden=Hd, attn_dim=attn_dim,
                  src_vocab_size=Vs, tgt_vocab_size=Vt,
                  **{k: int(meta.get(k, v)) for k, v in DEFAULT_SPECIALS.items()})
     model = Seq2Seq(cfg)
@@ -385,4 +403,4 @@ def config_dict(cfg: Config) -> dict:
     """The fixture JSON's "config" object."""
     d = asdict(cfg)
     return {k: d[k] for k in ("cell", "style", "score", "input_feeding", "bidirectional", "layers",
-                              "bridge", "emb", "enc_hidden", "dec_hidden", "attn_dim")}
+                              "bridge", "tie_embeddings", "emb", "enc_hidden", "dec_hidden", "attn_dim")}
