@@ -31,6 +31,7 @@ const char* kFixtures[] = {"gru_luong_dot",
                            "lstm_none",
                            "lstm_bi_2layer_bridge_luong_additive",
                            "lstm_bi_bahdanau_dot",
+                           "gru_bi_luong_general_if_tied",
                            "tensors_only"};
 
 json::Value load_json(const std::string& path) {
@@ -54,6 +55,8 @@ void check_fixture(const std::string& name, bool tables) {
   CHECK(model.config().bidirectional == cfg.find("bidirectional")->boolean);
   CHECK(model.config().layers == int(cfg.find("layers")->number));
   CHECK(model.config().input_feeding == cfg.find("input_feeding")->boolean);
+  const auto* tie = cfg.find("tie_embeddings");  // fixtures made before the option have no key
+  CHECK(model.config().tie_embeddings == (tie && tie->boolean));
   if (model.config().style != Style::None) CHECK(to_string(model.config().score) == cfg.find("score")->string);
   const int max_len = int(fx.find("max_len")->number);
   for (const auto& cs : fx.find("cases")->array) {

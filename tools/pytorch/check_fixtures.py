@@ -114,6 +114,8 @@ def main():
         doc = json.load(open(path))
         tensors, _ = read_safetensors_numpy(path[:-len(".json")] + ".safetensors")
         W = {k: v.astype(np.float64) for k, v in tensors.items()}
+        if doc["config"].get("tie_embeddings"):  # one matrix, read by the embedding and the output layer
+            W["decoder.out.weight"] = W["decoder.embedding.weight"]
         diff = max(check_case(W, doc, case) for case in doc["cases"])
         assert diff < TOLERANCE, f"{doc['name']}: max difference {diff}"
         worst = max(worst, diff)

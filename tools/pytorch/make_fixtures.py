@@ -27,9 +27,10 @@ MIN_SHARPNESS = 0.25    # mean of the attention rows' maxima on the length-9 sou
 MIN_MARGIN = 1e-3       # greedy's top-2 logit gap; keeps float32 rounding from flipping an argmax
 
 
-def cfg(cell, style, score="dot", input_feeding=False, bidirectional=False, layers=1, bridge=False, he=12):
+def cfg(cell, style, score="dot", input_feeding=False, bidirectional=False, layers=1, bridge=False, he=12, tie=False):
     return Config(cell=cell, style=style, score=score, input_feeding=input_feeding,
-                  bidirectional=bidirectional, layers=layers, bridge=bridge, emb=E, enc_hidden=he,
+                  bidirectional=bidirectional, layers=layers, bridge=bridge, tie_embeddings=tie,
+                  emb=HD if tie else E, enc_hidden=he,
                   dec_hidden=HD, attn_dim=A if score == "additive" and style != "none" else 0,
                   src_vocab_size=VS, tgt_vocab_size=VT)
 
@@ -52,6 +53,9 @@ CONFIGS = {
     "lstm_bi_2layer_bridge_luong_additive": cfg("lstm", "luong", "additive", bidirectional=True, layers=2,
                                                 bridge=True, he=12),
     "lstm_bi_bahdanau_dot": cfg("lstm", "bahdanau", "dot", bidirectional=True, he=6),
+    # The output layer shares the target embedding (emb = Hd; the file stores the matrix once).
+    "gru_bi_luong_general_if_tied": cfg("gru", "luong", "general", input_feeding=True, bidirectional=True, he=6,
+                                        tie=True),
 }
 # Saved with no __metadata__ at all: must load as a luong/dot GRU without input feeding.
 TENSORS_ONLY = ("tensors_only", cfg("gru", "luong", "dot"))
