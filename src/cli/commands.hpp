@@ -9,4 +9,5 @@ int info(const std::vector<std::string>& args);
 int train_cmd(const std::vector<std::string>& args);
 int eval_cmd(const std::vector<std::string>& args);
 int quantize_cmd(const std::vector<std::string>& args);
+int tokenize_cmd(const std::vector<std::string>& args);
 }  // namespace attnseq::cli

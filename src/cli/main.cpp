@@ -32,8 +32,13 @@ void usage(FILE* f) {
       "                     [--stop-after N] [architecture and optimiser options as above] [--resume OUT.last] --out "
       "FILE\n"
       "       attnseq eval --model FILE (--task T | --data FILE.tsv) [--n N] [--seed S] [--beam K] [--json]\n"
+      "       attnseq train --src FILE --tgt FILE --dev-src FILE --dev-tgt FILE --src-spm FILE.model --tgt-spm "
+      "FILE.model\n"
+      "                     [--tie-embeddings] [epoch, architecture and optimiser options as above] --out FILE\n"
       "       attnseq eval --model FILE --pron FILE [--dev-fraction X --dev-seed S] [--beam K] [--threads N] [--json]\n"
+      "       attnseq eval --model FILE --src FILE --tgt FILE [--beam K] [--length-penalty X] [--hyp FILE] [--json]\n"
       "       attnseq quantize --in FILE --out FILE\n"
+      "       attnseq tokenize (--model FILE [--side source|target] | --spm FILE.model) [--pieces] [TEXT]\n"
       "       attnseq --version\n"
       "\n"
       "attnseq COMMAND --help lists the command's options and their defaults.\n",
@@ -67,6 +72,8 @@ int main(int argc, char** argv) {
       rc = attnseq::cli::eval_cmd(args);
     else if (cmd == "quantize")
       rc = attnseq::cli::quantize_cmd(args);
+    else if (cmd == "tokenize")
+      rc = attnseq::cli::tokenize_cmd(args);
     else {
       std::fprintf(stderr, "attnseq: unknown command '%s'\n", cmd.c_str());
       usage(stderr);

@@ -1,0 +1,107 @@
+// `attnseq tokenize (--model FILE [--side source|target] | --spm FILE.model) [--pieces] [TEXT]`: each
+// line of TEXT (or of standard input) as the ids of a model's tokenizer, space-separated, one line out
+// per line in (--pieces: the pieces' strings instead). With --spm, a SentencePiece .model file read by
+// the engine's own reader: what tests/js/spm-library.test.mjs holds against the library's encoder.
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "cli/args.hpp"
+#include "cli/commands.hpp"
+#include "cli/terminal.hpp"
+#include "model/checkpoint.hpp"
+#include "model/errors.hpp"
+#include "model/spm.hpp"
+#include "model/vocab.hpp"
+#include "train/tasks.hpp"
+
+namespace attnseq::cli {
+namespace {
+
+const std::vector<Option>& tokenize_options() {
+  static const std::vector<Option> t = {
+      {"--model", "FILE", "", "a checkpoint: tokenize with one of its sides (or --spm)"},
+      {"--side", "source|target", "source", "--model: which side's tokenizer"},
+      {"--spm", "FILE.model", "", "a SentencePiece model file (spm_train's output; or --model)"},
+      {"--pieces", "", "", "print the pieces' strings (escaped) instead of their ids"},
+      {"--help", "", "", "print this help"},
+  };
+  return t;
+}
+
+}  // namespace
+
+int tokenize_cmd(const std::vector<std::string>& a) {
+  const auto& table = tokenize_options();
+  std::string model, side = "source", spm, text;
+  bool pieces = false, has_text = false, given_model = false, given_spm = false, given_side = false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const std::string& f = a[i];
+    if (f.rfind("--", 0) != 0) {
+      text += (has_text ? " " : "") + f;
+      has_text = true;
+      continue;
+    }
+    if (!find_option(table, f)) throw UsageError("unknown option " + f + " for 'tokenize'");
+    if (f == "--help") {
+      std::fputs(help_text("attnseq tokenize (--model FILE [--side source|target] | --spm FILE.model) [--pieces] "
+                           "[TEXT]",
+                           table)
+                     .c_str(),
+                 stdout);
+      return 0;
+    }
+    if (f == "--pieces") {
+      if (pieces) throw UsageError("--pieces is given twice");
+      pieces = true;
+      continue;
+    }
+    if (i + 1 >= a.size()) throw UsageError(f + " needs a value");
+    bool& given = f == "--model" ? given_model : f == "--spm" ? given_spm : given_side;
+    if (given) throw UsageError(f + " is given twice");
+    given = true;
+    (f == "--model" ? model : f == "--spm" ? spm : side) = a[++i];
+  }
+  if (given_model == given_spm) throw UsageError("give one of --model FILE or --spm FILE.model");
+  if (given_side && !given_model) throw UsageError("--side goes with --model");
+  if (side != "source" && side != "target") throw UsageError("--side is source or target, not '" + side + "'");
+  std::unique_ptr<Vocab> v;
+  if (given_spm) {
+    const std::string bytes = train::read_text_file(spm);
+    auto t = std::make_shared<const SpmTokenizer>(parse_spm_model(bytes, spm), spm, bytes);
+    std::vector<std::string> tokens;
+    for (const auto& p : t->model().pieces) tokens.push_back(p.piece);
+    const auto& ts = t->model().trainer;
+    v = std::make_unique<Vocab>(TokenizerKind::Spm, tokens, ts.pad_id, ts.bos_id, ts.eos_id, ts.unk_id, "--spm",
+                                CaseFold::Keep, t);
+  } else {
+    const Model m = load_checkpoint_file(model);
+    if (!m.config().has_text()) throw std::invalid_argument("'" + model + "' takes ids: it has no tokenizer");
+    v = std::make_unique<Vocab>(side == "source" ? Vocab::source(m.config()) : Vocab::target(m.config()));
+  }
+  const auto line_out = [&](const std::string& line) {
+    std::string out;
+    if (pieces) {
+      for (const auto& p : v->pieces(line)) out += (out.empty() ? "" : " ") + printable(p, true);
+    } else {
+      for (auto id : v->encode(line)) out += (out.empty() ? "" : " ") + std::to_string(id);
+    }
+    std::fputs((out + "\n").c_str(), stdout);
+  };
+  if (has_text) {
+    line_out(text);
+  } else {
+    std::string line;
+    while (std::getline(std::cin, line)) {
+      if (!line.empty() && line.back() == '\r') line.pop_back();
+      line_out(line);
+    }
+  }
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) throw std::runtime_error("cannot write standard output");
+  return 0;
+}
+
+}  // namespace attnseq::cli
