@@ -23,9 +23,11 @@
 #include "model/spm.hpp"
 #include "model/vocab.hpp"
 #include "train/bleu.hpp"
+#include "train/chrf.hpp"
 #include "train/dev_eval.hpp"
 #include "train/epochs.hpp"
 #include "train/evaluate.hpp"
+#include "train/moses.hpp"
 #include "train/parallel_data.hpp"
 #include "train/pron_data.hpp"
 #include "train/run_state.hpp"
@@ -163,6 +165,7 @@ const std::vector<Option>& eval_options() {
         {"--beam", "K", "1", "beam width"},
         {"--length-penalty", "X", "1", "--src/--tgt: beam ranking by log p / length^X (0: raw log p)"},
         {"--hyp", "FILE", "", "--src/--tgt: also write the translations there, one a line"},
+        {"--lang", "en|de|fr", "", "--src/--tgt: the target language of the Moses tokens (default: --tgt's extension)"},
         {"--threads", "N", "",
          "evaluation threads (default: every core, at most " + std::to_string(kMaxThreads) +
              "; the figures are the same for any count)"},
@@ -665,6 +668,18 @@ int eval_parallel(const Flags& f, const std::vector<Option>& table, const std::s
   if (!(lp >= 0.0 && lp <= 10.0))
     throw UsageError("--length-penalty expects a number in [0, 10], got '" +
                      value_or_default(f, table, "length-penalty") + "'");
+  // The Multi30K convention tokenises both sides as the references were (Moses, per language).
+  std::string lang;
+  if (const auto* l = f.get("lang")) {
+    lang = *l;
+  } else {
+    const std::string& t = *f.get("tgt");
+    const auto dot = t.find_last_of('.');
+    lang = dot == std::string::npos ? "" : t.substr(dot + 1);
+    if (lang != "en" && lang != "de" && lang != "fr")
+      throw UsageError("--tgt '" + t + "' does not end in .en, .de or .fr: give --lang en|de|fr");
+  }
+  if (lang != "en" && lang != "de" && lang != "fr") throw UsageError("--lang is en, de or fr, not '" + lang + "'");
   const Model model = load_checkpoint_file(model_path);
   if (!model.config().has_text())
     throw std::invalid_argument("'" + model_path + "' takes and writes ids; --src/--tgt scores text");
@@ -675,10 +690,13 @@ int eval_parallel(const Flags& f, const std::vector<Option>& table, const std::s
   const auto outputs = train::decode_all(model, sources, beam, threads, float(lp));
   const Vocab tv = Vocab::target(model.config());
   std::vector<std::string> hyps;
-  train::BleuStats bleu;
+  train::BleuStats bleu, conv;
+  train::ChrfStats chrf;
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     hyps.push_back(tv.decode(outputs[i].data(), outputs[i].size()));
     bleu.add(train::tokenize_13a(hyps.back()), train::tokenize_13a(data.tgt[i]));
+    conv.add(train::moses_tokenize(hyps.back(), lang), train::moses_tokenize(data.tgt[i], lang));
+    chrf.add(hyps.back(), data.tgt[i]);
   }
   if (const auto* h = f.get("hyp")) {
     std::string text;
@@ -687,17 +705,22 @@ int eval_parallel(const Flags& f, const std::vector<Option>& table, const std::s
   }
   if (f.has("json")) {
     std::printf(
-        "{\"lines\":%zu,\"beam\":%d,\"length_penalty\":%s,\"bleu_13a\":%.4f,\"bp\":%.4f,\"hyp_len\":%lld,"
-        "\"ref_len\":%lld}\n",
-        hyps.size(), beam, train::number_text(lp).c_str(), bleu.score(), bleu.brevity_penalty(), bleu.hyp_len,
-        bleu.ref_len);
+        "{\"lines\":%zu,\"beam\":%d,\"length_penalty\":%s,\"lang\":\"%s\",\"bleu\":%.4f,\"bleu_bp\":%.4f,"
+        "\"bleu_13a\":%.4f,\"bleu_13a_bp\":%.4f,\"chrf\":%.4f}\n",
+        hyps.size(), beam, train::number_text(lp).c_str(), lang.c_str(), conv.score(), conv.brevity_penalty(),
+        bleu.score(), bleu.brevity_penalty(), chrf.score());
     return 0;
   }
   std::printf("%s -> %s: %zu lines, beam %d, length penalty %s\n", f.get("src")->c_str(), f.get("tgt")->c_str(),
               hyps.size(), beam, train::number_text(lp).c_str());
-  std::printf("BLEU (sacreBLEU 13a, cased, detokenised)  %.2f  (%.1f/%.1f/%.1f/%.1f, BP %.3f, %lld/%lld tokens)\n",
-              bleu.score(), 100 * bleu.precision(1), 100 * bleu.precision(2), 100 * bleu.precision(3),
-              100 * bleu.precision(4), bleu.brevity_penalty(), bleu.hyp_len, bleu.ref_len);
+  const auto line = [](const char* what, const train::BleuStats& b) {
+    std::printf("%-52s %6.2f  (%.1f/%.1f/%.1f/%.1f, BP %.3f, %lld/%lld tokens)\n", what, b.score(),
+                100 * b.precision(1), 100 * b.precision(2), 100 * b.precision(3), 100 * b.precision(4),
+                b.brevity_penalty(), b.hyp_len, b.ref_len);
+  };
+  line("BLEU (Multi30K convention: lowercased, Moses tokens)", conv);
+  line("BLEU (sacreBLEU 13a: cased, detokenised)", bleu);
+  std::printf("%-52s %6.2f\n", "chrF2 (sacreBLEU: character 6-grams, beta 2)", chrf.score());
   return 0;
 }
 
@@ -883,7 +906,7 @@ int eval_cmd(const std::vector<std::string>& args) {
   if (sources > 1) throw UsageError("give exactly one of --task NAME, --data FILE.tsv, --pron FILE or --src/--tgt");
   if (f.get("pron")) return eval_pron(f, table, *mp);
   if (f.get("src") || f.get("tgt")) return eval_parallel(f, table, *mp);
-  refuse_flags(f, {"length-penalty", "hyp"}, "applies to --src/--tgt only");
+  refuse_flags(f, {"length-penalty", "hyp", "lang"}, "applies to --src/--tgt only");
   refuse_flags(f, {"dev-fraction", "dev-seed"}, "applies to --pron only");
   // A data file is scored line by line, once each: --n and --seed draw a built-in task's examples.
   const bool data = f.get("data") != nullptr;
