@@ -167,7 +167,7 @@ void decoder_step(const ModelConfig& c, const DecoderWeights& w, DecoderState& s
       f = tape->feat.data();
     }
     if (c.style != Style::None && f != st.htilde.data()) std::memcpy(st.htilde.data(), f, B * Hd * sizeof(float));
-    w.out(f, Hd, st.logits.data(), V, B, V, Hd);
+    if (!(tape && tape->defer_logits)) w.out(f, Hd, st.logits.data(), V, B, V, Hd);
   };
   auto combine_and_output = [&]() {
     float* cat = st.cat.data();

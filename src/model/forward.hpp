@@ -75,7 +75,10 @@ struct StepTape {
   std::vector<float> u;                        // additive: (B, T, A) = tanh(W_q q + keys)
   std::vector<float> cat, htilde;              // (B, Ho + Hd) = [context; top state], (B, Hd) = tanh(W_c cat + b_c)
   std::vector<float> feat_mask, feat;          // dropout on the output features, and the dropped features
-  std::vector<float> probs;                    // (B, V): filled by the trainer from the step's logits
+  // Training leaves the output product to its caller, which makes it once over every step's features
+  // (train/backprop.cpp): a step then computes no logits. What the product reads is in the tape: feat
+  // (with dropout), htilde (attention) or the top layer's h (style none).
+  bool defer_logits = false;
 };
 
 // One decoder step for rows 0..B-1 of st (sized by Model::start or size_state), previous tokens

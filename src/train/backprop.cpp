@@ -132,7 +132,11 @@ struct Workspace::Impl {
   std::vector<Step> steps;
   std::vector<Vec> dh, dc;
   Vec dinit_h, dinit_c, dfinal_h, dfinal_c;
-  Vec dhtilde_next, dmemory, dkeys, dlogits, dfeat, dtmp, dcat, dctx, dq, dx, dgi, dscratch, ascratch;
+  Vec dhtilde_next, dmemory, dkeys, dfeat, dtmp, dcat, dctx, dq, dx, dgi, dscratch, ascratch;
+  // The output layer over every step at once: features (N, Hd), each row's target, a chunk's logits
+  // (then d objective / d logits), d objective / d features (N, Hd), and W^T (Hd, V), plain and packed.
+  Vec feats, logits, dfeats, out_t, out_t_packed;
+  std::vector<std::int32_t> row_y;
   Vec dout, din, dcell, escratch, dhe, dce, dgi_all;
 
   void bind(const Model& m) {
@@ -366,37 +370,78 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad, con
   at_least(steps, Tt);
   LossStats stats;
   stats.tokens = bt.tokens;
-  for (std::size_t k = 0; k < Tt; ++k) {
+  // The steps' output features, one row per (step, decoder row), step-major: the output layer runs
+  // once over all of them below instead of once per step, so its matrix (the largest of a real
+  // vocabulary) streams from memory once per chunk of rows rather than once per step, in each of its
+  // three products (bench/RESULTS.md, "Training at a translation vocabulary").
+  auto& feats = ws.feats;
+  auto& row_y = ws.row_y;
+  std::size_t N = 0;
+  for (std::size_t k = 0; k < Tt; ++k) N += active[k];
+  feats.resize(N * Hd);
+  row_y.resize(N);
+  for (std::size_t k = 0, n = 0; k < Tt; ++k) {
     Step& s = steps[k];
     at_least(s.cell, L);
+    s.defer_logits = true;
     const std::size_t Bk = active[k];
     for (std::size_t r = 0; r < Bk; ++r) ws.prev[r] = bt.tgt_in[k * B + dorder[r]];
     fwd::decoder_step(c, dw, st, ws.prev.data(), Bk, ws.rows.data(), nullptr, &s, drop ? &masks : nullptr);
-    s.probs.resize(Bk * V);
-    std::memcpy(s.probs.data(), st.logits.data(), Bk * V * sizeof(float));
-    for (std::size_t r = 0; r < Bk; ++r) {
-      float* p = &s.probs[r * V];
-      const std::int32_t y = bt.tgt_out[k * B + dorder[r]];
-      if (y >= 0) {
-        const double lse = kernels::logsumexp(p, V), nll = lse - p[y];
-        stats.loss_sum += nll;
-        stats.correct += int(kernels::argmax(p, V)) == y;
-        if (fo.label_smoothing > 0.f) {
-          double mean = 0;
-          for (std::size_t v = 0; v < V; ++v) mean += p[v];
-          mean /= double(V);
-          stats.objective_sum += (1.0 - fo.label_smoothing) * nll + fo.label_smoothing * (lse - mean);
-        } else {
-          stats.objective_sum += nll;
-        }
+    const float* feat = drop ? s.feat.data() : c.style == Style::None ? s.cell[L - 1].h.data() : s.htilde.data();
+    std::memcpy(&feats[n * Hd], feat, Bk * Hd * sizeof(float));
+    for (std::size_t r = 0; r < Bk; ++r) row_y[n + r] = bt.tgt_out[k * B + dorder[r]];
+    n += Bk;
+  }
+  // The output layer over chunks of rows: logits, the loss, and with gradients d objective / d logits
+  // = p - target distribution ((1 - e) one-hot + e / V) per token, then dW += dlogits^T feats,
+  // db += dlogits, and dfeats = dlogits W (through W^T, packed, so that W streams once per chunk).
+  constexpr std::size_t kChunk = 256;
+  auto& logits = ws.logits;
+  auto& dfeats = ws.dfeats;
+  logits.resize(std::min(N, kChunk) * V);
+  if (want_grad) dfeats.assign(N * Hd, 0.f);
+  const float* out_packed = net.packed(out_w.w, V, Hd);
+  const float* out_t_packed = nullptr;
+  if (want_grad) {
+    ws.out_t.resize(Hd * V);
+    for (std::size_t v = 0; v < V; ++v)
+      for (std::size_t h = 0; h < Hd; ++h) ws.out_t[h * V + v] = out_w.w[v * Hd + h];
+    ws.out_t_packed.resize(kernels::packed_size(Hd, V));
+    kernels::pack(ws.out_t.data(), Hd, V, ws.out_t_packed.data());
+    out_t_packed = ws.out_t_packed.data();
+  }
+  const float inv_n = 1.f / float(bt.tokens);
+  const float smooth = fo.label_smoothing / float(V), hit = 1.f - fo.label_smoothing;
+  for (std::size_t r0 = 0; r0 < N; r0 += kChunk) {
+    const std::size_t R = std::min(kChunk, N - r0);
+    kernels::gemm_packed(&feats[r0 * Hd], Hd, out_packed, out_b.w, logits.data(), V, R, V, Hd);
+    for (std::size_t r = 0; r < R; ++r) {
+      float* p = &logits[r * V];
+      const std::int32_t y = row_y[r0 + r];
+      const double lse = kernels::logsumexp(p, V), nll = lse - p[y];
+      stats.loss_sum += nll;
+      stats.correct += int(kernels::argmax(p, V)) == y;
+      if (fo.label_smoothing > 0.f) {
+        double mean = 0;
+        for (std::size_t v = 0; v < V; ++v) mean += p[v];
+        mean /= double(V);
+        stats.objective_sum += (1.0 - fo.label_smoothing) * nll + fo.label_smoothing * (lse - mean);
+      } else {
+        stats.objective_sum += nll;
       }
+      if (!want_grad) continue;
       kernels::masked_softmax(p, V, V);
+      for (std::size_t v = 0; v < V; ++v) p[v] = (p[v] - smooth) * inv_n;
+      p[y] -= hit * inv_n;
+      kernels::add(p, out_b.g, V);
     }
+    if (!want_grad) continue;
+    kernels::gemm_acc(logits.data(), 1, V, &feats[r0 * Hd], Hd, out_w.g, Hd, V, Hd, R);             // dW += dl^T F
+    kernels::gemm_packed(logits.data(), V, out_t_packed, nullptr, &dfeats[r0 * Hd], Hd, R, Hd, V);  // dl W
   }
   if (!want_grad) return stats;
 
   // ================= decoder backward =================
-  const float inv_n = 1.f / float(bt.tokens);
   auto &dh = ws.dh, &dc = ws.dc;  // carried to step k-1
   at_least(dh, L);
   at_least(dc, L);
@@ -407,9 +452,9 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad, con
   dmemory.assign(B * Ts * Ho, 0.f);
   dkeys.assign(B * Ts * Kd, 0.f);
   const PG dec_emb_g = dec_emb;
-  auto &dlogits = ws.dlogits, &dfeat = ws.dfeat, &dtmp = ws.dtmp, &dcat = ws.dcat, &dctx = ws.dctx, &dq = ws.dq,
-       &dx = ws.dx, &dgi = ws.dgi, &dscratch = ws.dscratch, &ascratch = ws.ascratch;
-  dlogits.resize(B * V), dfeat.resize(B * Hd), dtmp.resize(B * Hd), dcat.resize(B * (Ho + Hd)), dctx.resize(B * Ho);
+  auto &dfeat = ws.dfeat, &dtmp = ws.dtmp, &dcat = ws.dcat, &dctx = ws.dctx, &dq = ws.dq, &dx = ws.dx, &dgi = ws.dgi,
+       &dscratch = ws.dscratch, &ascratch = ws.ascratch;
+  dfeat.resize(B * Hd), dtmp.resize(B * Hd), dcat.resize(B * (Ho + Hd)), dctx.resize(B * Ho);
   dq.resize(B * Hd), dx.resize(B * D), dgi.resize(B * G * Hd), dscratch.resize(B * G * Hd), ascratch.resize(2 * Ts + A);
   // The decoder layers' gradients (at the weights' offsets).
   auto dW_ih = [&](std::size_t l) { return net.get(ws.dec_rnn[l].w_ih); };
@@ -459,30 +504,23 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad, con
     }
   };
 
+  std::size_t row_end = N;  // step k's rows of dfeats end here (steps are stored in order)
   for (std::size_t k = Tt; k-- > 0;) {
     const Step& s = steps[k];
     Bk = active[k];  // rows [Bk, active[k - 1]) start here, their carried gradients still zero
-    // d objective / d logits = p - target distribution ((1 - e) one-hot + e / V), per token
-    const float smooth = fo.label_smoothing / float(V), hit = 1.f - fo.label_smoothing;
-    for (std::size_t b = 0; b < Bk; ++b) {
-      const std::int32_t y = bt.tgt_out[k * B + dorder[b]];
-      for (std::size_t v = 0; v < V; ++v) dlogits[b * V + v] = y >= 0 ? (s.probs[b * V + v] - smooth) * inv_n : 0.f;
-      if (y >= 0) dlogits[b * V + y] -= hit * inv_n;
-    }
-    const float* feat = drop ? s.feat.data() : c.style == Style::None ? s.cell[L - 1].h.data() : s.htilde.data();
+    row_end -= Bk;
+    const float* dout_k = &dfeats[row_end * Hd];  // d objective / d (this step's output features)
     if (c.style == Style::None) {
       if (drop) {
-        std::fill(dfeat.begin(), dfeat.end(), 0.f);
-        nn::linear_backward(feat, Hd, out_w.w, dlogits.data(), V, dfeat.data(), out_w.g, out_b.g, Bk, V, Hd);
+        std::memcpy(dfeat.data(), dout_k, Bk * Hd * sizeof(float));
         kernels::mul(dfeat.data(), s.feat_mask.data(), dfeat.data(), Bk * Hd);
         kernels::add(dfeat.data(), dh[L - 1].data(), Bk * Hd);
       } else {
-        nn::linear_backward(feat, Hd, out_w.w, dlogits.data(), V, dh[L - 1].data(), out_w.g, out_b.g, Bk, V, Hd);
+        kernels::add(dout_k, dh[L - 1].data(), Bk * Hd);
       }
       rnn_back(s);
     } else {
-      std::fill(dfeat.begin(), dfeat.end(), 0.f);
-      nn::linear_backward(feat, Hd, out_w.w, dlogits.data(), V, dfeat.data(), out_w.g, out_b.g, Bk, V, Hd);
+      std::memcpy(dfeat.data(), dout_k, Bk * Hd * sizeof(float));
       if (c.style == Style::Luong && c.input_feeding) kernels::add(dhtilde_next.data(), dfeat.data(), Bk * Hd);
       if (drop) kernels::mul(dfeat.data(), s.feat_mask.data(), dfeat.data(), Bk * Hd);
       for (std::size_t i = 0; i < Bk * Hd; ++i) dfeat[i] *= 1.f - s.htilde[i] * s.htilde[i];  // tanh
