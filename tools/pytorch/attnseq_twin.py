@@ -255,14 +255,18 @@ class Seq2Seq(nn.Module):
 # ---- safetensors I/O (no `safetensors` package needed) ------------------------------------------------
 
 def write_safetensors(path: str, tensors: dict, metadata: Optional[dict]) -> None:
-    """8-byte LE header length, JSON header padded with spaces to a multiple of 8, raw LE F32 data."""
+    """8-byte LE header length, JSON header padded with spaces to a multiple of 8, raw LE F32 data
+    (bytes objects, a tokenizer's .model file, are written as U8 of one dimension)."""
     header, blobs, offset = {}, [], 0
     if metadata is not None:
         header["__metadata__"] = {str(k): str(v) for k, v in metadata.items()}
     for name in sorted(tensors):
-        arr = tensors[name].detach().cpu().contiguous().numpy().astype("<f4")
-        data = arr.tobytes()
-        header[name] = {"dtype": "F32", "shape": list(arr.shape), "data_offsets": [offset, offset + len(data)]}
+        if isinstance(tensors[name], (bytes, bytearray)):
+            data, dtype, shape = bytes(tensors[name]), "U8", [len(tensors[name])]
+        else:
+            arr = tensors[name].detach().cpu().contiguous().numpy().astype("<f4")
+            data, dtype, shape = arr.tobytes(), "F32", list(arr.shape)
+        header[name] = {"dtype": dtype, "shape": shape, "data_offsets": [offset, offset + len(data)]}
         blobs.append(data)
         offset += len(data)
     hjson = json.dumps(header, separators=(",", ":")).encode("utf-8")
@@ -285,9 +289,10 @@ def default_vocab(size: int) -> List[str]:
     return ["<pad>", "<s>", "</s>", "<unk>"] + [f"w{i}" for i in range(4, size)]
 
 
-def save_attnseq(model: Seq2Seq, path: str, metadata: Optional[dict]) -> None:
+def save_attnseq(model: Seq2Seq, path: str, metadata: Optional[dict], spm: Optional[dict] = None) -> None:
     """Write the model; `metadata` (may be None for a tensors-only file) adds free-form fields and
-    vocabularies on top of the configuration fields derived from the model."""
+    vocabularies on top of the configuration fields derived from the model. `spm` ({"src": bytes,
+    "tgt": bytes}) makes both sides SentencePiece tokenizers carried in the file (tokenizer.src/tgt)."""
     cfg = model.cfg
     tensors = model.state_dict()
     if cfg.tie_embeddings:  # stored once, as decoder.embedding.weight (docs/checkpoint-format.md)
@@ -306,8 +311,9 @@ def save_attnseq(model: Seq2Seq, path: str, metadata: Optional[dict]) -> None:
         # per-side kinds (docs/checkpoint-format.md); "tokenizer" then says "mixed" when they differ
         **({"src_tokenizer": metadata["src_tokenizer"], "tgt_tokenizer": metadata["tgt_tokenizer"]}
            if "src_tokenizer" in metadata else {}),
-        "src_vocab": json.dumps(list(metadata.get("src_vocab", default_vocab(cfg.src_vocab_size)))),
-        "tgt_vocab": json.dumps(list(metadata.get("tgt_vocab", default_vocab(cfg.tgt_vocab_size)))),
+        **({} if spm else {
+            "src_vocab": json.dumps(list(metadata.get("src_vocab", default_vocab(cfg.src_vocab_size)))),
+            "tgt_vocab": json.dumps(list(metadata.get("tgt_vocab", default_vocab(cfg.tgt_vocab_size))))}),
         "bos": str(cfg.bos), "eos": str(cfg.eos), "pad": str(cfg.pad), "unk": str(cfg.unk),
         **({"tie_embeddings": "true"} if cfg.tie_embeddings else {}),
         "name": metadata.get("name", ""),
@@ -318,8 +324,11 @@ def save_attnseq(model: Seq2Seq, path: str, metadata: Optional[dict]) -> None:
     for k, v in metadata.items():
         if k not in meta and k not in ("src_vocab", "tgt_vocab") and isinstance(v, str):
             meta[k] = v
-    if len(json.loads(meta["src_vocab"])) != cfg.src_vocab_size or \
-       len(json.loads(meta["tgt_vocab"])) != cfg.tgt_vocab_size:
+    if spm:
+        meta.update({"tokenizer": "spm", "src_tokenizer": "spm", "tgt_tokenizer": "spm"})
+        tensors = {**tensors, "tokenizer.src": spm["src"], "tokenizer.tgt": spm["tgt"]}
+    elif len(json.loads(meta["src_vocab"])) != cfg.src_vocab_size or \
+            len(json.loads(meta["tgt_vocab"])) != cfg.tgt_vocab_size:
         raise ValueError("vocabulary lengths do not match the embedding tables")
     write_safetensors(path, tensors, meta)
 

@@ -345,6 +345,12 @@ def parse_args(argv=None):
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--data", help="TSV file, one source<TAB>target pair per line")
     src.add_argument("--pron", help="pronunciation dictionary, WORD<TAB>PHONEMES lines (data/cmudict/README.md)")
+    src.add_argument("--src", help="parallel text: source sentences, one a line (with --tgt, --src-spm, --tgt-spm)")
+    p.add_argument("--tgt", help="parallel text: the target sentences, line i translating --src's line i")
+    p.add_argument("--src-spm", help="--src: the source side's SentencePiece model (read by python3-sentencepiece)")
+    p.add_argument("--tgt-spm", help="--src: the target side's SentencePiece model")
+    p.add_argument("--tie-embeddings", action="store_true",
+                   help="the output layer shares the target embedding matrix (--embedding must equal --hidden)")
     p.add_argument("--dev-fraction", type=float, default=0.03, help="--pron: share of the words held out (by word, seeded)")
     p.add_argument("--dev-seed", type=int, default=1, help="--pron: seed of the development split")
     p.add_argument("--dropout", type=float, default=0.0, help="attnseq's dropout (embeddings, between layers, output features)")
@@ -399,14 +405,70 @@ def parse_args(argv=None):
         p.error("--label-smoothing must be in [0, 1)")
     if a.pron is not None and not 0.0 < a.dev_fraction <= 0.5:
         p.error("--dev-fraction must be in (0, 0.5]")
+    if (a.src is not None) != all(x is not None for x in (a.tgt, a.src_spm, a.tgt_spm)) or \
+            (a.src is None and any(x is not None for x in (a.tgt, a.src_spm, a.tgt_spm))):
+        p.error("--src, --tgt, --src-spm and --tgt-spm go together")
+    if a.tie_embeddings and a.embedding != a.hidden:
+        p.error("--tie-embeddings needs --embedding equal to --hidden")
     return a
+
+
+# ---- parallel text through SentencePiece models (attnseq's train --src/--tgt) ---------------------------
+
+def read_lines(path: str):
+    """The lines of a text file as attnseq's text_lines reads them (src/train/parallel_data.hpp)."""
+    with open(path, "rb") as f:
+        raw = f.read()
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    lines = raw.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    out = []
+    for no, line in enumerate(lines, 1):
+        line = line[:-1] if line.endswith(b"\r") else line
+        if not line:
+            raise ValueError(f"{path}:{no}: empty line (every line is a sentence of the pair)")
+        try:
+            out.append(line.decode("utf-8"))
+        except UnicodeDecodeError as e:
+            raise ValueError(f"{path}:{no}: invalid UTF-8 at byte {e.start}") from None
+    return out
+
+
+def read_parallel(a):
+    """(pairs of ids, source pieces, target pieces, the two .model files' bytes)."""
+    import sentencepiece  # python3-sentencepiece; only this path needs it
+    models = {}
+    for side, path in (("src", a.src_spm), ("tgt", a.tgt_spm)):
+        with open(path, "rb") as f:
+            models[side] = f.read()
+    sp = {side: sentencepiece.SentencePieceProcessor(model_proto=b) for side, b in models.items()}
+    for side, proc in sp.items():  # attnseq's special ids
+        ids = (proc.pad_id(), proc.bos_id(), proc.eos_id(), proc.unk_id())
+        if ids != (PAD, BOS, EOS, UNK):
+            raise ValueError(f"--{side}-spm has pad, bos, eos, unk ids {ids}; train it with --pad_id=0 --bos_id=1 "
+                             "--eos_id=2 --unk_id=3")
+    src, tgt = read_lines(a.src), read_lines(a.tgt)
+    if len(src) != len(tgt):
+        raise ValueError(f"'{a.src}' has {len(src)} lines and '{a.tgt}' {len(tgt)}")
+    pairs = []
+    for no, (s, t) in enumerate(zip(src, tgt), 1):
+        si, ti = sp["src"].encode(s), sp["tgt"].encode(t)
+        for which, ids, limit in (("source", si, MAX_SOURCE), ("target", ti, MAX_TARGET - 1)):
+            if not ids or len(ids) > limit:
+                raise ValueError(f"line {no}: the {which} has {len(ids)} pieces (1 to {limit} fit)")
+        pairs.append((si, ti))
+    vocab = {side: [proc.id_to_piece(i) for i in range(proc.get_piece_size())] for side, proc in sp.items()}
+    return pairs, vocab["src"], vocab["tgt"], models
 
 
 def model_config(a, src_vocab, tgt_vocab) -> Config:
     """The same sizes `attnseq train` derives from the same flags."""
     enc_hidden = (a.hidden if a.bridge else a.hidden // 2) if a.bidirectional else a.hidden
     return Config(cell=a.cell, style=a.style, score=a.score, input_feeding=a.input_feeding,
-                  bidirectional=a.bidirectional, layers=a.layers, bridge=a.bridge, emb=a.embedding,
+                  bidirectional=a.bidirectional, layers=a.layers, bridge=a.bridge,
+                  tie_embeddings=a.tie_embeddings, emb=a.embedding,
                   enc_hidden=enc_hidden, dec_hidden=a.hidden,
                   attn_dim=a.attn_dim if a.style != "none" and a.score == "additive" else 0,
                   src_vocab_size=len(src_vocab), tgt_vocab_size=len(tgt_vocab),
@@ -445,8 +507,8 @@ def batches(n_examples, per_rank, rank, world, seed):
         epoch += 1
 
 
-def save(model: Seq2Seq, a, src_vocab, tgt_vocab) -> None:
-    task = "pron" if a.pron else "tsv"
+def save(model: Seq2Seq, a, src_vocab, tgt_vocab, spm=None) -> None:
+    task = "pron" if a.pron else "translate" if a.src else "tsv"
     name = a.name or (task + "-" + a.style + ("" if a.style == "none" else "-" + a.score))
     tmp = a.out + ".tmp"
     src_kind, tgt_kind = a.src_tokenizer or a.tokenizer, a.tgt_tokenizer or a.tokenizer
@@ -457,7 +519,10 @@ def save(model: Seq2Seq, a, src_vocab, tgt_vocab) -> None:
         meta.update({"tokenizer": "mixed", "src_tokenizer": "char", "tgt_tokenizer": "word", "src_case": "upper",
                      "data": os.path.basename(a.pron), "dev_fraction": f"{a.dev_fraction:g}",
                      "dev_seed": str(a.dev_seed)})
-    save_attnseq(model, tmp, meta)
+    if a.src:  # both sides SentencePiece, their .model files inside the checkpoint
+        meta = {"name": name, "task": task, "description": a.description,
+                "data": os.path.basename(a.src) + " -> " + os.path.basename(a.tgt)}
+    save_attnseq(model, tmp, meta, spm)
     os.replace(tmp, a.out)  # a reader never sees a half-written file
 
 
@@ -476,13 +541,17 @@ def main(argv=None):
         train_words, dev_words = split_dev(read_pron(a.pron), a.dev_fraction, a.dev_seed)
         src_vocab, tgt_vocab = make_vocab(LETTERS), make_vocab(ARPABET)
         pairs = [(list(w), r.split()) for w, refs in train_words for r in refs]  # one pair per pronunciation
+    elif a.src:
+        data, src_vocab, tgt_vocab, spm = read_parallel(a)
     else:
         pairs = read_tsv(a.data, a.src_tokenizer or a.tokenizer, a.tgt_tokenizer or a.tokenizer)
         src_vocab = make_vocab(t for s, _ in pairs for t in s)
         tgt_vocab = make_vocab(t for _, tg in pairs for t in tg)
-    s_index = {t: i for i, t in enumerate(src_vocab)}
-    t_index = {t: i for i, t in enumerate(tgt_vocab)}
-    data = [([s_index[t] for t in s], [t_index[t] for t in tg]) for s, tg in pairs]
+    if not a.src:
+        spm = None
+        s_index = {t: i for i, t in enumerate(src_vocab)}
+        t_index = {t: i for i, t in enumerate(tgt_vocab)}
+        data = [([s_index[t] for t in s], [t_index[t] for t in tg]) for s, tg in pairs]
     if a.pron:
         dev = [([s_index[c] for c in w], [[t_index[p] for p in r.split()] for r in refs]) for w, refs in dev_words]
 
@@ -528,12 +597,12 @@ def main(argv=None):
             log(f"step {done}/{a.steps}  loss {loss_avg:.4f} (batch {loss:.4f})  acc {acc_avg:.3f}{gn}  "
                 f"lr {learning_rate(step, a):.2e}  {tokens_seen / el:.0f} tok/s  elapsed {el:.1f}s")
         if rank == 0 and a.save_every and done % a.save_every == 0 and done != a.steps:
-            save(model, a, src_vocab, tgt_vocab)
+            save(model, a, src_vocab, tgt_vocab, spm)
 
     el = time.time() - t0
     if rank == 0:
         model.to("cpu").eval()
-        save(model, a, src_vocab, tgt_vocab)
+        save(model, a, src_vocab, tgt_vocab, spm)
         log(f"trained {a.steps} steps in {el:.1f} s ({tokens_seen / el:.0f} target tokens/s); saved {a.out}")
         if a.eval > 0:
             n = min(a.eval, len(data))
