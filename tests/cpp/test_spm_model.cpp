@@ -4,10 +4,12 @@
 // parallel-text reader of the translation trainer (src/train/parallel_data.hpp).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <iterator>
 #include <memory>
 #include <string>
+#include <tuple>
 
 #include "decode/decode.hpp"
 #include "model/checkpoint.hpp"
@@ -17,6 +19,8 @@
 #include "model/vocab.hpp"
 #include "model/words.hpp"
 #include "test_util.hpp"
+#include "train/bleu.hpp"
+#include "train/epochs.hpp"
 #include "train/parallel_data.hpp"
 
 using namespace attnseq;
@@ -220,4 +224,58 @@ TEST_CASE("words: a subword side's pieces grouped into words, and the alignment 
   const Vocab gw = Vocab::source(g);
   const std::vector<std::int32_t> some = {5, 6, 7};
   CHECK(group_words(gw, some.data(), some.size()).size() == 3);
+}
+
+TEST_CASE("translation epochs: dev BLEU judges the epochs, saves with the state, and a resumed run repeats them") {
+  // A tiny model on eight Multi30K-like pairs: what matters is the bookkeeping, not the quality.
+  const ModelConfig c = spm_config();
+  train::ParallelText text;
+  text.src = {"A dog runs.",   "Two men talk.", "A red car.", "A girl sings.",
+              "The man eats.", "A cat sleeps.", "Boys play.", "A woman reads."};
+  text.tgt = {"Ein Hund rennt.", "Zwei Männer reden.",  "Ein rotes Auto.", "Ein Mädchen singt.",
+              "Der Mann isst.",  "Eine Katze schläft.", "Jungen spielen.", "Eine Frau liest."};
+  const auto pairs = train::parallel_pairs(c, text, "s", "t");
+  const auto refs = train::parallel_refs(c, text, "s");
+  const auto dev = std::make_shared<const train::BleuDev>(refs);
+  train::TrainOptions o;
+  o.batch_size = 4;
+  o.lr = 0.01f;
+  o.warmup = 0;
+  o.seed = 3;
+  train::EpochOptions e;
+  e.epochs = 3;
+  e.patience = 0;
+  e.eval_beam = 2;
+  const auto run = [&](int stop_at, const std::vector<std::uint8_t>* from) {
+    Model m(c);
+    train::initialize(m, 5);
+    train::EpochTrainer et(m, pairs, dev, o, e);
+    if (from) et.load_state(from->data(), from->size());
+    std::vector<train::DevCounts> devs;
+    while (!et.finished() && et.steps_done() != stop_at) {
+      const auto out = et.advance();
+      if (out.ended) devs.push_back(out.epoch.dev);
+    }
+    return std::tuple{et.save_state(), devs, et.best_dev(), m.params().data};
+  };
+  const auto [full_state, full_devs, full_best, full_params] = run(-1, nullptr);
+  REQUIRE(full_devs.size() == 3);
+  for (const auto& d : full_devs) CHECK(d.size() == 10);  // BleuStats::counts()
+  // The best epoch's counts are those of the BLEU re-measured on its weights.
+  CHECK(full_best == *std::max_element(full_devs.begin(), full_devs.end(), [](const auto& a, const auto& b) {
+          return train::BleuStats::from_counts(a).score() < train::BleuStats::from_counts(b).score();
+        }));
+  const auto [mid_state, mid_devs, mid_best, mid_params] = run(3, nullptr);  // into epoch 2
+  (void)mid_best;
+  (void)mid_params;
+  const auto [res_state, res_devs, res_best, res_params] = run(-1, &mid_state);
+  CHECK(res_params == full_params);
+  CHECK(res_best == full_best);
+  CHECK(res_state == full_state);
+  REQUIRE(mid_devs.size() == 1);
+  REQUIRE(res_devs.size() == 2);
+  CHECK(res_devs[0] == full_devs[1]);
+  CHECK(res_devs[1] == full_devs[2]);
+  // The summary names the figure.
+  CHECK(dev->short_summary(full_best).rfind("BLEU ", 0) == 0);
 }
