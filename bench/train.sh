@@ -6,7 +6,12 @@
 # matrix-product rates of our kernels and of OpenBLAS on the model's shapes. It measures; it never
 # fails on time. bench/README.md says how to read it.
 #
-#   bash bench/train.sh [--rounds N] [--config g2p|dates|both] [--no-build] [--no-torch]
+#   bash bench/train.sh [--rounds N] [--config g2p|dates|both|m30k] [--no-build] [--no-torch]
+#
+# m30k is the translation recipe's configuration (scripts/train-multi30k.sh: Multi30K en-de through its
+# SentencePiece models, V 8,000, hidden and tied embeddings 512): native `train --src --tgt` (stopped
+# after a few steps of its first epoch) against the twin's `train.py --src --tgt`; no wasm figure (the
+# package's createTrainer takes tasks and TSV, not parallel text with tokenizers).
 #
 # The twin needs Debian's python3-torch, and OpenBLAS as the system BLAS (libopenblas0-pthread:
 # `update-alternatives` then points libblas.so.3 at it; the line "blas:" below says which one ran):
@@ -47,6 +52,7 @@ if [ "$TORCH" = 1 ]; then
   echo "blas: $(readlink -f /usr/lib/x86_64-linux-gnu/libblas.so.3); torch $($PY -c 'import torch; print(torch.__version__)')"
 fi
 
+if [ "$CONFIG" != m30k ]; then
 # The data: CMUdict's training words (G2P) and 100,000 dates of the dates task as TSV.
 $FLOPS --task dates --dump-tsv 100000 "$TMP/dates.tsv"
 G2P_DATA=data/cmudict/g014b2b.train
@@ -65,6 +71,7 @@ a @ b; t = time.perf_counter(); n = 0
 while time.perf_counter() - t < 1: a @ b; n += 1
 print(f"RESULT what=openblas shape=64x256_by_256x768 gflops={2 * 64 * 256 * 768 * n / (time.perf_counter() - t) / 1e9:.1f}")
 PY
+fi
 fi
 
 run_config() {  # name data flags wasm_args native_steps torch_steps
@@ -90,4 +97,29 @@ run_config() {  # name data flags wasm_args native_steps torch_steps
 }
 case "$CONFIG" in g2p|both) run_config g2p $G2P_DATA "$G2P_FLAGS" "$G2P_WASM" 60 40 ;; esac
 case "$CONFIG" in dates|both) run_config dates "$TMP/dates.tsv" "$DATES_FLAGS" "$DATES_WASM" 600 200 ;; esac
+
+M30K=data/multi30k
+M30K_DATA="--src $M30K/raw/train.en --tgt $M30K/raw/train.de"
+M30K_SPM="--src-spm $M30K/spm/m30k_en.model --tgt-spm $M30K/spm/m30k_de.model"
+M30K_FLAGS="--bidirectional --input-feeding --score general --hidden 512 --embedding 512 --tie-embeddings --dropout 0.3 --label-smoothing 0.1"
+run_m30k() {  # native_steps torch_steps
+  local r out threads
+  for r in $(seq 1 "$ROUNDS"); do
+    for threads in 1 "$NPROC"; do
+      out=$($CLI train $M30K_DATA --dev-src $M30K/raw/val.en --dev-tgt $M30K/raw/val.de $M30K_SPM $M30K_FLAGS \
+        --batch 64 --epochs 1 --stop-after "$1" --warmup 4 --seed 1 --quiet --threads "$threads" \
+        --out "$TMP/m.safetensors" | tail -1)
+      echo "RESULT config=m30k round=$r trainer=native_${threads}t tok_s=$(sed -E 's/.*\(([0-9.]+) target tokens\/s\).*/\1/' <<<"$out")"
+    done
+    if [ "$TORCH" = 1 ]; then
+      for threads in 1 "$NPROC"; do
+        out=$(OPENBLAS_NUM_THREADS=1 $PY tools/pytorch/train.py $M30K_DATA $M30K_SPM $M30K_FLAGS --batch 64 \
+          --steps "$2" --warmup 4 --seed 1 --device cpu --threads "$threads" --eval 0 --log-every 1000000 \
+          --out "$TMP/t.safetensors" 2>&1 | tail -1)
+        echo "RESULT config=m30k round=$r trainer=pytorch_${threads}t tok_s=$(sed -E 's/.*\(([0-9.]+) target tokens\/s\).*/\1/' <<<"$out")"
+      done
+    fi
+  done
+}
+case "$CONFIG" in m30k) run_m30k "${M30K_STEPS:-40}" "${M30K_TORCH_STEPS:-20}" ;; esac
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
