@@ -516,6 +516,20 @@ export class Model extends Disposable {
     return { ids, tokens };
   }
 
+  /**
+   * Ids -> text as the side's tokenizer writes it: subword pieces decoded (SentencePiece's rules),
+   * characters joined, words spaced; padding, start and end tokens left out. The inverse of tokenize().
+   */
+  detokenize(ids, side = 'target') {
+    if (side !== 'source' && side !== 'target')
+      throw new AttnseqError('BAD_INPUT', `detokenize(): side must be 'source' or 'target', got ${describe(side)}`);
+    const s = side === 'target' ? 1 : 0;
+    if (this.config[s ? 'tgtTokenizer' : 'srcTokenizer'] === 'ids')
+      throw new AttnseqError('BAD_INPUT', `detokenize(): the ${side} side has no tokenizer (ids only)`);
+    const v = toIds(ids, s ? this.config.tgtVocabSize : this.config.srcVocabSize, 'detokenize(): ids');
+    return check(this._h.detokenize(v, s)).text;
+  }
+
   // Every id's display token for side s (0 source, 1 target), asked of the engine once: ids then name
   // their tokens without a call into wasm (an encode of ids spent about 18 µs of its ~200 at H = 128
   // in that call; bench/RESULTS.md).
@@ -690,10 +704,38 @@ export class Model extends Disposable {
     };
   }
 
-  // The word-level view of a subword model's best hypothesis (src/model/words.hpp): a word's pieces
-  // merged, its weights summed over a source word's pieces and averaged over a target word's.
+  // The word-level view of a subword model's best hypothesis.
   #words(srcIds, best) {
-    const r = check(this._h.words(srcIds, best.tokens, this.config.style === 'none' ? null : best.attention));
+    return this.#wordView(srcIds, best.tokens, this.config.style === 'none' ? null : best.attention);
+  }
+
+  /**
+   * The word-level view of any alignment between a source and target ids of a subword model (src/model/words.hpp):
+   * a word's pieces merged, its weights summed over a source word's pieces and averaged over a target
+   * word's rows; the end token is no word. A partial decode gives its words so far. attention: rows x
+   * cols (target ids x source ids), or null for the words alone.
+   */
+  words(srcIds, tgtIds, attention = null) {
+    const c = this.config;
+    if (c.srcTokenizer !== 'spm' && c.tgtTokenizer !== 'spm')
+      throw new AttnseqError('BAD_INPUT', `words(): this model's tokens are already ${c.srcTokenizer === 'char' ? 'letters' : 'words'} (tokenizers ${c.srcTokenizer} / ${c.tgtTokenizer}, not spm)`);
+    if (typeof srcIds === 'string' || typeof tgtIds === 'string')
+      throw new AttnseqError('BAD_INPUT', 'words() takes token ids (model.tokenize(text).ids), not text');
+    const src = toIds(srcIds, c.srcVocabSize, 'words(): source ids'), tgt = toIds(tgtIds, c.tgtVocabSize, 'words(): target ids');
+    if (attention !== null) {
+      if (!(attention instanceof Float32Array || Array.isArray(attention)))
+        throw new AttnseqError('BAD_INPUT', `words(): attention must be a Float32Array or an array of numbers, or null, got ${describe(attention)}`);
+      if (attention.length !== src.length * tgt.length)
+        throw new AttnseqError('BAD_INPUT', `words(): attention holds ${attention.length} weights, not ${tgt.length} x ${src.length} (target x source ids)`);
+    }
+    const att = attention === null ? null : Float32Array.from(attention);
+    const bad = att ? att.findIndex((w) => !Number.isFinite(w)) : -1;
+    if (bad >= 0) throw new AttnseqError('BAD_INPUT', `words(): attention[${bad}] is ${att[bad]}; weights are finite numbers`);
+    return this.#wordView(src, tgt, att);
+  }
+
+  #wordView(srcIds, tgtIds, attention) {
+    const r = check(this._h.words(srcIds, tgtIds, attention));
     const spans = (flat) => Array.from({ length: flat.length / 2 }, (_, i) => [flat[2 * i], flat[2 * i + 1]]);
     return {
       source: r.source, target: r.target, sourceSpans: spans(r.sourceSpans), targetSpans: spans(r.targetSpans),

@@ -221,6 +221,14 @@ export class Model implements Disposable_ {
   readonly tgtVocab: readonly string[] | null;
   readonly disposed: boolean;
   tokenize(input: Input, side?: 'source' | 'target'): { ids: Int32Array; tokens: string[] };
+  /**
+   * The word-level view of an alignment of a subword ('spm') model: source and target ids (a partial
+   * decode gives its words so far) and their rows x cols weights, or null for the words alone.
+   * BAD_INPUT for a model with no spm side, ids outside a vocabulary, or weights of another size.
+   */
+  /** Ids -> text as the side's tokenizer writes it (pieces decoded, characters joined, words spaced), without padding, start and end tokens. */
+  detokenize(ids: ArrayLike<number>, side?: 'source' | 'target'): string;
+  words(srcIds: ArrayLike<number>, tgtIds: ArrayLike<number>, attention?: Float32Array | number[] | null): WordView;
   encode(input: Input): Encoded;
   decoder(enc: Encoded, options?: DecoderOptions): Decoder;
   translate(input: Input | Encoded, options?: TranslateOptions): Translation;

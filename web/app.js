@@ -15,7 +15,8 @@ import { $, errText, showError, clearError, hideTip } from './controller/page.js
 import { startModels, selectModel, loadUserBytes, loadUserFile, showFileError } from './controller/models.js';
 import { speed, updateButtons } from './controller/controls.js';
 import { setupPlayback, newSession, ensureSession, stepPressed, loop, stopLoop, play, restart, rewake, inputChanged } from './controller/playback.js';
-import { setupMatrix, highlight } from './controller/matrix.js';
+import { setupMatrix, highlight, redrawMatrix, showUnits } from './controller/matrix.js';
+import { renderLinksView } from './controller/links.js';
 import { setupInspector, selectStep, stepBy, followLatest } from './controller/inspector.js';
 import { whatIf, afterFinish, clearWhatIfs, hideWhatIfNote } from './controller/whatif.js';
 import { runCompare } from './controller/compare.js';
@@ -66,6 +67,16 @@ function wire() {
   $('next-step').addEventListener('click', () => stepBy(1));
   $('follow').addEventListener('click', followLatest);
   $('whatif-clear').addEventListener('click', clearWhatIfs);
+  // A subword model's matrix by words or by pieces.
+  for (const [id, words] of [['units-words', true], ['units-pieces', false]]) {
+    $(id).addEventListener('click', () => {
+      if (state.byWords === words) return;
+      state.byWords = words;
+      showUnits(state.current?.model);
+      redrawMatrix();
+      renderLinksView();
+    });
+  }
   $('compare-run').addEventListener('click', runCompare);
   $('beam-run').addEventListener('click', runBeam);
   $('beam-size').addEventListener('keydown', (e) => { if (e.key === 'Enter') runBeam(); });

@@ -8,7 +8,8 @@ import { drawFigure } from '../views/render.js';
 import { download } from '../views/dom.js';
 import { state } from './state.js';
 import { showError } from './page.js';
-import { alignmentOf, outputText, isVanilla } from './session.js';
+import { outputText, isVanilla } from './session.js';
+import { grid } from './matrix.js';
 
 function exportName(sess, ext) {
   return `attnseq-${safeName(sess.entry.id.replace(/^user:/, ''))}-${safeName(sess.text).slice(0, 30)}.${ext}`;
@@ -21,7 +22,9 @@ function figureOptions(sess) {
 export function exportAs(kind) {
   const sess = state.sess;
   if (!sess || sess.steps.length === 0) return;
-  const a = alignmentOf(sess);
+  // What the matrix shows: tokens, or a subword model's words.
+  const g = grid();
+  const a = { srcTokens: g.srcTokens, tgtTokens: g.tgtTokens, attention: g.attention, rows: g.rows, cols: g.cols };   // (no more: the package's exports take an alignment)
   if (kind === 'csv') return download(new Blob([alignmentToCSV(a)], { type: 'text/csv' }), exportName(sess, 'csv'));
   if (kind === 'json') return download(new Blob([alignmentToJSON(a)], { type: 'application/json' }), exportName(sess, 'json'));
   if (kind === 'svg') return download(new Blob([alignmentSVG(a, figureOptions(sess))], { type: 'image/svg+xml' }), exportName(sess, 'svg'));

@@ -60,7 +60,9 @@ export function renderInspector() {
   const had = document.activeElement;
   const look = $('inspector-body').contains(had) ? had.closest('tr[data-i]')?.dataset.i : undefined;
   drawInspector();
-  markUnknown($('inspector-body').querySelectorAll('tr[data-i] > th'), (th) => Number(th.parentElement.dataset.i), state.sess?.unknown, true);
+  const keyCells = () => $('inspector-body').querySelectorAll('tr[data-i] > th'), at = (th) => Number(th.parentElement.dataset.i);
+  markUnknown(keyCells(), at, state.sess?.unknown, true);
+  markUnknown(keyCells(), at, state.sess?.bytes, true, 'bytes');
   if (had && had !== document.body && (!had.isConnected || had.disabled)) {
     refocus([look === undefined ? null : $('inspector-body').querySelector(`tr[data-i="${look}"] .look`),
       $('next-step'), $('prev-step'), $('follow'), $('restart'), $('play'), $('source')]);

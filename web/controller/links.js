@@ -2,14 +2,15 @@
 // worth drawing. A long alignment (over LINKS_FIT tokens a side) has a fixed pitch, set by the source
 // labels so that it never changes during a decode, and each new row's links are appended to the
 // drawing; a short one is spread over its box and redrawn (it is small). Hovering highlights as in
-// the matrix. Interface: renderLinksView(k), clearLinks().
+// the matrix. It shows what the matrix shows: tokens, or a subword model's words.
+// Interface: renderLinksView(k), clearLinks().
 import { showToken } from '../views/alignment.js';
 import { linksLayout, linksRow, linksPitch, LINKS_FIT } from '../views/links.js';
 import { renderLinks, appendLinksRow } from '../views/render.js';
 import { state } from './state.js';
 import { $ } from './page.js';
-import { alignmentOf, isVanilla } from './session.js';
-import { highlight } from './matrix.js';
+import { isVanilla } from './session.js';
+import { highlight, grid } from './matrix.js';
 
 let shown = null;   // what the box shows: { sess, svg, lay, rows }
 
@@ -17,8 +18,8 @@ let shown = null;   // what the box shows: { sess, svg, lay, rows }
 export function renderLinksView(k) {
   const box = $('links'), sess = state.sess;
   if (!sess || isVanilla(sess)) return box.replaceChildren();  // (hidden for a vanilla model: no links to draw)
-  const a = alignmentOf(sess);
-  if (shown?.sess === sess && shown.lay.pitch && k === shown.rows && k + 1 === a.rows && box.firstChild === shown.svg) {
+  const a = grid();   // (a subword model's words redraw: a word's row changes as its pieces arrive)
+  if (!a.words && shown?.sess === sess && shown.lay.pitch && k === shown.rows && k + 1 === a.rows && box.firstChild === shown.svg) {
     // (linksRow reads only row k's label: the others are not shown again)
     appendLinksRow(shown.svg, linksRow({ ...a, tgtTokens: { [k]: showToken(a.tgtTokens[k]) } }, k, shown.lay));
     shown.rows = a.rows;

@@ -1,8 +1,11 @@
 // The live alignment of the watched decode: an HTML table (a header row of source tokens, then one
 // row appended per decoder step) or, for a long source, a canvas window that grows by a row per step;
 // hover highlights (only the elements whose highlight changes are touched), tooltips, and dragging a
-// cell sideways to move that step's attention. Interface: setupMatrix({ onSelect, onMove }),
-// buildMatrix(), appendMatrixRow(r, k), clearMatrix(), markSelectedRow(), highlight(target).
+// cell sideways to move that step's attention. A subword model's matrix shows words (a row per target
+// word, a column per source word: session.js gridOf) or, by the toggle, its pieces; rows and columns
+// here are the grid's, and a press or a drag reaches the steps and pieces they stand for.
+// Interface: setupMatrix({ onSelect, onMove }), buildMatrix(), redrawMatrix(), appendMatrixRow(r, k),
+// clearMatrix(), markSelectedRow(), highlight(target), grid().
 import { rowLinks, colLinks } from '../views/alignment.js';
 import { argmax } from '../views/inspect.js';
 import { fmt } from '../views/format.js';
@@ -12,11 +15,19 @@ import { matrixWindow } from '../views/matrix-canvas.js';
 import { LONG_SOURCE } from '../views/viewport.js';
 import { state } from './state.js';
 import { $, showTip, hideTip, markUnknown } from './page.js';
-import { alignmentOf, isVanilla } from './session.js';
+import { gridOf, hasWords, isVanilla } from './session.js';
 
 // What a press on a row does (inspect that step) and what a cell dragged onto another column does
 // (re-decode with that step looking only there): set by the page's wiring.
 const on = { select: () => {}, move: () => {} };
+
+/** What the matrix shows of the watched decode (pieces, or a subword model's words). */
+export const grid = () => gridOf(state.sess, state.byWords);
+// A row pressed: its step (a word's last piece); a cell dropped on column col: the row's first step
+// looks only at that column's pieces.
+const selectRow = (row) => { const [f, n] = grid().rowSteps[row]; on.select(f + n - 1); };
+const moveRow = (row, col) => { const g = grid(); on.move(g.rowSteps[row][0], ...g.colSpans[col]); };
+let shownRows = 0;       // the table rows drawn
 
 // A long source (over LONG_SOURCE tokens) is drawn in a canvas window instead of the table: a table
 // of 300 columns costs the browser seconds of layout and paint per row, the window only its view.
@@ -34,6 +45,7 @@ const cellAt = (row, col) => bodyRow(row)?.cells[col + 1];          // (after th
 export function buildMatrix() {
   const sess = state.sess;
   clearMatrix();
+  const g = grid();
   if (sess.src.length > LONG_SOURCE) {
     const t = table();
     liveWin = matrixWindow({ cell: 18, font: 12, vanilla: isVanilla(sess), cls: 'live', label: t.getAttribute('aria-label') });
@@ -42,9 +54,58 @@ export function buildMatrix() {
     liveWin.set(liveAlignment());
     return;
   }
-  table().replaceChildren(tableHead(sess.src, isVanilla(sess)), h('tbody'));
-  table().classList.toggle('compact', sess.src.length > 10);  // long (character) sources: narrower cells
-  markUnknown(table().querySelectorAll('thead th[data-col]'), (th) => Number(th.dataset.col), sess.unknown);
+  table().replaceChildren(tableHead(g.srcTokens, isVanilla(sess), g.words ? 'word' : 'token'), h('tbody'));
+  table().classList.toggle('compact', g.cols > 10);  // long (character) sources: narrower cells
+  const heads = () => table().querySelectorAll('thead th[data-col]');
+  markUnknown(heads(), (th) => Number(th.dataset.col), g.unknown);
+  markUnknown(heads(), (th) => Number(th.dataset.col), g.bytes, false, 'bytes');
+}
+
+/** The words / pieces toggle: shown for a subword model, pressed as state.byWords says. */
+export function showUnits(model) {
+  $('units').hidden = !hasWords(model);
+  $('watch-rows').textContent = hasWords(model) && state.byWords ? 'one row per output word (its pieces’ steps together)' : 'one row per decoder step';
+  $('units-words').setAttribute('aria-pressed', String(state.byWords));
+  $('units-pieces').setAttribute('aria-pressed', String(!state.byWords));
+}
+
+/** Draws the matrix again from the session's steps (the units changed). */
+export function redrawMatrix() {
+  if (!state.sess) return;
+  buildMatrix();
+  if (liveWin) {
+    marks = rowMarks();
+    liveWin.set(liveAlignment());
+  } else {
+    drawRows(0);
+  }
+  markSelectedRow();
+}
+
+// The window's row labels: each row's text with the table's ⇢ / ✎ marks.
+function rowMarks() {
+  const g = grid();
+  return g.tgtTokens.map((t, i) => `${t}${g.flags[i].forced ? '⇢' : ''}${g.flags[i].overridden ? '✎' : ''}`);
+}
+
+// The table's rows from `from` on, as the grid has them now (a word's row changes while its pieces arrive).
+function drawRows(from) {
+  const g = grid(), sess = state.sess, body = table().tBodies[0];
+  freshRow?.classList.remove('fresh');
+  for (let row = from; row < g.rows; row++) {
+    const r = { text: g.tgtTokens[row], attention: g.attention.subarray(row * g.cols, (row + 1) * g.cols), ...g.flags[row] };
+    const tr = tableRow(r, row, g.srcLabels, isVanilla(sess), selectRow, g.words ? 'word' : 'step');
+    if (body.rows[row]) {
+      if (body.rows[row] === selectedRow) selectedRow = null;
+      body.rows[row].replaceWith(tr);
+    } else {
+      body.append(tr);
+    }
+    freshRow = tr;
+  }
+  while (body.rows.length > g.rows) body.rows[body.rows.length - 1].remove();
+  if (from < g.rows) forget();
+  shownRows = g.rows;
 }
 
 /** Removes the matrix (no session, or a new one is about to be drawn). */
@@ -53,27 +114,34 @@ export function clearMatrix() {
   liveWin?.el.remove();
   liveWin = null;
   marks = [];
+  shownRows = 0;
   selectedRow = freshRow = null;
   forget();
 }
 
 // The window's rows: the alignment so far, with the table's marks for forced and moved rows.
 function liveAlignment() {
-  return { ...alignmentOf(state.sess), tgtTokens: marks };
+  const g = grid();
+  return { srcTokens: g.srcTokens, tgtTokens: marks, attention: g.attention, rows: g.rows, cols: g.cols };
 }
 
 /** Adds step k's row (StepResult r) to the matrix. */
 export function appendMatrixRow(r, k) {
   const sess = state.sess;
+  const g = grid();
   if (liveWin) {
-    marks.push(`${r.text}${r.forced ? '⇢' : ''}${r.overridden ? '✎' : ''}`);
-    // Following the latest step, the window keeps the new row and the column it looks at in view.
-    liveWin.grow(liveAlignment(), state.selected === null ? { row: k, col: isVanilla(sess) ? sess.src.length : argmax(r.attention) } : null);
+    if (g.words) {
+      marks = rowMarks();
+      liveWin.set(liveAlignment());
+    } else {
+      marks.push(`${r.text}${r.forced ? '⇢' : ''}${r.overridden ? '✎' : ''}`);
+      // Following the latest step, the window keeps the new row and the column it looks at in view.
+      liveWin.grow(liveAlignment(), state.selected === null ? { row: k, col: isVanilla(sess) ? sess.src.length : argmax(r.attention) } : null);
+    }
     return markSelectedRow();
   }
-  freshRow?.classList.remove('fresh');
-  freshRow = tableRow(r, k, sess.srcLabels, isVanilla(sess), (row) => on.select(row));
-  table().tBodies[0].append(freshRow);
+  // (A word's row is drawn again as its pieces arrive; the end token adds no row.)
+  drawRows(g.words ? Math.max(0, Math.min(shownRows - 1, g.rows)) : shownRows);
   markSelectedRow();
 }
 
@@ -81,8 +149,9 @@ export function appendMatrixRow(r, k) {
 export function markSelectedRow() {
   const sess = state.sess;
   const k = sess ? (state.selected ?? sess.steps.length - 1) : -1;
-  if (liveWin) return liveWin.select(k);
-  const tr = (k >= 0 && bodyRow(k)) || null;
+  const row = k >= 0 ? (grid().rowOf[k] ?? -1) : -1;
+  if (liveWin) return liveWin.select(row);
+  const tr = (row >= 0 && bodyRow(row)) || null;
   if (tr === selectedRow) return;
   selectedRow?.classList.remove('selected');
   tr?.classList.add('selected');
@@ -103,7 +172,7 @@ const light = (el, cls) => {
 
 export function highlight(target) {
   const sess = state.sess;
-  const key = target && sess ? [target.row, target.col, sess.steps.length] : null;
+  const key = target && sess ? [target.row, target.col, sess.steps.length, state.byWords] : null;
   if (litKey && key && litKey.sess === sess && litKey.key.every((v, i) => v === key[i])) return;
   litKey = key && { sess, key };
   if (liveWin) highlightWindow(target);
@@ -112,7 +181,7 @@ export function highlight(target) {
   const links = $('links');
   links.querySelector('svg')?.classList.toggle('focus', !!target);
   if (!target || !sess) return;
-  const a = alignmentOf(sess);
+  const a = grid();
   const { row, col } = target;
   const inTable = !liveWin;   // (the window draws its own highlights)
   if (row !== undefined) {
@@ -143,18 +212,20 @@ export function highlight(target) {
 }
 
 function rowSummary(row) {
-  const sess = state.sess, a = alignmentOf(sess);
-  const r = sess.steps[row];
-  if (isVanilla(sess)) return `“${r.text}”: no attention; the decoder only had h_T`;
-  const l = rowLinks(a.attention, a.rows, a.cols, row, 0.1).map((x) => `${sess.srcLabels[x.col]} ${fmt(x.weight, 3)}`);
-  return `“${r.text}” looks at: ${l.join(', ')}`;
+  const sess = state.sess, a = grid();
+  const text = a.tgtTokens[row];
+  if (isVanilla(sess)) return `“${text}”: no attention; the decoder only had h_T`;
+  const l = rowLinks(a.attention, a.rows, a.cols, row, 0.1).map((x) => `${a.srcLabels[x.col]} ${fmt(x.weight, 3)}`);
+  const pieces = a.words && a.rowSteps[row][1] > 1 ? ` (the mean of its ${a.rowSteps[row][1]} pieces)` : '';
+  return `“${text}” looks at${pieces}: ${l.join(', ')}`;
 }
 
 function colSummary(col) {
-  const sess = state.sess, a = alignmentOf(sess);
-  if (isVanilla(sess)) return `“${sess.srcLabels[col]}”: the vanilla decoder never looks at it`;
-  const l = colLinks(a.attention, a.rows, a.cols, col, 0.1).map((x) => `${sess.steps[x.row].text} ${fmt(x.weight, 3)}`);
-  return l.length ? `“${sess.srcLabels[col]}” is looked at by: ${l.join(', ')}` : `“${sess.srcLabels[col]}”: no output token puts 0.1 of its weight here yet`;
+  const sess = state.sess, a = grid();
+  if (isVanilla(sess)) return `“${a.srcLabels[col]}”: the vanilla decoder never looks at it`;
+  const l = colLinks(a.attention, a.rows, a.cols, col, 0.1).map((x) => `${a.tgtTokens[x.row]} ${fmt(x.weight, 3)}`);
+  const pieces = a.words && a.colSpans[col][1] > 1 ? ` (its ${a.colSpans[col][1]} pieces together)` : '';
+  return l.length ? `“${a.srcLabels[col]}”${pieces} is looked at by: ${l.join(', ')}` : `“${a.srcLabels[col]}”: no output ${a.words ? 'word' : 'token'} puts 0.1 of its weight here yet`;
 }
 
 function hoverAt(el) {
@@ -164,8 +235,8 @@ function hoverAt(el) {
   if (td && td.dataset.col !== undefined) {
     const row = Number(td.dataset.row), col = Number(td.dataset.col);
     highlight({ row, col });
-    const w = Number(td.dataset.weight);
-    showTip(td, isVanilla(sess) ? `${sess.steps[row].text} ← ${sess.srcLabels[col]}: not visible (no attention)` : `${sess.steps[row].text} ← ${sess.srcLabels[col]}: w = ${fmt(w, 4)}`);
+    const w = Number(td.dataset.weight), g = grid();
+    showTip(td, isVanilla(sess) ? `${g.tgtTokens[row]} ← ${g.srcLabels[col]}: not visible (no attention)` : `${g.tgtTokens[row]} ← ${g.srcLabels[col]}: w = ${fmt(w, 4)}`);
   } else if (th && th.closest('tbody')) {
     const row = Number(th.parentElement.dataset.row);
     highlight({ row });
@@ -222,8 +293,8 @@ export function setupMatrix({ onSelect, onMove }) {
     const td = e.target instanceof Element ? e.target.closest('#alignment td') : null;
     if (!td || td.dataset.col === undefined) return;
     const row = Number(td.dataset.row), col = Number(td.dataset.col);
-    if (row === from.row && col !== from.col && e.pointerType === 'mouse') on.move(row, col);
-    else if (row === from.row) on.select(row);
+    if (row === from.row && col !== from.col && e.pointerType === 'mouse') moveRow(row, col);
+    else if (row === from.row) selectRow(row);
   });
 }
 
@@ -231,7 +302,7 @@ export function setupMatrix({ onSelect, onMove }) {
 function highlightWindow(target) {
   const sess = state.sess;
   if (!target || !sess || isVanilla(sess)) return liveWin.highlight(target && sess ? target : null);
-  const a = alignmentOf(sess);
+  const a = grid();
   const { row, col } = target;
   const cells = row !== undefined
     ? rowLinks(a.attention, a.rows, a.cols, row, 0.1).map((l) => ({ row, col: l.col }))
@@ -249,16 +320,16 @@ function setupWindow(win) {
       highlight(null);
       return hideTip();
     }
-    const { row, col } = at;
+    const { row, col } = at, g = grid();
     if (row !== undefined && col !== undefined) {
       highlight({ row, col });
-      const text = sess.steps[row].text, name = sess.srcLabels[col];
-      showTip(rectOf(at), col >= sess.src.length ? `${text}: decoded from h_T alone`
-        : isVanilla(sess) ? `${text} ← ${name}: not visible (no attention)` : `${text} ← ${name}: w = ${fmt(sess.steps[row].attention[col], 4)}`);
+      const text = g.tgtTokens[row], name = g.srcLabels[col];
+      showTip(rectOf(at), col >= g.cols ? `${text}: decoded from h_T alone`
+        : isVanilla(sess) ? `${text} ← ${name}: not visible (no attention)` : `${text} ← ${name}: w = ${fmt(g.attention[row * g.cols + col], 4)}`);
     } else if (row !== undefined) {
       highlight({ row });
       showTip(rectOf(at), rowSummary(row));
-    } else if (col < sess.src.length) {
+    } else if (col < g.cols) {
       highlight({ col });
       showTip(rectOf(at), colSummary(col));
     } else {
@@ -291,27 +362,27 @@ function setupWindow(win) {
     down = null;
     const at = win.hit(e.clientX, e.clientY);
     if (at?.row !== from.row) return show(null);
-    if (at.col !== undefined && from.col !== undefined && at.col !== from.col && at.col < state.sess.src.length && e.pointerType === 'mouse') on.move(at.row, at.col);
-    else on.select(at.row);
+    if (at.col !== undefined && from.col !== undefined && at.col !== from.col && at.col < grid().cols && e.pointerType === 'mouse') moveRow(at.row, at.col);
+    else selectRow(at.row);
   });
   win.el.addEventListener('keydown', (e) => {
     const f = win.frame(), sess = state.sess;
     if (!sess || !f || f.rows === 0) return;
-    cursor ??= { row: state.selected ?? f.rows - 1, col: 0 };
+    cursor ??= { row: Math.max(0, state.selected === null ? f.rows - 1 : grid().rowOf[state.selected]), col: 0 };
     const moves = { ArrowLeft: [0, -1], ArrowRight: [0, 1], ArrowUp: [-1, 0], ArrowDown: [1, 0] };
     if (moves[e.key]) {
       e.preventDefault();
-      cursor = { row: Math.min(f.rows - 1, Math.max(0, cursor.row + moves[e.key][0])), col: Math.min(sess.src.length - 1, Math.max(0, cursor.col + moves[e.key][1])) };
+      cursor = { row: Math.min(f.rows - 1, Math.max(0, cursor.row + moves[e.key][0])), col: Math.min(grid().cols - 1, Math.max(0, cursor.col + moves[e.key][1])) };
       win.reveal(cursor.row, cursor.col);
       requestAnimationFrame(() => show(cursor));
     } else if (e.key === 'Enter' || e.key === ' ') {
       e.preventDefault();
-      on.select(cursor.row);
+      selectRow(cursor.row);
     }
   });
   win.el.addEventListener('focus', () => {
     const f = win.frame();
-    if (state.sess && f?.rows && win.el.matches(':focus-visible')) show((cursor ??= { row: state.selected ?? f.rows - 1, col: 0 }));
+    if (state.sess && f?.rows && win.el.matches(':focus-visible')) show((cursor ??= { row: Math.max(0, state.selected === null ? f.rows - 1 : grid().rowOf[state.selected]), col: 0 }));
   });
   win.el.addEventListener('blur', () => show(null));
 }

@@ -37,12 +37,14 @@ export const hideTip = () => { $('tip').hidden = true; };
 
 // Unknown source tokens keep their spelling in the matrix and the inspector, but are marked: their
 // weights belong to <unk>, not to the word. unknown: the session's set of unknown positions.
-export function markUnknown(cells, index, unknown, title) {
+export function markUnknown(cells, index, unknown, title, kind = 'unk') {
   if (!unknown?.size) return;
+  const what = kind === 'bytes' ? 'spelt as bytes: the tokenizer has no piece for this character (byte fallback)'
+    : 'unknown to this model: it read this as <unk>';
   for (const th of cells) {
     if (!unknown.has(index(th))) continue;
-    th.classList.add('unk');
-    if (title) th.title = 'unknown to this model: it read this as <unk>';   // (the matrix has its own tooltip)
-    th.setAttribute('aria-label', `${th.getAttribute('aria-label') ?? th.textContent}, unknown to this model (read as <unk>)`);
+    th.classList.add(kind);
+    if (title) th.title = what;   // (the matrix has its own tooltip)
+    th.setAttribute('aria-label', `${th.getAttribute('aria-label') ?? th.textContent}, ${kind === 'bytes' ? 'spelt as bytes (no piece for this character)' : 'unknown to this model (read as <unk>)'}`);
   }
 }

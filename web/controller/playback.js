@@ -10,7 +10,7 @@ import { state } from './state.js';
 import { $, errText, showError, clearError, setWatchState } from './page.js';
 import { openSession, stepSession, closeSession, outputText, isVanilla } from './session.js';
 import { readInput, inputKey, checkInput, speed, updateButtons, updatePlayButton } from './controls.js';
-import { buildMatrix, appendMatrixRow, clearMatrix } from './matrix.js';
+import { buildMatrix, appendMatrixRow, clearMatrix, showUnits } from './matrix.js';
 import { renderLinksView, clearLinks } from './links.js';
 import { renderInspector, renderInspectorPaced } from './inspector.js';
 import { LONG_SOURCE } from '../views/viewport.js';
@@ -37,6 +37,7 @@ export function newSession(overrides = new Map()) {
   const sess = state.sess = openSession(state.current, text, prefix, overrides);
   state.selected = null;
   $('watch').classList.toggle('vanilla', isVanilla(sess));
+  showUnits(sess.model);
   buildMatrix();
   renderLinksView();
   renderInspector();
@@ -196,6 +197,7 @@ function updateOutput() {
 /** The watch panel with no decode (a model was chosen, or is loading). */
 export function resetWatch() {
   clearMatrix();
+  showUnits(state.current?.model);
   clearLinks();
   $('output').textContent = '';
   $('date-note').hidden = true;

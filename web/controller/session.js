@@ -1,7 +1,8 @@
 // The decode the page watches, as data: the input encoded once, a decoder stepped one engine step at
 // a time (a what-if override replaces a step's attention), and the alignment so far, which grows by
 // one row per step into a buffer that doubles, so hovering and drawing read it without copying.
-// Interface: openSession(), stepSession(), closeSession(), alignmentOf(), outputText(); no DOM.
+// Interface: openSession(), stepSession(), closeSession(), alignmentOf(), gridOf() (the matrix's rows and
+// columns: pieces, or a subword model's words), outputText(); no DOM.
 import { tokenLabels } from '../views/alignment.js';
 import { joinTokens } from '../views/format.js';
 
@@ -34,6 +35,7 @@ export function openSession(entry, text, prefix, overrides = new Map()) {
     key: sessionKey(entry, text, prefix), model, entry, enc, dec, memory: enc.memory(), src: enc.tokens,
     srcLabels: tokenLabels(enc.tokens), text, prefix, overrides, done: false,
     unknown: new Set(model.config.tokenizer === 'ids' ? [] : unknownAt(model, enc.ids, enc.tokens, model.srcVocab)),
+    bytes: new Set(bytesAt(model, enc.tokens)),
     steps: [],                          // the StepResults, r.overridden set on a what-if row
     tgt: [],                            // their tokens
     att: new Float32Array(16 * cols),   // their weights, row-major; capacity doubles as rows arrive
@@ -63,6 +65,54 @@ export function stepSession(sess) {
   return r;
 }
 
+/** Whether the model's alignment can be shown by words: a side of subword pieces. */
+export const hasWords = (model) => model?.config.srcTokenizer === 'spm' || model?.config.tgtTokenizer === 'spm';
+
+/** Positions of byte-fallback pieces (<0xE2>): characters the tokenizer spelt as bytes. */
+export const bytesAt = (model, tokens) => (hasWords(model) ? tokens.flatMap((t, i) => (/^<0x[0-9A-F]{2}>$/.test(t) ? [i] : [])) : []);
+
+const grids = new WeakMap();   // session -> { key, grid }: the last grid made, while its steps and units stand
+
+/**
+ * What the matrix shows of the session so far, by pieces (a row per step, a column per source token)
+ * or, when `byWords` and the model has subword pieces, by words: a source word's pieces merged into one
+ * column (its weight the sum of theirs) and a target word's steps into one row (the mean of theirs), as
+ * the package's words() has it; the end token is no word. Fields: words (which it is), srcTokens,
+ * srcLabels (names for messages), tgtTokens, attention (rows x cols, read only), rows, cols,
+ * rowSteps[row] = [first step, count], colSpans[col] = [first piece, count], rowOf[step] (-1: in no
+ * row), flags[row] = { forced, overridden }, unknown and bytes (Sets of columns).
+ */
+export function gridOf(sess, byWords) {
+  const words = !!byWords && hasWords(sess.model);
+  const key = `${words}:${sess.steps.length}`;
+  const kept = grids.get(sess);
+  if (kept?.key === key) return kept.grid;
+  const a = alignmentOf(sess);
+  let grid;
+  if (!words) {
+    grid = {
+      words, srcTokens: sess.src, srcLabels: sess.srcLabels, tgtTokens: sess.tgt, attention: a.attention, rows: a.rows, cols: a.cols,
+      rowSteps: sess.steps.map((_, k) => [k, 1]), colSpans: sess.src.map((_, i) => [i, 1]), rowOf: sess.steps.map((_, k) => k),
+      flags: sess.steps.map((r) => ({ forced: r.forced, overridden: r.overridden })), unknown: sess.unknown, bytes: sess.bytes,
+    };
+  } else {
+    const vanilla = isVanilla(sess);
+    const v = sess.model.words(sess.enc.ids, sess.steps.map((r) => r.token), vanilla ? null : a.attention);
+    const rowOf = sess.steps.map(() => -1);
+    v.targetSpans.forEach(([f, n], row) => { for (let k = f; k < f + n; k++) rowOf[k] = row; });
+    const colsOf = (set) => new Set(v.sourceSpans.flatMap(([f, n], col) => ([...set].some((i) => i >= f && i < f + n) ? [col] : [])));
+    grid = {
+      words, srcTokens: v.source, srcLabels: tokenLabels(v.source), tgtTokens: v.target,
+      attention: v.attention ?? new Float32Array(v.rows * v.cols), rows: v.rows, cols: v.cols,
+      rowSteps: v.targetSpans, colSpans: v.sourceSpans, rowOf,
+      flags: v.targetSpans.map(([f, n]) => ({ forced: sess.steps.slice(f, f + n).some((r) => r.forced), overridden: sess.steps.slice(f, f + n).some((r) => r.overridden) })),
+      unknown: colsOf(sess.unknown), bytes: colsOf(sess.bytes),
+    };
+  }
+  grids.set(sess, { key, grid });
+  return grid;
+}
+
 /** The alignment so far as the package's Translation has it (views of the session's arrays: read only). */
 export function alignmentOf(sess) {
   const rows = sess.steps.length, cols = sess.src.length;
@@ -73,6 +123,7 @@ export function alignmentOf(sess) {
 export function outputText(sess) {
   if (!sess) return '';
   const c = sess.model.config;
+  if (c.tgtTokenizer === 'spm') return sess.model.detokenize(sess.steps.map((r) => r.token));   // (pieces decoded by the engine)
   const toks = sess.steps.filter((r) => ![c.eos, c.bos, c.pad].includes(r.token)).map((r) => r.text);
   return joinTokens(toks, c.tgtTokenizer);
 }

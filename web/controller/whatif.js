@@ -35,13 +35,22 @@ function baseline(sess) {
   return made;
 }
 
-/** Re-decodes with step k looking only at source token col (earlier edits kept, later ones dropped). */
-export function whatIf(k, col) {
+// What each edit looked at, in words: the source token, or the word whose pieces share the weight.
+const editLabels = new WeakMap();   // attention row -> label
+
+/**
+ * Re-decodes with step k looking only at source token col, or at the `span` tokens from col on with
+ * equal weights (a word's pieces); earlier edits kept, later ones dropped.
+ */
+export function whatIf(k, col, span = 1) {
   const sess = state.sess;
   if (!sess || k >= sess.steps.length || sess.key !== inputKey() || isVanilla(sess)) return;
   const fromLook = !!document.activeElement?.closest('#inspector-body .look');  // pressed ◎ (keyboard or pointer)
   const overrides = new Map([...sess.overrides].filter(([j]) => j < k));
-  overrides.set(k, oneHot(sess.src.length, col));
+  const row = span > 1 ? new Float32Array(sess.src.length).fill(1 / span, col, col + span) : oneHot(sess.src.length, col);
+  const label = span > 1 ? sess.model.detokenize(sess.enc.ids.slice(col, col + span), 'source').trim() : sess.srcLabels[col];
+  editLabels.set(row, label);
+  overrides.set(k, row);
   stopLoop();
   try {
     newSession(overrides);
@@ -49,7 +58,7 @@ export function whatIf(k, col) {
     return showError(errText(e));
   }
   baseline(state.sess);   // asked for now, so that it is there when the decode ends
-  $('whatif-text').textContent = `What if step ${k + 1} had looked only at “${state.sess.srcLabels[col]}”? Re-decoding from there…`;
+  $('whatif-text').textContent = `What if step ${k + 1} had looked only at “${label}”? Re-decoding from there…`;
   $('whatif-note').hidden = false;
   for (let j = 0; j <= k; j++) if (!stepOnce()) break;
   state.selected = k;
@@ -72,7 +81,7 @@ export function afterFinish(why) {
 }
 
 function writeNote(sess, before) {
-  const edits = [...sess.overrides].map(([k, row]) => `step ${k + 1} → “${sess.srcLabels[argmax(row)]}”`).join(', ');
+  const edits = [...sess.overrides].map(([k, row]) => `step ${k + 1} → “${editLabels.get(row) ?? sess.srcLabels[argmax(row)]}”`).join(', ');
   $('whatif-text').textContent = `With your edit${sess.overrides.size > 1 ? 's' : ''} (${edits}) the output is “${outputText(sess)}”; ` +
     `without ${sess.overrides.size > 1 ? 'them' : 'it'} the model says “${before}”.`;
   $('whatif-note').hidden = false;

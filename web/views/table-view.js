@@ -6,25 +6,29 @@ import { showToken } from './alignment.js';
 import { fmt } from './format.js';
 import { h } from './dom.js';
 
-/** The header row: a corner cell, one focusable <th> per source token, plus "h_T" for a vanilla model. */
-export function tableHead(srcTokens, vanilla) {
-  const corner = h('th', { scope: 'col', class: 'corner' }, h('span', { class: 'sr-only', text: 'Output token' }), h('span', { 'aria-hidden': 'true', text: 'out ↓ in →' }));
+/**
+ * The header row: a corner cell, one focusable <th> per source token (or word: noun 'word'), plus
+ * "h_T" for a vanilla model.
+ */
+export function tableHead(srcTokens, vanilla, noun = 'token') {
+  const corner = h('th', { scope: 'col', class: 'corner' }, h('span', { class: 'sr-only', text: `Output ${noun}` }), h('span', { 'aria-hidden': 'true', text: 'out ↓ in →' }));
   const row = h('tr', {}, corner, srcTokens.map((t, i) => h('th', {
-    scope: 'col', class: 'src', tabindex: '0', text: showToken(t), dataset: { col: i }, 'aria-label': `Source token ${i + 1}: ${t}`,
+    scope: 'col', class: 'src', tabindex: '0', text: showToken(t), dataset: { col: i }, 'aria-label': `Source ${noun} ${i + 1}: ${t}`,
   })));
   if (vanilla) row.append(h('th', { scope: 'col', class: 'src final', title: 'The encoder\'s final state: all the vanilla decoder ever sees' }, 'h', h('sub', { text: 'T' })));
   return h('thead', {}, row);
 }
 
 /**
- * One decoder step as a row. r: a StepResult (plus r.overridden for a what-if row); k: its index;
- * onSelect(k): the row header button's action (inspect this step).
+ * One decoder step as a row (or a target word's steps: noun 'word'). r: { text, attention, forced,
+ * overridden } (a StepResult, plus r.overridden for a what-if row); k: its row; onSelect(k): the row
+ * header button's action (inspect this step, or the word's last).
  */
-export function tableRow(r, k, srcTokens, vanilla, onSelect) {
+export function tableRow(r, k, srcTokens, vanilla, onSelect, noun = 'step') {
   const flags = [r.forced && 'forced by the prefix', r.overridden && 'attention moved by you'].filter(Boolean);
   const btn = h('button', {
     type: 'button', class: 'row-btn', dataset: { row: k },
-    'aria-label': `Inspect step ${k + 1}: ${r.text}${flags.length ? ` (${flags.join(', ')})` : ''}`,
+    'aria-label': `Inspect ${noun} ${k + 1}: ${r.text}${flags.length ? ` (${flags.join(', ')})` : ''}`,
     onclick: () => onSelect(k),
   }, showToken(r.text),
   r.forced ? h('span', { class: 'mark', 'aria-hidden': 'true', title: 'forced by the prefix', text: '⇢' }) : null,
