@@ -32,21 +32,9 @@ TRAIN=(train --pron "$DATA" "${SPLIT[@]}" --seed 1
   --save-every "$SAVE_EVERY" --threads "$THREADS" --out "$OUT")
 
 echo "[g2p] $CLI ${TRAIN[*]}" >&2
-if [ -f "$OUT.last.trainer" ]; then
-  # A run is under way (or over): continue it. A finished run says so, and the reports follow.
-  # stderr (progress, or why there is nothing to do) is shown and kept; stdout goes straight through.
-  set +e
-  { "$CLI" "${TRAIN[@]}" --resume "$OUT.last" 2>&1 >&3 | tee "$OUT.resume.log" >&2; } 3>&1
-  rc=${PIPESTATUS[0]}
-  set -e
-  if [ "$rc" != 0 ]; then
-    grep -qE 'nothing left to do|epochs already done' "$OUT.resume.log" || exit "$rc"
-    echo "[g2p] the training run in $OUT.last.trainer is over" >&2
-  fi
-  rm -f "$OUT.resume.log"
-else
-  "$CLI" "${TRAIN[@]}"
-fi
+# shellcheck source=scripts/lib/resume.sh
+. scripts/lib/resume.sh
+train_or_resume g2p "$OUT" "$CLI" "${TRAIN[@]}"
 
 echo "[g2p] the best epoch on the dev split, beam 5" >&2
 "$CLI" eval --model "$OUT" --pron "$DATA" "${SPLIT[@]}" --beam 5 --threads "$THREADS"

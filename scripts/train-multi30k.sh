@@ -55,17 +55,6 @@ TRAIN=(train --src "$D/raw/train.en" --tgt "$D/raw/train.$LANG_T" --dev-src "$D/
   --save-every "$SAVE_EVERY" --threads "$THREADS" --out "$OUT")
 
 echo "[multi30k] $CLI ${TRAIN[*]}" >&2
-if [ -f "$OUT.last.trainer" ]; then
-  # A run is under way (or over): continue it; a finished run says so.
-  set +e
-  { "$CLI" "${TRAIN[@]}" --resume "$OUT.last" 2>&1 >&3 | tee "$OUT.resume.log" >&2; } 3>&1
-  rc=${PIPESTATUS[0]}
-  set -e
-  if [ "$rc" != 0 ]; then
-    grep -qE 'nothing left to do|epochs already done' "$OUT.resume.log" || exit "$rc"
-    echo "[multi30k] the training run in $OUT.last.trainer is over" >&2
-  fi
-  rm -f "$OUT.resume.log"
-else
-  "$CLI" "${TRAIN[@]}"
-fi
+# shellcheck source=scripts/lib/resume.sh
+. scripts/lib/resume.sh
+train_or_resume multi30k "$OUT" "$CLI" "${TRAIN[@]}"

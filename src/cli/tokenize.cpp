@@ -72,8 +72,7 @@ int tokenize_cmd(const std::vector<std::string>& a) {
   if (given_spm) {
     const std::string bytes = train::read_text_file(spm);
     auto t = std::make_shared<const SpmTokenizer>(parse_spm_model(bytes, spm), spm, bytes);
-    std::vector<std::string> tokens;
-    for (const auto& p : t->model().pieces) tokens.push_back(p.piece);
+    const auto tokens = t->piece_texts();
     const auto& ts = t->model().trainer;
     v = std::make_unique<Vocab>(TokenizerKind::Spm, tokens, ts.pad_id, ts.bos_id, ts.eos_id, ts.unk_id, "--spm",
                                 CaseFold::Keep, t);

@@ -23,11 +23,10 @@
 #include "model/spm.hpp"
 #include "model/vocab.hpp"
 #include "train/bleu.hpp"
-#include "train/chrf.hpp"
 #include "train/dev_eval.hpp"
 #include "train/epochs.hpp"
 #include "train/evaluate.hpp"
-#include "train/moses.hpp"
+#include "train/mt_scores.hpp"
 #include "train/parallel_data.hpp"
 #include "train/pron_data.hpp"
 #include "train/run_state.hpp"
@@ -491,10 +490,9 @@ int train_parallel(const Flags& f, const std::vector<Option>& table) {
   std::snprintf(intro, sizeof intro, "%zu training pairs (%ld source and %ld target pieces), %zu dev pairs",
                 pairs.size(), src_tokens, tgt_tokens, refs.size());
   // A state continues only this run: the same model, tokenizers, data, seed, batch size and bucketing.
-  const auto hash = [&](const char* flag) { return train::content_hash(train::read_text_file(*f.get(flag))); };
-  const train::RunRecord data_record = {{"--src", hash("src")},         {"--tgt", hash("tgt")},
-                                        {"--dev-src", hash("dev-src")}, {"--dev-tgt", hash("dev-tgt")},
-                                        {"--src-spm", src_spm_hash},    {"--tgt-spm", tgt_spm_hash}};
+  const train::RunRecord data_record = {{"--src", data.src_hash},    {"--tgt", data.tgt_hash},
+                                        {"--dev-src", dev.src_hash}, {"--dev-tgt", dev.tgt_hash},
+                                        {"--src-spm", src_spm_hash}, {"--tgt-spm", tgt_spm_hash}};
   return run_epochs(f, setup, std::move(pairs), std::make_shared<const train::BleuDev>(std::move(refs)), data_record,
                     intro, "pairs");
 }
@@ -690,14 +688,10 @@ int eval_parallel(const Flags& f, const std::vector<Option>& table, const std::s
   const auto outputs = train::decode_all(model, sources, beam, threads, float(lp));
   const Vocab tv = Vocab::target(model.config());
   std::vector<std::string> hyps;
-  train::BleuStats bleu, conv;
-  train::ChrfStats chrf;
-  for (std::size_t i = 0; i < outputs.size(); ++i) {
-    hyps.push_back(tv.decode(outputs[i].data(), outputs[i].size()));
-    bleu.add(train::tokenize_13a(hyps.back()), train::tokenize_13a(data.tgt[i]));
-    conv.add(train::moses_tokenize(hyps.back(), lang), train::moses_tokenize(data.tgt[i], lang));
-    chrf.add(hyps.back(), data.tgt[i]);
-  }
+  for (const auto& o : outputs) hyps.push_back(tv.decode(o.data(), o.size()));
+  const train::MtScores scores = train::score_translations(hyps, data.tgt, lang);
+  const train::BleuStats &bleu = scores.bleu_13a, &conv = scores.convention;
+  const train::ChrfStats& chrf = scores.chrf;
   if (const auto* h = f.get("hyp")) {
     std::string text;
     for (const auto& s : hyps) text += s + "\n";

@@ -109,8 +109,8 @@ std::shared_ptr<const SpmTokenizer> read_spm(const safetensors::File& f, const s
   if (t->shape[0] < 1 || std::uint64_t(t->shape[0]) > kMaxTokenizerBytes)
     fail("tensor '" + name + "' holds " + std::to_string(t->shape[0]) + " bytes; a tokenizer holds 1 to " +
          std::to_string(kMaxTokenizerBytes));
-  return std::make_shared<const SpmTokenizer>(parse_spm_model(safetensors::read_u8(f, *t), name), name,
-                                              std::string(safetensors::read_u8(f, *t)));
+  const std::string_view bytes = safetensors::read_u8(f, *t);
+  return std::make_shared<const SpmTokenizer>(parse_spm_model(bytes, name), name, std::string(bytes));
 }
 
 ModelConfig infer_config(const safetensors::File& f) {
@@ -267,7 +267,7 @@ ModelConfig infer_config(const safetensors::File& f) {
       }
       if (v) fail(std::string("metadata has ") + list + " but that side's tokenizer is spm, whose pieces are the list");
       auto spm = read_spm(f, source ? kSrcSpmTensor : kTgtSpmTensor);
-      for (const auto& p : spm->model().pieces) tokens.push_back(p.piece);
+      tokens = spm->piece_texts();
       (source ? c.src_spm : c.tgt_spm) = std::move(spm);
     }
   } else if (sv || tv) {
@@ -491,22 +491,18 @@ std::vector<std::uint8_t> save_checkpoint(const Model& model) {
       for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + json::quote(v[i]);
       return s + "]";
     };
-    if (c.src_spm)
-      ts.push_back({kSrcSpmTensor,
-                    {std::int64_t(c.src_spm->bytes().size())},
-                    nullptr,
-                    nullptr,
-                    reinterpret_cast<const std::uint8_t*>(c.src_spm->bytes().data())});
-    else
-      m.push_back({"src_vocab", arr(c.src_tokens)});
-    if (c.tgt_spm)
-      ts.push_back({kTgtSpmTensor,
-                    {std::int64_t(c.tgt_spm->bytes().size())},
-                    nullptr,
-                    nullptr,
-                    reinterpret_cast<const std::uint8_t*>(c.tgt_spm->bytes().data())});
-    else
-      m.push_back({"tgt_vocab", arr(c.tgt_tokens)});
+    // A side's tokens: its SentencePiece model's bytes as a U8 tensor, or its vocabulary list.
+    for (bool source : {true, false}) {
+      const auto& spm = source ? c.src_spm : c.tgt_spm;
+      if (spm)
+        ts.push_back({source ? kSrcSpmTensor : kTgtSpmTensor,
+                      {std::int64_t(spm->bytes().size())},
+                      nullptr,
+                      nullptr,
+                      reinterpret_cast<const std::uint8_t*>(spm->bytes().data())});
+      else
+        m.push_back({source ? "src_vocab" : "tgt_vocab", arr(source ? c.src_tokens : c.tgt_tokens)});
+    }
   }
   for (const auto& kv : c.extra) m.push_back(kv);
   return safetensors::write(ts, m);

@@ -76,6 +76,13 @@ SpmTokenizer SpmTokenizer::from_bytes(std::string_view bytes, const std::string&
   return SpmTokenizer(parse_spm_model(bytes, name), name, std::string(bytes));
 }
 
+std::vector<std::string> SpmTokenizer::piece_texts() const {
+  std::vector<std::string> out;
+  out.reserve(m_.pieces.size());
+  for (const auto& p : m_.pieces) out.push_back(p.piece);
+  return out;
+}
+
 int SpmTokenizer::piece_to_id(std::string_view piece) const {
   if (auto it = reserved_.find(piece); it != reserved_.end()) return it->second;
   if (auto it = pieces_.find(piece); it != pieces_.end()) return it->second;

@@ -39,6 +39,8 @@ class SpmTokenizer {
 
   int size() const { return static_cast<int>(m_.pieces.size()); }
   const SpmModel& model() const { return m_; }
+  // Every piece's text, by id: a model's token list for a side that reads this tokenizer.
+  std::vector<std::string> piece_texts() const;
   // The id of a piece's text (control and byte pieces too), or the unk id as spm's PieceToId.
   int piece_to_id(std::string_view piece) const;
 

@@ -172,11 +172,9 @@ std::string Vocab::decode(const std::int32_t* ids, std::size_t n) const {
 }
 
 void use_spm(ModelConfig& c, bool source, std::shared_ptr<const SpmTokenizer> spm) {
-  std::vector<std::string> tokens;
-  for (const auto& p : spm->model().pieces) tokens.push_back(p.piece);
   (source ? c.src_tokenizer : c.tgt_tokenizer) = TokenizerKind::Spm;
   (source ? c.src_vocab : c.tgt_vocab) = spm->size();
-  (source ? c.src_tokens : c.tgt_tokens) = std::move(tokens);
+  (source ? c.src_tokens : c.tgt_tokens) = spm->piece_texts();
   (source ? c.src_spm : c.tgt_spm) = std::move(spm);
 }
 

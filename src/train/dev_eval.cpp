@@ -26,25 +26,6 @@ void check_counts(const DevCounts& c, std::size_t n, const char* what) {
 
 }  // namespace
 
-std::vector<Ids> decode_all(const Model& model, const std::vector<Ids>& sources, int beam, int threads,
-                            float length_penalty) {
-  if (beam < 1 || beam > kMaxBeam)
-    throw std::invalid_argument("dev evaluation: beam " + std::to_string(beam) + " is outside [1, " +
-                                std::to_string(kMaxBeam) + "]");
-  check_threads(threads, "dev evaluation: threads");
-  const auto& c = model.config();
-  DecodeOptions o;
-  o.beam = beam;  // max_length automatic: 2 x the source length + 10
-  o.length_penalty = length_penalty;
-  // translate_batch shares the sources among the threads; each gets what decoding it alone gives.
-  const auto results = translate_batch(model, sources, o, kDefaultBatchRows, threads);
-  std::vector<Ids> out(sources.size());
-  for (std::size_t i = 0; i < sources.size(); ++i)
-    for (auto id : results[i].hypotheses[0].tokens)
-      if (id != c.pad && id != c.bos && id != c.eos) out[i].push_back(id);
-  return out;
-}
-
 // ---- WER / PER ----
 
 WerDev::WerDev(std::vector<RefItem> items) : items_(std::move(items)) {

@@ -74,11 +74,6 @@ class BleuDev final : public DevEvaluator {
   std::vector<std::vector<std::string>> ref_tokens_;  // each reference, tokenised once
 };
 
-// Decodes every source at `beam` (max_length automatic) with `threads` sharing them; the target ids
-// the user sees (pad, BOS and EOS dropped) of each best hypothesis, the same for any thread count.
-std::vector<Ids> decode_all(const Model& model, const std::vector<Ids>& sources, int beam, int threads,
-                            float length_penalty = 1.0f);
-
 // FNV-1a over 64-bit words, the fingerprint of data sets.
 struct Fnv {
   std::uint64_t h = 0xcbf29ce484222325ull;

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "model/vocab.hpp"
+#include "train/run_state.hpp"
 #include "train/tasks.hpp"
 
 namespace attnseq::train {
@@ -33,8 +34,11 @@ std::vector<std::string> text_lines(const std::string& text, const std::string& 
 
 ParallelText read_parallel(const std::string& src_path, const std::string& tgt_path) {
   ParallelText t;
-  t.src = text_lines(read_text_file(src_path), src_path);
-  t.tgt = text_lines(read_text_file(tgt_path), tgt_path);
+  const std::string src = read_text_file(src_path), tgt = read_text_file(tgt_path);
+  t.src = text_lines(src, src_path);
+  t.tgt = text_lines(tgt, tgt_path);
+  t.src_hash = content_hash(src);
+  t.tgt_hash = content_hash(tgt);
   if (t.src.size() != t.tgt.size())
     throw std::invalid_argument("'" + src_path + "' has " + std::to_string(t.src.size()) + " lines and '" + tgt_path +
                                 "' " + std::to_string(t.tgt.size()) + ": line i of one translates line i of the other");

@@ -19,6 +19,7 @@ std::vector<std::string> text_lines(const std::string& text, const std::string& 
 
 struct ParallelText {
   std::vector<std::string> src, tgt;  // line i of each file
+  std::string src_hash, tgt_hash;     // content_hash of each file's bytes (a run's record of its data)
 };
 // Reads both files (errors name the path); their line counts must be equal.
 ParallelText read_parallel(const std::string& src_path, const std::string& tgt_path);

@@ -52,30 +52,36 @@ void RefReport::add(int length, const RefScore& s) {
   it->ref_tokens += long(s.ref_length);
 }
 
+std::vector<Ids> decode_all(const Model& model, const std::vector<Ids>& sources, int beam, int threads,
+                            float length_penalty, const char* what) {
+  if (beam < 1 || beam > kMaxBeam)
+    throw std::invalid_argument(std::string(what) + ": beam " + std::to_string(beam) + " is outside [1, " +
+                                std::to_string(kMaxBeam) + "]");
+  check_threads(threads, std::string(what) + ": threads");
+  const auto& c = model.config();
+  DecodeOptions o;
+  o.beam = beam;  // max_length automatic
+  o.length_penalty = length_penalty;
+  // translate_batch shares the sources among the threads; each gets what decoding it alone gives.
+  const auto results = translate_batch(model, sources, o, kDefaultBatchRows, threads);
+  std::vector<Ids> out(sources.size());
+  for (std::size_t i = 0; i < sources.size(); ++i)
+    for (auto id : results[i].hypotheses[0].tokens)
+      if (id != c.pad && id != c.bos && id != c.eos) out[i].push_back(id);
+  return out;
+}
+
 RefReport evaluate_refs(const Model& model, const std::vector<RefItem>& items, int beam, int threads) {
   if (items.empty()) throw std::invalid_argument("evaluate_refs: no items to evaluate");
-  if (beam < 1 || beam > kMaxBeam)
-    throw std::invalid_argument("evaluate_refs: beam " + std::to_string(beam) + " is outside [1, " +
-                                std::to_string(kMaxBeam) + "]");
-  check_threads(threads, "evaluate_refs: threads");
-  const auto& c = model.config();
   std::vector<Ids> sources;
   sources.reserve(items.size());
   for (const auto& it : items) sources.push_back(it.src);
-  DecodeOptions o;
-  o.beam = beam;  // max_length automatic: 2 x the word's length + 10
-  // translate_batch shares the words among the threads; each word gets what decoding it alone gives,
-  // so the report is the same for any thread count.
-  const auto results = translate_batch(model, sources, o, kDefaultBatchRows, threads);
+  // The report is the same for any thread count (integer counts of outputs that are).
+  const auto outputs = decode_all(model, sources, beam, threads, 1.0f, "evaluate_refs");
   RefReport r;
   r.beam = beam;
-  Ids out;
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    out.clear();
-    for (auto id : results[i].hypotheses[0].tokens)
-      if (id != c.pad && id != c.bos && id != c.eos) out.push_back(id);
-    r.add(int(items[i].src.size()), score_against(out, items[i].refs));
-  }
+  for (std::size_t i = 0; i < items.size(); ++i)
+    r.add(int(items[i].src.size()), score_against(outputs[i], items[i].refs));
   return r;
 }
 

@@ -56,6 +56,13 @@ struct RefReport {
 // beam outside [1, kMaxBeam] or a thread count outside [1, kMaxThreads].
 RefReport evaluate_refs(const Model& model, const std::vector<RefItem>& items, int beam = 1, int threads = 1);
 
+// Decodes every source at `beam` (max_length automatic: 2 x the source's length + 10) with `threads`
+// sharing them; the target ids the user sees (pad, BOS and EOS dropped) of each best hypothesis, the
+// same for any thread count (each source gets what decoding it alone gives). `what` names the caller
+// in errors: a beam outside [1, kMaxBeam] or a thread count outside [1, kMaxThreads].
+std::vector<Ids> decode_all(const Model& model, const std::vector<Ids>& sources, int beam, int threads,
+                            float length_penalty = 1.0f, const char* what = "dev evaluation");
+
 // Pronunciation entries as ids of the model's vocabularies: each word through the model's source
 // vocabulary (its tokenizer and src_case), each reference's phonemes through the target's. Throws
 // std::invalid_argument naming `what` and the word for a word longer than kMaxSourceLength, a

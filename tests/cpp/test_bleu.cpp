@@ -8,8 +8,10 @@
 #include <vector>
 
 #include "train/bleu.hpp"
+#include "train/mt_scores.hpp"
 
 using attnseq::train::BleuStats;
+using attnseq::train::score_translations;
 using attnseq::train::tokenize_13a;
 using Tokens = std::vector<std::string>;
 
@@ -88,4 +90,27 @@ TEST_CASE("13a: each rule of the tokeniser") {
   CHECK(tokenize_13a("a..b") == Tokens{"a", ".", ".", "b"});
   CHECK(tokenize_13a("") == Tokens{});
   CHECK(tokenize_13a("   ") == Tokens{});
+}
+
+TEST_CASE("score_translations: the three figures of a test set, each from its own tokens") {
+  // Case and Moses' tokens: the convention lowercases and splits "l'homme" as Moses does for French,
+  // 13a keeps the case, so a hypothesis that differs only in case is perfect by the convention alone.
+  const std::vector<std::string> refs = {"L'homme mange une pomme rouge.", "Deux chiens courent dans la neige."};
+  const auto same = score_translations(refs, refs, "fr");
+  CHECK(same.convention.score() == doctest::Approx(100.0));
+  CHECK(same.bleu_13a.score() == doctest::Approx(100.0));
+  CHECK(same.chrf.score() == doctest::Approx(100.0));
+  const std::vector<std::string> lower = {"l'homme mange une pomme rouge.", "deux chiens courent dans la neige."};
+  const auto cased = score_translations(lower, refs, "fr");
+  CHECK(cased.convention.score() == doctest::Approx(100.0));
+  CHECK(cased.bleu_13a.score() < 100.0);
+  CHECK(cased.chrf.score() < 100.0);
+  // Each figure is its own statistic's, segment by segment.
+  BleuStats b;
+  for (int i = 0; i < 2; ++i) b.add(tokenize_13a(lower[i]), tokenize_13a(refs[i]));
+  CHECK(cased.bleu_13a.counts() == b.counts());
+  CHECK_THROWS_WITH_AS(score_translations(lower, {refs[0]}, "fr"), "score_translations: 2 hypotheses for 1 references",
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(score_translations(lower, refs, "es"),
+                       "score_translations: the language is en, de or fr, not 'es'", std::invalid_argument);
 }

@@ -23,6 +23,7 @@ export async function readManifest() {
     if (!m || typeof m.id !== 'string' || typeof m.file !== 'string') continue;
     state.entries.set(m.id, {
       id: m.id, title: m.title ?? m.id, file: m.file, task: m.task ?? null, examples: m.examples ?? [],
+      source: m.source ?? null, target: m.target ?? null, terms: m.terms ?? null, size: m.size ?? null,
       user: false, model: null, promise: null, error: null,
     });
   }
@@ -58,7 +59,8 @@ export function describe(entry, model) {
   const att = c.style === 'none' ? 'vanilla (no attention)' : `${c.style} attention, ${c.score} score`;
   return `${entry.user ? entry.title : entry.file}: ${c.cell.toUpperCase()} ${att}${c.inputFeeding ? ', input feeding' : ''}` +
     `${c.bidirectional ? ', bidirectional encoder' : ''}, hidden ${c.hidden}, vocabulary ${c.srcVocabSize} → ${c.tgtVocabSize}` +
-    `, ${c.tokenizer === 'ids' ? 'token ids' : c.tokenizer === 'mixed' ? `${c.srcTokenizer} → ${c.tgtTokenizer} tokens` : `${c.tokenizer} tokens`}, ${c.parameters.toLocaleString('en')} parameters.`;
+    `, ${c.tokenizer === 'ids' ? 'token ids' : c.tokenizer === 'mixed' ? `${c.srcTokenizer} → ${c.tgtTokenizer} tokens` : `${c.tokenizer === 'spm' ? 'subword (SentencePiece)' : c.tokenizer} tokens`}, ${c.parameters.toLocaleString('en')} parameters.` +
+    (entry.terms ? ` ${entry.terms}` : '');
 }
 
 /** The examples of the first shipped model of `task` that has some. */

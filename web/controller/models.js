@@ -19,10 +19,26 @@ export async function startModels() {
   await readManifest();
   fillSelect();
   if (!state.current && state.pendingUser === 0) {
-    const first = [...state.entries.values()][0];  // models/index.json's order: English pronunciation first
+    const first = openingModel();
     if (first) selectModel(first.id);
     else $('model-info').textContent = 'No shipped models: load your own checkpoint.';
   }
+}
+
+// The model the page opens on: the first of models/index.json (translation from English), or the
+// first whose target is a language the visitor's browser asks for before it (French for a reader of
+// French), when the list names its languages (`target`).
+function openingModel() {
+  const shipped = [...state.entries.values()].filter((e) => !e.user);
+  const first = shipped[0];
+  if (!first?.target) return first;
+  const wanted = (navigator.languages ?? [navigator.language]).map((l) => String(l).slice(0, 2).toLowerCase());
+  for (const lang of wanted) {
+    if (lang === first.target) return first;
+    const other = shipped.find((e) => e.target === lang && e.source === first.source);
+    if (other) return other;
+  }
+  return first;
 }
 
 function fillExamples(entry) {
