@@ -4,8 +4,16 @@
 #      spm_train on that language's training side, every flag below (data/multi30k/spm/ holds the
 #      results; the script checks they are the files it makes);
 #   2. the model: `attnseq train --src --tgt` in epochs, the val pair's BLEU (13a, beam 5) choosing the
-#      best epoch and stopping the run; resumed from OUT.last.trainer when run again after a kill.
+#      best epoch and stopping the run; resumed from OUT.last.trainer when run again after a kill;
+#   3. the shipped file: the best epoch stored as int8 (OUT.int8.safetensors, `attnseq quantize`);
+#   4. its length penalty, chosen on val at beam 5 among 0.6 to 1.6 (best 13a BLEU; OUT.lp.txt);
+#   5. the test sets, scored once at that penalty (OUT.test.txt, with the val figure first):
+#      test_2016_flickr and test_2017_flickr.
 #   bash scripts/train-multi30k.sh de|fr [OUT.safetensors]   (default build/multi30k/en-LANG.safetensors)
+#   env: EPOCHS (default 30) the run's total: the schedule does not depend on it (the rate halves after
+#   each epoch without a better dev BLEU), so a run given fewer epochs is the longer run's first ones,
+#   and a smaller EPOCHS given to a run under way ends it at its last whole epoch and goes on to step 3;
+#   STOP_AFTER_TRAINING=1 ends after step 2 (a run continued later, or in another session).
 #   env: THREADS (default: every core), SAVE_EVERY (steps between mid-epoch saves, default 200),
 #   CLI (the attnseq binary, default build/native/attnseq; a copy keeps a long run safe from rebuilds).
 # Every choice was made on val (docs/translation.md); the test sets are scored once per shipped model.
@@ -50,7 +58,7 @@ TRAIN=(train --src "$D/raw/train.en" --tgt "$D/raw/train.$LANG_T" --dev-src "$D/
   --src-spm "$D/spm/m30k_en.model" --tgt-spm "$D/spm/m30k_$LANG_T.model" --seed 1
   --cell gru --bidirectional --style luong --score general --input-feeding --hidden 512 --embedding 512
   --tie-embeddings --batch 64 --lr 0.001 --warmup 1000 --clip 1 --dropout 0.3 --label-smoothing 0.1
-  --epochs 30 --patience 6 --lr-decay 0.5 --bucket 50 --eval-beam 5 --name "en-$LANG_T"
+  --epochs "${EPOCHS:-30}" --patience 6 --lr-decay 0.5 --bucket 50 --eval-beam 5 --name "en-$LANG_T"
   --description "English to $([ "$LANG_T" = de ] && echo German || echo French) (Multi30K image descriptions; non-commercial research and education only: data/multi30k/README.md)"
   --save-every "$SAVE_EVERY" --threads "$THREADS" --out "$OUT")
 
@@ -58,3 +66,26 @@ echo "[multi30k] $CLI ${TRAIN[*]}" >&2
 # shellcheck source=scripts/lib/resume.sh
 . scripts/lib/resume.sh
 train_or_resume multi30k "$OUT" "$CLI" "${TRAIN[@]}"
+[ "${STOP_AFTER_TRAINING:-0}" = 1 ] && exit 0
+
+# 3. The shipped file: int8 weights with a scale per row (docs/checkpoint-format.md).
+"$CLI" quantize --in "$OUT" --out "${OUT%.safetensors}.int8.safetensors"
+SHIP="${OUT%.safetensors}.int8.safetensors"
+
+# 4. The length penalty, on val (the beam ranks by log p / length^penalty).
+best_lp="" best_bleu=-1
+for lp in 0.6 0.8 1.0 1.2 1.4 1.6; do
+  bleu=$("$CLI" eval --model "$SHIP" --src "$D/raw/val.en" --tgt "$D/raw/val.$LANG_T" --beam 5 --length-penalty "$lp" \
+    --threads "$THREADS" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["bleu_13a"])')
+  echo "[multi30k] val, beam 5, length penalty $lp: BLEU (13a) $bleu" >&2
+  if python3 -c "import sys; sys.exit(0 if $bleu > $best_bleu else 1)"; then best_lp=$lp best_bleu=$bleu; fi
+done
+echo "$best_lp" > "$OUT.lp.txt"
+echo "[multi30k] length penalty $best_lp (val BLEU 13a $best_bleu)" >&2
+
+# 5. The test sets, once.
+: > "$OUT.test.txt"
+for set in val test_2016_flickr test_2017_flickr; do
+  "$CLI" eval --model "$SHIP" --src "$D/raw/$set.en" --tgt "$D/raw/$set.$LANG_T" --beam 5 --length-penalty "$best_lp" \
+    --threads "$THREADS" --hyp "$OUT.$set.hyp" | tee -a "$OUT.test.txt"
+done
