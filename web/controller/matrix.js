@@ -26,7 +26,7 @@ export const grid = () => gridOf(state.sess, state.byWords);
 // A row pressed: its step (a word's last piece); a cell dropped on column col: the row's first step
 // looks only at that column's pieces.
 const selectRow = (row) => { const [f, n] = grid().rowSteps[row]; on.select(f + n - 1); };
-const moveRow = (row, col) => { const g = grid(); on.move(g.rowSteps[row][0], ...g.colSpans[col]); };
+const moveRow = (row, col) => { const g = grid(); on.move(g.rowSteps[row][0], ...g.colSpans[col], g.srcLabels[col]); };
 let shownRows = 0;       // the table rows drawn
 
 // A long source (over LONG_SOURCE tokens) is drawn in a canvas window instead of the table: a table
@@ -64,7 +64,7 @@ export function buildMatrix() {
 /** The words / pieces toggle: shown for a subword model, pressed as state.byWords says. */
 export function showUnits(model) {
   $('units').hidden = !hasWords(model);
-  $('watch-rows').textContent = hasWords(model) && state.byWords ? 'one row per output word (its pieces’ steps together)' : 'one row per decoder step';
+  $('watch-rows').textContent = hasWords(model) && state.byWords ? 'one row per output word' : 'one row per decoder step';
   $('units-words').setAttribute('aria-pressed', String(state.byWords));
   $('units-pieces').setAttribute('aria-pressed', String(!state.byWords));
 }

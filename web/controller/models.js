@@ -53,7 +53,7 @@ function fillExamples(entry) {
     const seq = state.loadSeq;
     translateInWorker(entry, ex[1] ?? ex[0], { maxLength: 4 }).then((r) => {
       if (seq !== state.loadSeq || state.current !== entry || !r.tgtTokens.length) return;
-      $('prefix').placeholder = `e.g. ${r.tgtTokens[0]}`;
+      $('prefix').placeholder = `e.g. ${r.words?.target[0] ?? r.tgtTokens[0]}`;   // (a subword model: its first word)
       refreshNotes();   // (a prefix error quotes the hint)
     }, () => {});       // (the generic hint stays)
   }

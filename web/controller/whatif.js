@@ -40,16 +40,15 @@ const editLabels = new WeakMap();   // attention row -> label
 
 /**
  * Re-decodes with step k looking only at source token col, or at the `span` tokens from col on with
- * equal weights (a word's pieces); earlier edits kept, later ones dropped.
+ * equal weights (a word's pieces, named `label`); earlier edits kept, later ones dropped.
  */
-export function whatIf(k, col, span = 1) {
+export function whatIf(k, col, span = 1, label = null) {
   const sess = state.sess;
   if (!sess || k >= sess.steps.length || sess.key !== inputKey() || isVanilla(sess)) return;
   const fromLook = !!document.activeElement?.closest('#inspector-body .look');  // pressed ◎ (keyboard or pointer)
   const overrides = new Map([...sess.overrides].filter(([j]) => j < k));
   const row = span > 1 ? new Float32Array(sess.src.length).fill(1 / span, col, col + span) : oneHot(sess.src.length, col);
-  const label = span > 1 ? sess.model.detokenize(sess.enc.ids.slice(col, col + span), 'source').trim() : sess.srcLabels[col];
-  editLabels.set(row, label);
+  editLabels.set(row, label ?? sess.srcLabels[col]);
   overrides.set(k, row);
   stopLoop();
   try {
@@ -58,7 +57,7 @@ export function whatIf(k, col, span = 1) {
     return showError(errText(e));
   }
   baseline(state.sess);   // asked for now, so that it is there when the decode ends
-  $('whatif-text').textContent = `What if step ${k + 1} had looked only at “${label}”? Re-decoding from there…`;
+  $('whatif-text').textContent = `What if step ${k + 1} had looked only at “${editLabels.get(row)}”? Re-decoding from there…`;
   $('whatif-note').hidden = false;
   for (let j = 0; j <= k; j++) if (!stepOnce()) break;
   state.selected = k;
