@@ -37,7 +37,9 @@ const readTable = (page) => page.evaluate(() => {
 
 test('a subword model\'s matrix shows words, sums of its pieces, and the pieces by the toggle', async () => {
   const { page, problems } = await openDemo(browser.ctx, srv.base);
-  assert.equal(await page.locator('#units').isHidden(), true, 'the first shipped model (letters) has no words/pieces toggle');
+  await page.selectOption('#model', 'g2p-en');
+  await page.waitForFunction(() => document.getElementById('model-info').textContent.startsWith('g2p-en'));
+  assert.equal(await page.locator('#units').isHidden(), true, 'a model of letters and phonemes has no words/pieces toggle');
   await page.setInputFiles('#file', { name: 'tiny-spm.safetensors', mimeType: 'application/octet-stream', buffer: Buffer.from(bytes) });
   await page.waitForFunction(() => document.getElementById('model').value.startsWith('user:') && !document.getElementById('play').disabled);
   assert.equal(await page.locator('#units').isVisible(), true, 'the toggle is shown for a model of pieces');
