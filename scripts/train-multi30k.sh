@@ -5,7 +5,8 @@
 #      results; the script checks they are the files it makes);
 #   2. the model: `attnseq train --src --tgt` in epochs, the val pair's BLEU (13a, beam 5) choosing the
 #      best epoch and stopping the run; resumed from OUT.last.trainer when run again after a kill;
-#   3. the shipped file: the best epoch stored as int8 (OUT.int8.safetensors, `attnseq quantize`);
+#   3. the shipped file: the best epoch stored as int8 (OUT.int8.safetensors, `attnseq quantize`),
+#      set beside f32 on val (OUT.int8.txt);
 #   4. its length penalty, chosen on val at beam 5 among 0.6 to 1.6 (best 13a BLEU; OUT.lp.txt);
 #   5. the test sets, scored once at that penalty (OUT.test.txt, with the val figure first):
 #      test_2016_flickr and test_2017_flickr.
@@ -71,6 +72,12 @@ train_or_resume multi30k "$OUT" "$CLI" "${TRAIN[@]}"
 # 3. The shipped file: int8 weights with a scale per row (docs/checkpoint-format.md).
 "$CLI" quantize --in "$OUT" --out "${OUT%.safetensors}.int8.safetensors"
 SHIP="${OUT%.safetensors}.int8.safetensors"
+# What int8 changes, on val at beam 5: both scores, and how many outputs are the same text.
+for m in "$OUT" "$SHIP"; do
+  "$CLI" eval --model "$m" --src "$D/raw/val.en" --tgt "$D/raw/val.$LANG_T" --beam 5 --threads "$THREADS" --hyp "$m.val.hyp"
+done | tee "$OUT.int8.txt"
+same=$(paste -d '\t' "$OUT.val.hyp" "$SHIP.val.hyp" | awk -F '\t' '$1 == $2' | wc -l)
+echo "int8 output = f32 output on $same of $(wc -l < "$OUT.val.hyp") val sentences (beam 5)" | tee -a "$OUT.int8.txt"
 
 # 4. The length penalty, on val (the beam ranks by log p / length^penalty).
 best_lp="" best_bleu=-1
