@@ -63,3 +63,12 @@ test('bad arguments to words() and detokenize() are refused by name, and the mod
   const r = model.translate('A red car.', { maxLength: 6 });
   assert.deepEqual(model.words(src, r.tokens, r.attention), r.words, 'still working');
 });
+
+test('text over the source limit is TOO_LONG after the tokenizer, and the model keeps working', () => {
+  const long = 'A dog runs. '.repeat(400);   // 4,800 characters, about 1,600 pieces
+  assert.ok(model.tokenize(long).ids.length > 1024, 'the tokenizer itself takes it');
+  for (const call of [() => model.translate(long), () => model.encode(long), () => model.translateBatch(['A dog.', long])])
+    assert.throws(call, (e) => e instanceof AttnseqError && e.code === 'TOO_LONG' && /source/.test(e.message), 'TOO_LONG naming the source');
+  const r = model.translate('A dog runs.', { maxLength: 5 });
+  assert.equal(r.words.source.join(' '), 'A dog runs .', 'still working');
+});
