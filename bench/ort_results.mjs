@@ -22,6 +22,9 @@ export function readOrtResults(file = ORT_RESULTS) {
   } catch {
     return null;
   }
+  // The readers time the reference model (V = 1000): figures of another vocabulary (bench/ort.sh --V,
+  // which writes them to a file of its own) are not theirs to quote. Files from before --V have no V.
+  if ((j.V ?? 1000) !== 1000) return null;
   const step = {}, encode = {}, stepCpu = {}, encodeCpu = {};
   for (const [H, r] of Object.entries(j.results ?? {})) {
     if (typeof r.ort_step_us !== 'number' || typeof r.ort_encode_us !== 'number') continue;

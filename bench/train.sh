@@ -46,6 +46,16 @@ if [ "$TORCH" = 1 ] && ! $PY -c 'import torch' 2>/dev/null; then
 fi
 
 echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+# OpenBLAS 0.3.21 does not know every CPU: on one it cannot name it falls back to SSE3 kernels, several
+# times slower than its AVX-512 ones, and the twin would look far slower than it is. bench/sgemm.py asks
+# the library which kernels it chose; the fairer ones are set here unless OPENBLAS_CORETYPE already is.
+if [ "$TORCH" = 1 ] && [ -z "${OPENBLAS_CORETYPE:-}" ]; then
+  fix=$($PY bench/sgemm.py --coretype-fix)
+  if [ -n "$fix" ]; then
+    export OPENBLAS_CORETYPE="$fix"
+    echo "OpenBLAS chose kernels without AVX2 on this CPU: the twin runs with OPENBLAS_CORETYPE=$fix"
+  fi
+fi
 echo "machine: nproc=$NPROC, $(lscpu | sed -n 's/^Model name: *//p') (the arch in use: the RESULT what=train_step line)"
 echo "load average at the start: $(cut -d' ' -f1-3 /proc/loadavg)"
 if [ "$TORCH" = 1 ]; then

@@ -7,15 +7,25 @@
 //   attnseq_train_flops --task dates --hidden 64 --embedding 32
 //   attnseq_train_flops --task dates --dump-tsv N FILE   (N examples of the task as TSV, then exit:
 //     the same data for trainers that read files, such as the PyTorch twin)
+//   attnseq_train_flops --output-layer [--H 256,512] [--V 8000,10000] [--shapes step_B1,...] [--seconds 0.3]
+//     the output layer's products alone at a real vocabulary (bench/output_layer.sh sets them beside
+//     OpenBLAS's, bench/sgemm.py): see output_layer() below
+#include <time.h>
+
+#include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "kernels/kernels.hpp"
+#include "model/model.hpp"
+#include "nn/layers.hpp"
 #include "train/backprop.hpp"
 #include "train/evaluate.hpp"
 #include "train/tasks.hpp"
@@ -41,15 +51,174 @@ double time_per_call(F&& f, double budget) {
   return seconds_since(t0) / n;
 }
 
+// ---- --output-layer: the output layer's products at a real vocabulary, one thread ----------------
+// Each product as the engine calls it, at hidden size H and vocabulary V, named as bench/sgemm.py
+// names the same product for numpy (M x K by K x N, 2 M N K FLOPs; int8 counts its multiply-adds alike):
+//   step_B1, step_B4  Model::step's logits for 1 row, or 4 (a beam of 4 in one call): (B, H) by (H, V),
+//                     kernels::gemm_packed over the (V, H) matrix packed as Model::prepare packs it, with
+//                     its bias (nn::linear_any with a packed copy)
+//   step_B1_int8, step_B4_int8  the same through the int8 copy (Model::quantize): nn::linear_q8, which
+//                     quantises each row to int16 and then calls kernels::gemm_q8
+//   train_fwd  forward_backward's logits for one chunk of 256 rows (src/train/backprop.cpp, kChunk):
+//              (256, H) by (H, V), gemm_packed with the bias
+//   train_dX   d features = d logits W: (256, V) by (V, H), gemm_packed over W^T packed (H, V)
+//   train_dW   dW += d logits^T features: (V, 256) by (256, H), gemm_acc reading d logits transposed
+// Not timed: what runs once per batch or per row around them (packing W^T, the softmax and loss).
+constexpr std::size_t kTrainRows = 256;  // backprop.cpp's kChunk
+const char* const kOutputShapes[] = {"step_B1",   "step_B4",  "step_B1_int8", "step_B4_int8",
+                                     "train_fwd", "train_dX", "train_dW"};
+
+double thread_cpu_seconds() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+struct Timing {
+  double us = 0, cpu_us = 0;  // per call: medians over repetitions, wall clock and this thread's CPU time
+  int reps = 0, calls = 0;
+};
+
+// One call to warm up and to size a repetition (as many calls as take about 5 ms, at least one), then
+// repetitions until `budget` seconds and at least 5; bench/sgemm.py times numpy the same way.
+Timing time_median(const std::function<void()>& f, double budget) {
+  const auto t = Clock::now();
+  f();
+  Timing r;
+  r.calls = std::max(1, int(0.005 / std::max(seconds_since(t), 1e-9)));
+  std::vector<double> wall, cpu;
+  const auto t0 = Clock::now();
+  while (wall.size() < 5 || seconds_since(t0) < budget) {
+    const double c0 = thread_cpu_seconds();
+    const auto w0 = Clock::now();
+    for (int i = 0; i < r.calls; ++i) f();
+    wall.push_back(seconds_since(w0) * 1e6 / r.calls);
+    cpu.push_back((thread_cpu_seconds() - c0) * 1e6 / r.calls);
+  }
+  r.us = median(wall);
+  r.cpu_us = median(cpu);
+  r.reps = int(wall.size());
+  return r;
+}
+
+std::vector<std::size_t> size_list(const std::string& s, const char* what) {
+  std::vector<std::size_t> out;
+  std::stringstream ss(s);
+  for (std::string item; std::getline(ss, item, ',');) {
+    const long v = std::strtol(item.c_str(), nullptr, 10);
+    if (v < 1) {
+      std::fprintf(stderr, "%s: '%s' is not a positive whole number (in '%s')\n", what, item.c_str(), s.c_str());
+      std::exit(2);
+    }
+    out.push_back(std::size_t(v));
+  }
+  return out;
+}
+
+int output_layer(const std::string& hs, const std::string& vs, const std::string& shape_list, double budget) {
+  std::vector<std::string> shapes;
+  std::stringstream ss(shape_list);
+  for (std::string item; std::getline(ss, item, ',');) {
+    if (std::find(std::begin(kOutputShapes), std::end(kOutputShapes), item) == std::end(kOutputShapes)) {
+      std::string known;
+      for (const char* k : kOutputShapes) known += std::string(known.empty() ? "" : ",") + k;
+      std::fprintf(stderr, "--shapes: unknown shape '%s' (known: %s)\n", item.c_str(), known.c_str());
+      return 2;
+    }
+    shapes.push_back(item);
+  }
+  std::uint64_t state = 20261203;  // splitmix64: uniform [-0.1, 0.1), the benchmarks' weight range
+  auto fill = [&](float* p, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) {
+      std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+      z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+      z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+      p[i] = 0.2f * float((z ^ (z >> 31)) >> 40) / float(1 << 24) - 0.1f;
+    }
+  };
+  for (const std::size_t H : size_list(hs, "--H")) {
+    for (const std::size_t V : size_list(vs, "--V")) {
+      // The weights (V, H) and bias as the model holds them, their packed and int8 copies as
+      // Model::prepare / Model::quantize make them (64-byte aligned), and W^T packed as backprop.cpp
+      // packs it for d features (a plain vector there).
+      std::vector<float> W(V * H), b(V), Wt(H * V);
+      fill(W.data(), W.size());
+      fill(b.data(), b.size());
+      std::vector<float, Align64<float>> P(kernels::packed_size(V, H));
+      kernels::pack(W.data(), V, H, P.data());
+      for (std::size_t v = 0; v < V; ++v)
+        for (std::size_t h = 0; h < H; ++h) Wt[h * V + v] = W[v * H + h];
+      std::vector<float> Pt(kernels::packed_size(H, V));
+      kernels::pack(Wt.data(), H, V, Pt.data());
+      std::vector<std::int8_t> rows(V * H);
+      std::vector<float> wscale(V);
+      q8_quantize_rows(W.data(), V, H, rows.data(), wscale.data());
+      std::vector<std::int8_t, Align64<std::int8_t>> Q(q8_packed_size(V, H));
+      q8_pack(rows.data(), V, H, Q.data());
+      const nn::Q8Weights q8{Q.data(), wscale.data()};
+      // Activations: up to 256 feature rows (H) and their logits (V); d logits for the backward products.
+      std::vector<float> X(kTrainRows * H), Y(kTrainRows * V), dY(kTrainRows * V), dX(kTrainRows * H), dW(V * H);
+      fill(X.data(), X.size());
+      fill(dY.data(), dY.size());
+      fill(dW.data(), dW.size());
+      for (const std::string& name : shapes) {
+        std::size_t M = 0, K = 0, N = 0;
+        const char *kernel = "gemm_packed", *arch = simd::arch_name();
+        std::function<void()> f;
+        if (name.rfind("step_B", 0) == 0) {
+          const std::size_t B = name[6] == '1' ? 1 : 4;
+          M = B, K = H, N = V;
+          if (name.size() > 7) {  // _int8
+            kernel = "linear_q8", arch = simd::q8_arch_name();
+            f = [&, B] { nn::linear_q8(X.data(), H, q8, b.data(), Y.data(), V, B, V, H); };
+          } else {
+            f = [&, B] { kernels::gemm_packed(X.data(), H, P.data(), b.data(), Y.data(), V, B, V, H); };
+          }
+        } else if (name == "train_fwd") {
+          M = kTrainRows, K = H, N = V;
+          f = [&] { kernels::gemm_packed(X.data(), H, P.data(), b.data(), Y.data(), V, kTrainRows, V, H); };
+        } else if (name == "train_dX") {
+          M = kTrainRows, K = V, N = H;
+          f = [&] { kernels::gemm_packed(dY.data(), V, Pt.data(), nullptr, dX.data(), H, kTrainRows, H, V); };
+        } else {  // train_dW
+          M = V, K = kTrainRows, N = H;
+          kernel = "gemm_acc";
+          f = [&] { kernels::gemm_acc(dY.data(), 1, V, X.data(), H, dW.data(), H, V, H, kTrainRows); };
+        }
+        const Timing t = time_median(f, budget);
+        const double flop = 2.0 * double(M) * double(N) * double(K);
+        std::printf(
+            "RESULT what=output_layer engine=attnseq kernel=%s arch=%s shape=%s H=%zu V=%zu M=%zu K=%zu N=%zu "
+            "us=%.2f cpu_us=%.2f gflops=%.2f cpu_gflops=%.2f reps=%d calls=%d\n",
+            kernel, arch, name.c_str(), H, V, M, K, N, t.us, t.cpu_us, flop / (t.us * 1e3), flop / (t.cpu_us * 1e3),
+            t.reps, t.calls);
+        std::fflush(stdout);
+      }
+    }
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::string data, task_name, src_tok = "char", tgt_tok = "char", score = "dot";
   int hidden = 64, emb = 0, batch = 64;
   bool bidir = false, bridge = false, feed = false;
-  double budget = 3;
+  double budget = 3;  // seconds per measurement (--output-layer: per shape, 0.3 unless given)
+  bool budget_set = false;
   long dump_n = 0;
   std::string dump_file;
+  bool output_layer_mode = false;
+  std::string out_hs = "256,512", out_vs = "8000,10000", out_shapes;
+  for (const char* k : kOutputShapes) out_shapes += std::string(out_shapes.empty() ? "" : ",") + k;
+  double out_budget = 0.3;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&]() -> std::string {
@@ -76,7 +245,7 @@ int main(int argc, char** argv) {
     else if (a == "--batch")
       batch = std::stoi(next());
     else if (a == "--seconds")
-      budget = std::stod(next());
+      budget = std::stod(next()), budget_set = true;
     else if (a == "--bidirectional")
       bidir = true;
     else if (a == "--bridge")
@@ -85,11 +254,20 @@ int main(int argc, char** argv) {
       feed = true;
     else if (a == "--dump-tsv")
       dump_n = std::stol(next()), dump_file = next();
+    else if (a == "--output-layer")
+      output_layer_mode = true;
+    else if (a == "--H")
+      out_hs = next();
+    else if (a == "--V")
+      out_vs = next();
+    else if (a == "--shapes")
+      out_shapes = next();
     else {
       std::fprintf(stderr, "unknown option %s (see the header of bench/train_flops.cpp)\n", a.c_str());
       return 2;
     }
   }
+  if (output_layer_mode) return output_layer(out_hs, out_vs, out_shapes, budget_set ? budget : out_budget);
   std::unique_ptr<train::Task> task;
   if (!data.empty()) {
     std::ifstream in(data, std::ios::binary);

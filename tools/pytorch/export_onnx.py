@@ -2,12 +2,14 @@
 """Export the benchmarks' reference model as an attnseq checkpoint and as two ONNX graphs, from the same
 weights, so that bench/ort.mjs can time attnseq against onnxruntime-web on identical work.
 
-    /usr/bin/python3 tools/pytorch/export_onnx.py [--H 128,256,512] [--out build/onnx] [--seed 20261201]
+    /usr/bin/python3 tools/pytorch/export_onnx.py [--H 128,256,512] [--V 1000] [--out build/onnx] [--seed 20261201]
 
 The reference model is the one of bench/bench_engine.cpp: GRU, luong decoder, dot score, no input
 feeding, no bridge, 1 layer, unidirectional encoder, E = H, V = 1000 on both sides, source length
-T = 32. Every weight is uniform in [-0.1, 0.1) from torch.manual_seed(seed + H) (the same range as the
-C++ bench; not the same numbers). For each H it writes, under --out:
+T = 32. --V sets another vocabulary (both sides), for the output layer at a real size (V = 10000:
+bash bench/ort.sh --V 10000). Every weight is uniform in [-0.1, 0.1) from torch.manual_seed(seed + H)
+(the same range as the C++ bench; not the same numbers). For each H it writes, under --out, files
+named ref-H<H> (V = 1000, the names bench/ort.sh has always read) or ref-H<H>-V<V> (any other V):
 
   ref-H<H>.safetensors   the twin's state_dict, no __metadata__ (an ids-only model: pad 0, bos 1,
                          eos 2, unk 3), which attnseq's loadModel() reads as it is
@@ -35,7 +37,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from attnseq_twin import Config, Seq2Seq, save_attnseq  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-V, T = 1000, 32
+DEFAULT_V, T = 1000, 32
 FORCED = 64          # forced target ids; the bench restarts the decoder every 64 steps
 CHECK_STEPS = 4      # steps of twin logits/attention recorded in the JSON
 OPSET = 13
@@ -71,14 +73,20 @@ class StepGraph(nn.Module):
         return dec.out(htilde), new_state, w
 
 
-def reference_config(H: int) -> Config:
+def base_name(H: int, V: int) -> str:
+    """The files' common stem: ref-H<H> at the reference vocabulary, so that files exported before --V
+    existed keep their names, and ref-H<H>-V<V> otherwise (bench/ort.mjs reads the same names)."""
+    return f"ref-H{H}" if V == DEFAULT_V else f"ref-H{H}-V{V}"
+
+
+def reference_config(H: int, V: int) -> Config:
     return Config(cell="gru", style="luong", score="dot", input_feeding=False, bidirectional=False, layers=1,
                   bridge=False, emb=H, enc_hidden=H, dec_hidden=H, attn_dim=0, src_vocab_size=V, tgt_vocab_size=V)
 
 
-def export(H: int, seed: int, out_dir: str) -> None:
+def export(H: int, V: int, seed: int, out_dir: str) -> None:
     torch.manual_seed(seed + H)
-    twin = Seq2Seq(reference_config(H))
+    twin = Seq2Seq(reference_config(H, V))
     with torch.no_grad():
         for p in twin.parameters():
             p.uniform_(-0.1, 0.1)
@@ -87,7 +95,7 @@ def export(H: int, seed: int, out_dir: str) -> None:
     src = torch.randint(4, V, (T,), generator=gen, dtype=torch.int64)
     forced = torch.randint(4, V, (FORCED,), generator=gen, dtype=torch.int64)
 
-    base = os.path.join(out_dir, f"ref-H{H}")
+    base = os.path.join(out_dir, base_name(H, V))
     save_attnseq(twin, base + ".safetensors", None)
 
     enc_graph, step_graph = EncodeGraph(twin).eval(), StepGraph(twin).eval()
@@ -106,7 +114,7 @@ def export(H: int, seed: int, out_dir: str) -> None:
         # same inputs: they must agree before anything is written as a reference.
         st = twin.encode(src.tolist())
         if (st.enc_out - enc_out).abs().max() > 1e-6:
-            raise SystemExit(f"H={H}: EncodeGraph differs from the twin's encode()")
+            raise SystemExit(f"H={H} V={V}: EncodeGraph differs from the twin's encode()")
         logits, attention = [], []
         s_graph = state
         for k in range(CHECK_STEPS):
@@ -114,7 +122,7 @@ def export(H: int, seed: int, out_dir: str) -> None:
             o = twin.step(st, prev)
             g_logits, s_graph, g_w = step_graph(torch.tensor([prev], dtype=torch.int64), s_graph, enc_out)
             if (g_logits - o.logits).abs().max() > 1e-5 or (g_w - o.attention).abs().max() > 1e-6:
-                raise SystemExit(f"H={H}: StepGraph differs from the twin's step() at step {k}")
+                raise SystemExit(f"H={H} V={V}: StepGraph differs from the twin's step() at step {k}")
             logits.append(o.logits.tolist())
             attention.append(o.attention.tolist())
 
@@ -132,19 +140,22 @@ def export(H: int, seed: int, out_dir: str) -> None:
         json.dump(meta, f)
     sizes = ", ".join(f"{os.path.basename(base + s)} {os.path.getsize(base + s) / 1e6:.1f} MB"
                       for s in (".safetensors", "-encode.onnx", "-step.onnx"))
-    print(f"[export] H={H}: {sizes}")
+    print(f"[export] H={H} V={V}: {sizes}")
 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--H", default="128,256,512", help="comma-separated hidden sizes")
+    p.add_argument("--V", type=int, default=DEFAULT_V, help="vocabulary size, source and target (at least 5)")
     p.add_argument("--out", default=os.path.join(ROOT, "build", "onnx"))
     p.add_argument("--seed", type=int, default=20261201)
     a = p.parse_args()
+    if a.V < 5:  # ids 0-3 are the specials; the source and forced ids are drawn from [4, V)
+        p.error(f"--V {a.V}: the vocabulary needs at least 5 ids (0-3 are pad, bos, eos, unk)")
     torch.set_num_threads(1)
     os.makedirs(a.out, exist_ok=True)
     for H in (int(h) for h in a.H.split(",")):
-        export(H, a.seed, a.out)
+        export(H, a.V, a.seed, a.out)
 
 
 if __name__ == "__main__":
