@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -264,6 +265,31 @@ TEST_CASE("kernels: gemm_acc covers every tile shape (rows 1-9, columns around t
           t.gemm_acc(A.data(), K, 1, Bm.data(), N, C1.data(), N, M, N, K);
           ref::gemm_acc(A.data(), K, 1, Bm.data(), N, C2.data(), N, M, N, K);
           check_close(C1, C2, 1e-5f);
+        }
+  }
+}
+
+TEST_CASE("kernels: gemm_acc with A read transposed (dW, copied into panels) gives the bits of A read by rows") {
+  // dW += dY^T X reads dY a whole row apart per k; gemm_acc copies it into panels first. The sums must
+  // be the same operations in the same order as for the same matrix stored the other way round.
+  for (const simd::KernelTable* tp : simd::runnable_tables()) {
+    const simd::KernelTable& t = *tp;
+    CAPTURE(t.name);
+    for (std::size_t M : {16, 17, 18, 19, 23, 64, 130})
+      for (std::size_t N : {8, 16, 31, 64, 65, 100, 130})
+        for (std::size_t K : {1, 5, 37}) {
+          CAPTURE(M);
+          CAPTURE(N);
+          CAPTURE(K);
+          const std::size_t ld = M + 3;                  // dY's row stride
+          auto Y = rnd(K * ld, 41), X = rnd(K * N, 42);  // dY (K, ld), X (K, N)
+          std::vector<float> At(M * K);                  // the same A (M, K), stored by rows
+          for (std::size_t i = 0; i < M; ++i)
+            for (std::size_t k = 0; k < K; ++k) At[i * K + k] = Y[k * ld + i];
+          auto C1 = rnd(M * N, 43), C2 = C1;
+          t.gemm_acc(Y.data(), 1, ld, X.data(), N, C1.data(), N, M, N, K);
+          t.gemm_acc(At.data(), K, 1, X.data(), N, C2.data(), N, M, N, K);
+          CHECK(std::memcmp(C1.data(), C2.data(), C1.size() * sizeof(float)) == 0);
         }
   }
 }
