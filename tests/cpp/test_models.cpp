@@ -15,6 +15,8 @@
 #include "model/checkpoint.hpp"
 #include "model/vocab.hpp"
 #include "train/evaluate.hpp"
+#include "train/mt_scores.hpp"
+#include "train/parallel_data.hpp"
 #include "train/pron_data.hpp"
 #include "train/tasks.hpp"
 #include "train/wer.hpp"
@@ -111,6 +113,20 @@ void check_rate(long right, long total, const Figure& f, const std::string& what
     CHECK(v < f.value + half);
   }
 }
+
+// A score (BLEU, chrF: 0-100) must print as the figure written, rounded half up.
+void check_figure(double v, const std::string& text, const std::string& what) {
+  const Figure f = figure(text);
+  INFO(what << " " << v << " against \"" << f.text << "\"");
+  const double half = 0.5 * std::pow(10.0, -f.decimals);
+  CHECK(v >= f.value - half);
+  CHECK(v < f.value + half);
+}
+
+// The translation models' table in models/README.md: on Multi30K's val and test sets, at the table's
+// beam and length penalty, BLEU by the Multi30K convention, sacreBLEU's 13a BLEU and chrF2, each
+// re-measured here from the shipped (int8) files. The whole sets run natively; the other builds (wasm,
+// reference kernels, ASan) run the rows of 100 sentences (the first 100 of val, greedy).
 
 void check_aer(const Model& m, const train::EvalReport& r, const Figure& f) {
   INFO("AER against \"" << f.text << "\"");
@@ -296,4 +312,58 @@ TEST_CASE("shipped g2p-en model: its models/README.md table (CMUdict test and de
     ++checked;
   }
   CHECK(checked == (full ? 4 : 1));
+}
+
+TEST_CASE("shipped translation models: their models/README.md table (Multi30K val and test sets)") {
+  const auto t = table(read_text(kModels + "/README.md"),
+                       "| model | set | sentences | decoding | BLEU (Multi30K) | BLEU (13a) | chrF2 |");
+  REQUIRE(t.size() >= 2);
+#if defined(__EMSCRIPTEN__) || defined(ATTNSEQ_REFERENCE_KERNELS) || defined(__SANITIZE_ADDRESS__)
+  const bool full = false;
+  const int threads = 1;
+#else
+  const bool full = true;
+  const int threads = 2;
+#endif
+  int checked = 0, expected = 0;
+  for (std::size_t i = 1; i < t.size(); ++i) {
+    const auto& row = t[i];
+    const std::string name = row[0].substr(1, row[0].size() - 2);  // `en-de`
+    const std::string lang = name.substr(3);
+    const int n = std::stoi(row[2]);
+    if (!full && n > 100) continue;
+    ++expected;
+    CAPTURE(name);
+    CAPTURE(row[1]);
+    int beam = 1;
+    double lp = 0;
+    if (row[3].rfind("greedy", 0) == 0)
+      REQUIRE(std::sscanf(row[3].c_str(), "greedy, length penalty %lf", &lp) == 1);
+    else
+      REQUIRE(std::sscanf(row[3].c_str(), "beam %d, length penalty %lf", &beam, &lp) == 2);
+    const Model m = load(name);
+    const std::string dir = std::string(ATTNSEQ_DATA_DIR) + "/multi30k/raw/" + row[1];
+    auto data = train::read_parallel(dir + ".en", dir + "." + lang);
+    REQUIRE(int(data.src.size()) >= n);
+    data.src.resize(n);
+    data.tgt.resize(n);
+    const auto refs = train::parallel_refs(m.config(), data, dir + ".en");
+    std::vector<train::Ids> sources;
+    for (const auto& r : refs) sources.push_back(r.src);
+    const auto out = train::decode_all(m, sources, beam, threads, float(lp), "translation table");
+    const Vocab tv = Vocab::target(m.config());
+    std::vector<std::string> hyps;
+    for (const auto& o : out) hyps.push_back(tv.decode(o.data(), o.size()));
+    const auto s = train::score_translations(hyps, data.tgt, lang);
+    char line[200];
+    std::snprintf(line, sizeof line, "%s %s (%d): BLEU %.4f (Multi30K), %.4f (13a), chrF2 %.4f", name.c_str(),
+                  row[1].c_str(), n, s.convention.score(), s.bleu_13a.score(), s.chrf.score());
+    MESSAGE(line);
+    check_figure(s.convention.score(), row[4], "BLEU (Multi30K)");
+    check_figure(s.bleu_13a.score(), row[5], "BLEU (13a)");
+    check_figure(s.chrf.score(), row[6], "chrF2");
+    ++checked;
+  }
+  CHECK(checked == expected);
+  CHECK(checked >= 1);
 }

@@ -38,5 +38,9 @@ test('README JavaScript examples run', async () => {
   assert.ok(logs.includes('13 11'));
   assert.ok(logs.includes('2 true'), 'translateBatch example');
   assert.ok(logs.includes('true BAD_INPUT'));
+  assert.ok(logs.includes('Ein Kind, das einen Apfel isst.'), 'the translation example');
+  assert.ok(logs.includes('▁A ▁child ▁who ▁is ▁eating ▁an ▁apple .'));
+  assert.ok(logs.includes('eating'), 'the clause-final verb looks at the English verb');
+  assert.ok(logs.includes('Schöne Grüße!'));
   assert.ok(logs.includes(',w5,w6,w7'));
 });
