@@ -115,6 +115,18 @@ void gemm_packed(const float* X, std::size_t ldx, const float* P, const float* b
     }
 }
 
+void gemm_packed_acc(const float* X, std::size_t ldx, const float* P, float* C, std::size_t ldc, std::size_t B,
+                     std::size_t M, std::size_t N) {
+  const std::size_t R = 4 * simd::pack_width();
+  for (std::size_t b = 0; b < B; ++b)
+    for (std::size_t m = 0; m < M; ++m) {
+      const std::size_t k = m / R, r = m % R;
+      float s = C[b * ldc + m];
+      for (std::size_t n = 0; n < N; ++n) s += P[k * R * N + n * R + r] * X[b * ldx + n];
+      C[b * ldc + m] = s;
+    }
+}
+
 std::size_t argmax(const float* x, std::size_t n) {
   std::size_t best = 0;
   for (std::size_t i = 1; i < n; ++i)

@@ -10,15 +10,19 @@
 namespace attnseq::nn {
 
 void linear_backward(const float* X, std::size_t ldx, const float* W, const float* dY, std::size_t ldy, float* dX,
-                     float* dW, float* db, std::size_t B, std::size_t M, std::size_t N) {
-  if (dX) kernels::gemm_acc(dY, ldy, 1, W, N, dX, ldx, B, N, M);  // dX (B, N) += dY (B, M) W (M, N)
+                     float* dW, float* db, std::size_t B, std::size_t M, std::size_t N, const float* Wt_packed) {
+  if (dX && Wt_packed)
+    kernels::gemm_packed_acc(dY, ldy, Wt_packed, dX, ldx, B, N, M);  // dX (B, N) += dY (B, M) (W^T (N, M))^T
+  else if (dX)
+    kernels::gemm_acc(dY, ldy, 1, W, N, dX, ldx, B, N, M);  // dX (B, N) += dY (B, M) W (M, N)
   if (dW) kernels::gemm_acc(dY, 1, ldy, X, ldx, dW, N, M, N, B);  // dW (M, N) += dY^T (M, B) X (B, N)
   if (db)
     for (std::size_t r = 0; r < B; ++r) kernels::add(dY + r * ldy, db, M);
 }
 
 void gru_cell_backward(const RnnWeights& w, const float* gates, const float* gh, const float* h_prev, float* dh,
-                       float* dgi, float* dW_hh, float* db_hh, float* dgh, std::size_t B) {
+                       float* dgi, float* dW_hh, float* db_hh, float* dgh, std::size_t B,
+                       const float* w_hh_t_packed) {
   const std::size_t H = w.hidden, G = 3 * H;
   for (std::size_t b = 0; b < B; ++b) {
     const float* r = gates + b * G;
@@ -42,12 +46,12 @@ void gru_cell_backward(const RnnWeights& w, const float* gates, const float* gh,
     }
   }
   // gh = h W_hh^T + b_hh
-  linear_backward(h_prev, H, w.w_hh, dgh, G, dh, dW_hh, db_hh, B, G, H);
+  linear_backward(h_prev, H, w.w_hh, dgh, G, dh, dW_hh, db_hh, B, G, H, w_hh_t_packed);
 }
 
 void lstm_cell_backward(const RnnWeights& w, const float* gates, const float* h_prev, const float* c_prev,
                         const float* c_new, float* dh, float* dc, float* dgi, float* dW_hh, float* db_hh,
-                        std::size_t B) {
+                        std::size_t B, const float* w_hh_t_packed) {
   const std::size_t H = w.hidden, G = 4 * H;
   for (std::size_t b = 0; b < B; ++b) {
     const float* ig = gates + b * G;
@@ -72,7 +76,7 @@ void lstm_cell_backward(const RnnWeights& w, const float* gates, const float* h_
       d[i] = 0.f;  // h_prev's gradient comes only through W_hh below
     }
   }
-  linear_backward(h_prev, H, w.w_hh, dgi, G, dh, dW_hh, db_hh, B, G, H);
+  linear_backward(h_prev, H, w.w_hh, dgi, G, dh, dW_hh, db_hh, B, G, H, w_hh_t_packed);
 }
 
 void attention_backward(const AttentionWeights& a, const float* q, std::size_t Hd, const float* keys, std::size_t Kd,

@@ -99,21 +99,25 @@ void attention_context(const float* weights, std::size_t B, const float* memory,
 namespace attnseq::nn {
 
 // Y = X W^T + b: dX (B, N) += dY W, dW (M, N) += dY^T X, db (M) += sum of dY rows. Any of dX, dW,
-// db may be null. Row strides ldx, ldy as in linear_forward.
+// db may be null. Row strides ldx, ldy as in linear_forward. Wt_packed, if given, is W^T (N, M)
+// packed (kernels::pack): dX then comes from the packed product, which streams it once per few rows
+// (2-3x gemm_acc's rate on a decoder step's shapes, bench/RESULTS.md), with the same bits.
 void linear_backward(const float* X, std::size_t ldx, const float* W, const float* dY, std::size_t ldy, float* dX,
-                     float* dW, float* db, std::size_t B, std::size_t M, std::size_t N);
+                     float* dW, float* db, std::size_t B, std::size_t M, std::size_t N,
+                     const float* Wt_packed = nullptr);
 
 // Gradients of one cell step. Inputs are what the forward left: gates (B, G H) = gi on exit of
 // the forward ([r; z; n] or [i; f; g; o]), gh (B, G H) the GRU's h W_hh^T + b_hh, h_prev (B, H),
 // for LSTM c_prev and c_new (B, H). dh (B, H) is the gradient w.r.t. the new h (and dc w.r.t. the
 // new c, LSTM); on exit they hold the gradients w.r.t. h_prev (and c_prev). dgi (B, G H) receives
 // the gradient w.r.t. the input projection x W_ih^T + b_ih (= w.r.t. gh for LSTM). dW_hh, db_hh
-// are accumulated. scratch: B * G * H floats.
+// are accumulated. scratch: B * G * H floats. w_hh_t_packed: W_hh^T packed, as linear_backward's.
 void gru_cell_backward(const RnnWeights& w, const float* gates, const float* gh, const float* h_prev, float* dh,
-                       float* dgi, float* dW_hh, float* db_hh, float* scratch, std::size_t B);
+                       float* dgi, float* dW_hh, float* db_hh, float* scratch, std::size_t B,
+                       const float* w_hh_t_packed = nullptr);
 void lstm_cell_backward(const RnnWeights& w, const float* gates, const float* h_prev, const float* c_prev,
                         const float* c_new, float* dh, float* dc, float* dgi, float* dW_hh, float* db_hh,
-                        std::size_t B);
+                        std::size_t B, const float* w_hh_t_packed = nullptr);
 
 // Attention for one row (one query, T positions, the first `valid` real). Forward stored
 // q (Hd), keys (T, Kd), weights (T); additive also u (T, A) = tanh(W_q q + keys). Given dcontext (Ho)

@@ -109,12 +109,16 @@ struct Workspace::Impl {
   std::vector<RnnParams> dec_rnn;  // per layer
   // Packed copies (kernels::pack) of the matrices the forward pass multiplies by, refreshed each call
   // (the weights change between steps); the packed product streams each one once per few rows.
+  // Backward multiplies by the transposes (dX += dY W): those are packed too, as W^T, on first use.
   struct Packed {
     const float* w = nullptr;
+    bool transposed = false;
     std::size_t call = 0;
     Vec p;
   };
   std::vector<Packed> packed;
+  Vec transpose;                                  // W^T before packing
+  std::vector<const float*> dec_ih_t, dec_hh_t;  // the decoder layers' W^T, packed
   std::size_t calls = 0;
   // Activations and gradients.
   std::vector<std::int32_t> src_rows;  // (B, Ts) the sources, batch-major
@@ -134,8 +138,8 @@ struct Workspace::Impl {
   Vec dinit_h, dinit_c, dfinal_h, dfinal_c;
   Vec dhtilde_next, dmemory, dkeys, dfeat, dtmp, dcat, dctx, dq, dx, dgi, dscratch, ascratch;
   // The output layer over every step at once: features (N, Hd), each row's target, a chunk's logits
-  // (then d objective / d logits), d objective / d features (N, Hd), and W^T (Hd, V), plain and packed.
-  Vec feats, logits, dfeats, out_t, out_t_packed;
+  // (then d objective / d logits), d objective / d features (N, Hd).
+  Vec feats, logits, dfeats;
   std::vector<std::int32_t> row_y;
   Vec dout, din, dcell, escratch, dhe, dce, dgi_all;
 
@@ -195,21 +199,32 @@ struct Net {
     if (!w) return {};
     return {w, grad ? grad + (w - m.params().data.data()) : nullptr};
   }
-  const float* packed(const float* w, std::size_t M, std::size_t N) {
+  // W (M, N) packed for this call's products (X W^T), or with `transposed` W^T (N, M) packed (for
+  // backward's dY W); made at a call's first use.
+  const float* packed(const float* w, std::size_t M, std::size_t N, bool transposed = false) {
     if (!w) return nullptr;
+    Workspace::Impl::Packed* slot = nullptr;
     for (auto& p : ws.packed)
-      if (p.w == w) {
-        if (p.call != ws.calls) {
-          p.p.resize(kernels::packed_size(M, N));
-          kernels::pack(w, M, N, p.p.data());
-          p.call = ws.calls;
-        }
-        return p.p.data();
-      }
-    ws.packed.push_back({w, ws.calls, Vec(kernels::packed_size(M, N))});
-    kernels::pack(w, M, N, ws.packed.back().p.data());
-    return ws.packed.back().p.data();
+      if (p.w == w && p.transposed == transposed) slot = &p;
+    if (slot && slot->call == ws.calls) return slot->p.data();
+    if (!slot) {
+      ws.packed.push_back({w, transposed, 0, {}});
+      slot = &ws.packed.back();
+    }
+    const float* src = w;
+    if (transposed) {
+      ws.transpose.resize(M * N);
+      for (std::size_t m = 0; m < M; ++m)
+        for (std::size_t n = 0; n < N; ++n) ws.transpose[n * M + m] = w[m * N + n];
+      src = ws.transpose.data();
+      std::swap(M, N);
+    }
+    slot->p.resize(kernels::packed_size(M, N));
+    kernels::pack(src, M, N, slot->p.data());
+    slot->call = ws.calls;
+    return slot->p.data();
   }
+  const float* packed_t(const float* w, std::size_t M, std::size_t N) { return packed(w, M, N, true); }
   nn::RnnWeights rnn(const RnnParams& r, int in, int hidden) {
     nn::RnnWeights w;
     w.w_ih = r.w_ih;
@@ -401,15 +416,7 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad, con
   logits.resize(std::min(N, kChunk) * V);
   if (want_grad) dfeats.assign(N * Hd, 0.f);
   const float* out_packed = net.packed(out_w.w, V, Hd);
-  const float* out_t_packed = nullptr;
-  if (want_grad) {
-    ws.out_t.resize(Hd * V);
-    for (std::size_t v = 0; v < V; ++v)
-      for (std::size_t h = 0; h < Hd; ++h) ws.out_t[h * V + v] = out_w.w[v * Hd + h];
-    ws.out_t_packed.resize(kernels::packed_size(Hd, V));
-    kernels::pack(ws.out_t.data(), Hd, V, ws.out_t_packed.data());
-    out_t_packed = ws.out_t_packed.data();
-  }
+  const float* out_t_packed = want_grad ? net.packed_t(out_w.w, V, Hd) : nullptr;
   const float inv_n = 1.f / float(bt.tokens);
   const float smooth = fo.label_smoothing / float(V), hit = 1.f - fo.label_smoothing;
   for (std::size_t r0 = 0; r0 < N; r0 += kChunk) {
@@ -461,6 +468,14 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad, con
   auto dW_hh = [&](std::size_t l) { return net.get(ws.dec_rnn[l].w_hh); };
   auto db_ih = [&](std::size_t l) { return net.get(ws.dec_rnn[l].b_ih); };
   auto db_hh = [&](std::size_t l) { return net.get(ws.dec_rnn[l].b_hh); };
+  // W^T packed for each product's dX (the decoder's weights, multiplied again at every step).
+  auto &dec_ih_t = ws.dec_ih_t, &dec_hh_t = ws.dec_hh_t;
+  dec_ih_t.resize(L), dec_hh_t.resize(L);
+  for (std::size_t l = 0; l < L; ++l) {
+    dec_ih_t[l] = net.packed_t(drnn[l].w_ih, G * Hd, l == 0 ? D : Hd);
+    dec_hh_t[l] = net.packed_t(drnn[l].w_hh, G * Hd, Hd);
+  }
+  const float* comb_t = c.style == Style::None ? nullptr : net.packed_t(comb_w.w, Hd, Ho + Hd);
   std::size_t Bk = B;  // rows of the step being back-propagated: active[k]
   auto attend_back = [&](const Step& s, const float* dcontext, float* dquery) {
     for (std::size_t r = 0; r < Bk; ++r) {
@@ -480,26 +495,26 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad, con
       std::fill(dgi.begin(), dgi.end(), 0.f);
       if (lstm)
         nn::lstm_cell_backward(drnn[l], cc.gates.data(), cc.h_prev.data(), cc.c_prev.data(), cc.c_new.data(),
-                               dh[l].data(), dc[l].data(), dgi.data(), dW_hh(l).g, db_hh(l).g, Bk);
+                               dh[l].data(), dc[l].data(), dgi.data(), dW_hh(l).g, db_hh(l).g, Bk, dec_hh_t[l]);
       else
         nn::gru_cell_backward(drnn[l], cc.gates.data(), cc.gh.data(), cc.h_prev.data(), dh[l].data(), dgi.data(),
-                              dW_hh(l).g, db_hh(l).g, dscratch.data(), Bk);
+                              dW_hh(l).g, db_hh(l).g, dscratch.data(), Bk, dec_hh_t[l]);
       const float* xin = l == 0 ? s.x.data() : drop ? s.cell[l].in_drop.data() : s.cell[l - 1].h.data();
       const std::size_t in = l == 0 ? D : Hd;
       if (l == 0) {
         std::fill(dx.begin(), dx.end(), 0.f);
         nn::linear_backward(xin, in, drnn[l].w_ih, dgi.data(), G * Hd, dx.data(), dW_ih(l).g, db_ih(l).g, Bk, G * Hd,
-                            in);
+                            in, dec_ih_t[l]);
       } else if (drop) {  // through the dropout mask between the layers
         std::fill(dtmp.begin(), dtmp.end(), 0.f);
         nn::linear_backward(xin, in, drnn[l].w_ih, dgi.data(), G * Hd, dtmp.data(), dW_ih(l).g, db_ih(l).g, Bk, G * Hd,
-                            in);
+                            in, dec_ih_t[l]);
         kernels::mul(dtmp.data(), s.cell[l].in_mask.data(), dtmp.data(), Bk * Hd);
         kernels::add(dtmp.data(), dh[l - 1].data(), Bk * Hd);
       } else {
         // the layer below's output at this step feeds this layer: its gradient joins dh[l-1]
         nn::linear_backward(xin, in, drnn[l].w_ih, dgi.data(), G * Hd, dh[l - 1].data(), dW_ih(l).g, db_ih(l).g, Bk,
-                            G * Hd, in);
+                            G * Hd, in, dec_ih_t[l]);
       }
     }
   };
@@ -526,7 +541,7 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad, con
       for (std::size_t i = 0; i < Bk * Hd; ++i) dfeat[i] *= 1.f - s.htilde[i] * s.htilde[i];  // tanh
       std::fill(dcat.begin(), dcat.end(), 0.f);
       nn::linear_backward(s.cat.data(), Ho + Hd, comb_w.w, dfeat.data(), Hd, dcat.data(), comb_w.g, comb_b.g, Bk, Hd,
-                          Ho + Hd);
+                          Ho + Hd, comb_t);
       for (std::size_t b = 0; b < Bk; ++b) {
         std::memcpy(&dctx[b * Ho], &dcat[b * (Ho + Hd)], Ho * sizeof(float));
         kernels::add(&dcat[b * (Ho + Hd) + Ho], &dh[L - 1][b * Hd], Hd);
@@ -556,9 +571,11 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad, con
   // keys back to the memory (every padded position at once; padding has zero gradient)
   const std::size_t P = B * Ts;
   if (c.has_attention() && c.score == Score::General)
-    nn::linear_backward(er.memory.data(), Ho, att_w.w, dkeys.data(), Hd, dmemory.data(), att_w.g, nullptr, P, Hd, Ho);
+    nn::linear_backward(er.memory.data(), Ho, att_w.w, dkeys.data(), Hd, dmemory.data(), att_w.g, nullptr, P, Hd, Ho,
+                        net.packed_t(att_w.w, Hd, Ho));
   else if (c.has_attention() && c.score == Score::Additive)
-    nn::linear_backward(er.memory.data(), Ho, att_k.w, dkeys.data(), A, dmemory.data(), att_k.g, nullptr, P, A, Ho);
+    nn::linear_backward(er.memory.data(), Ho, att_k.w, dkeys.data(), A, dmemory.data(), att_k.g, nullptr, P, A, Ho,
+                        net.packed_t(att_k.w, A, Ho));
 
   // the initial state back to the encoder's final states (n, L, .), through the bridge if present
   auto &dinit_h = ws.dinit_h, &dinit_c = ws.dinit_c, &dfinal_h = ws.dfinal_h, &dfinal_c = ws.dfinal_c;
@@ -602,6 +619,7 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad, con
       const RnnParams& rp = ws.enc_rnn[l * dirs + d];
       const nn::RnnWeights& w = ew.rnn[l * dirs + d];
       const PG gw_ih = net.get(rp.w_ih), gw_hh = net.get(rp.w_hh), gb_ih = net.get(rp.b_ih), gb_hh = net.get(rp.b_hh);
+      const float *w_ih_t = net.packed_t(w.w_ih, G * He, in), *w_hh_t = net.packed_t(w.w_hh, G * He, He);
       auto& dgi_all = ws.dgi_all;
       dgi_all.assign(P * G * He, 0.f);
       for (std::size_t j = 0; j < B; ++j) {
@@ -619,15 +637,15 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad, con
         std::fill(dcell.begin(), dcell.begin() + running * G * He, 0.f);
         if (lstm)
           nn::lstm_cell_backward(w, cc.gates.data(), cc.h_prev.data(), cc.c_prev.data(), cc.c_new.data(), dhe.data(),
-                                 dce.data(), dcell.data(), gw_hh.g, gb_hh.g, running);
+                                 dce.data(), dcell.data(), gw_hh.g, gb_hh.g, running, w_hh_t);
         else
           nn::gru_cell_backward(w, cc.gates.data(), cc.gh.data(), cc.h_prev.data(), dhe.data(), dcell.data(), gw_hh.g,
-                                gb_hh.g, escratch.data(), running);
+                                gb_hh.g, escratch.data(), running, w_hh_t);
         for (std::size_t j = 0; j < running; ++j)
           std::memcpy(&dgi_all[(j * Ts + pos(j)) * G * He], &dcell[j * G * He], G * He * sizeof(float));
       }
       nn::linear_backward(ws.etape.input[l].data(), in, w.w_ih, dgi_all.data(), G * He, din.data(), gw_ih.g, gb_ih.g, P,
-                          G * He, in);
+                          G * He, in, w_ih_t);
     }
     if (drop) kernels::mul(din.data(), ws.etape.mask[l].data(), din.data(), din.size());
     dout.assign(din.begin(), din.end());  // a copy, not a swap: each buffer keeps its own capacity

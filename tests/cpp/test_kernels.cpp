@@ -294,6 +294,49 @@ TEST_CASE("kernels: gemm_acc with A read transposed (dW, copied into panels) giv
   }
 }
 
+TEST_CASE("kernels: packed gemm with accumulation (training's dX += dY W) gives gemm_acc's bits") {
+  // Backward multiplies by W through W^T packed (nn::linear_backward): each sum must start from C and
+  // add the same products in the same order as gemm_acc, for one row, a few, and blocks of rows, for
+  // panels cut short, and for sums longer than a slice of columns. Widths are whole vectors of every
+  // arch (gemm_acc's last columns narrower than a vector are a scalar loop); other widths are held to
+  // the reference loops.
+  for (const simd::KernelTable* tp : simd::runnable_tables()) {
+    const simd::KernelTable& t = *tp;
+    CAPTURE(t.name);
+    for (std::size_t out : {1, 5, 16, 48, 64, 80, 144, 150})
+      for (std::size_t K : {1, 19, 300})
+        for (std::size_t B : {1, 2, 5, 21, 37}) {
+          CAPTURE(out);
+          CAPTURE(K);
+          CAPTURE(B);
+          const std::size_t ldy = K + 2, ldc = out + 3;
+          auto W = rnd(K * out, 61), dY = rnd(B * ldy, 62), C1 = rnd(B * ldc, 63), C2 = C1, C3 = C1;
+          std::vector<float> Wt(out * K);  // W^T (out, K)
+          for (std::size_t k = 0; k < K; ++k)
+            for (std::size_t j = 0; j < out; ++j) Wt[j * K + k] = W[k * out + j];
+          std::vector<float> P(t.packed_size(out, K));
+          t.pack(Wt.data(), out, K, P.data());
+          t.gemm_packed_acc(dY.data(), ldy, P.data(), C1.data(), ldc, B, out, K);
+          t.gemm_acc(dY.data(), ldy, 1, W.data(), out, C2.data(), ldc, B, out, K);
+          ref::gemm_acc(dY.data(), ldy, 1, W.data(), out, C3.data(), ldc, B, out, K);
+          if (out % 16 == 0) CHECK(std::memcmp(C1.data(), C2.data(), C1.size() * sizeof(float)) == 0);
+          check_close(C1, C3, 1e-5f);
+          // again: the panel order alternates from call to call, and changes nothing
+          auto again = C2;
+          t.gemm_acc(dY.data(), ldy, 1, W.data(), out, C2.data(), ldc, B, out, K);
+          t.gemm_packed_acc(dY.data(), ldy, P.data(), again.data(), ldc, B, out, K);
+          if (out % 16 == 0) CHECK(std::memcmp(again.data(), C2.data(), C2.size() * sizeof(float)) == 0);
+          // the reference's own packed product, on the active arch's layout
+          if (t.pack_width == simd::pack_width()) {
+            auto C4 = C3, C5 = C3;
+            ref::gemm_packed_acc(dY.data(), ldy, P.data(), C4.data(), ldc, B, out, K);
+            ref::gemm_acc(dY.data(), ldy, 1, W.data(), out, C5.data(), ldc, B, out, K);
+            check_close(C4, C5, 1e-5f);
+          }
+        }
+  }
+}
+
 TEST_CASE("kernels: packed gemm gives a row the same bits whatever the rows multiplied with it") {
   // Beam search and batches multiply several rows at once; a hypothesis must score the same as alone.
   for (const simd::KernelTable* tp : simd::runnable_tables()) {
