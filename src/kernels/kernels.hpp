@@ -53,8 +53,8 @@
     (const float* X, std::size_t ldx, const float* P, const float* bias, float* C, std::size_t ldc, std::size_t B,  \
      std::size_t M, std::size_t N),                                                                                 \
     (X, ldx, P, bias, C, ldc, B, M, N))                                                                             \
-  /* C += X W^T with W given packed: each sum starts from C's element and adds n = 0, 1, ... in order,            \
-     as gemm_acc does (training's dX += dY W, given W^T packed). X (B, N) stride ldx, C (B, M) stride ldc */         \
+  /* C += X W^T with W given packed: each sum starts from C's element and adds n = 0, 1, ... in order,              \
+     as gemm_acc does (training's dX += dY W, given W^T packed). X (B, N) stride ldx, C (B, M) stride ldc */        \
   X(void, gemm_packed_acc,                                                                                          \
     (const float* X, std::size_t ldx, const float* P, float* C, std::size_t ldc, std::size_t B, std::size_t M,      \
      std::size_t N),                                                                                                \

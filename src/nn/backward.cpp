@@ -14,15 +14,14 @@ void linear_backward(const float* X, std::size_t ldx, const float* W, const floa
   if (dX && Wt_packed)
     kernels::gemm_packed_acc(dY, ldy, Wt_packed, dX, ldx, B, N, M);  // dX (B, N) += dY (B, M) (W^T (N, M))^T
   else if (dX)
-    kernels::gemm_acc(dY, ldy, 1, W, N, dX, ldx, B, N, M);  // dX (B, N) += dY (B, M) W (M, N)
+    kernels::gemm_acc(dY, ldy, 1, W, N, dX, ldx, B, N, M);        // dX (B, N) += dY (B, M) W (M, N)
   if (dW) kernels::gemm_acc(dY, 1, ldy, X, ldx, dW, N, M, N, B);  // dW (M, N) += dY^T (M, B) X (B, N)
   if (db)
     for (std::size_t r = 0; r < B; ++r) kernels::add(dY + r * ldy, db, M);
 }
 
 void gru_cell_backward(const RnnWeights& w, const float* gates, const float* gh, const float* h_prev, float* dh,
-                       float* dgi, float* dW_hh, float* db_hh, float* dgh, std::size_t B,
-                       const float* w_hh_t_packed) {
+                       float* dgi, float* dW_hh, float* db_hh, float* dgh, std::size_t B, const float* w_hh_t_packed) {
   const std::size_t H = w.hidden, G = 3 * H;
   for (std::size_t b = 0; b < B; ++b) {
     const float* r = gates + b * G;
@@ -50,8 +49,8 @@ void gru_cell_backward(const RnnWeights& w, const float* gates, const float* gh,
 }
 
 void lstm_cell_backward(const RnnWeights& w, const float* gates, const float* h_prev, const float* c_prev,
-                        const float* c_new, float* dh, float* dc, float* dgi, float* dW_hh, float* db_hh,
-                        std::size_t B, const float* w_hh_t_packed) {
+                        const float* c_new, float* dh, float* dc, float* dgi, float* dW_hh, float* db_hh, std::size_t B,
+                        const float* w_hh_t_packed) {
   const std::size_t H = w.hidden, G = 4 * H;
   for (std::size_t b = 0; b < B; ++b) {
     const float* ig = gates + b * G;

@@ -116,8 +116,8 @@ void gru_cell_backward(const RnnWeights& w, const float* gates, const float* gh,
                        float* dgi, float* dW_hh, float* db_hh, float* scratch, std::size_t B,
                        const float* w_hh_t_packed = nullptr);
 void lstm_cell_backward(const RnnWeights& w, const float* gates, const float* h_prev, const float* c_prev,
-                        const float* c_new, float* dh, float* dc, float* dgi, float* dW_hh, float* db_hh,
-                        std::size_t B, const float* w_hh_t_packed = nullptr);
+                        const float* c_new, float* dh, float* dc, float* dgi, float* dW_hh, float* db_hh, std::size_t B,
+                        const float* w_hh_t_packed = nullptr);
 
 // Attention for one row (one query, T positions, the first `valid` real). Forward stored
 // q (Hd), keys (T, Kd), weights (T); additive also u (T, A) = tanh(W_q q + keys). Given dcontext (Ho)

@@ -117,7 +117,7 @@ struct Workspace::Impl {
     Vec p;
   };
   std::vector<Packed> packed;
-  Vec transpose;                                  // W^T before packing
+  Vec transpose;                                 // W^T before packing
   std::vector<const float*> dec_ih_t, dec_hh_t;  // the decoder layers' W^T, packed
   std::size_t calls = 0;
   // Activations and gradients.
