@@ -276,8 +276,8 @@ TEST_CASE("kernels: gemm_acc with A read transposed (dW, copied into panels) giv
     const simd::KernelTable& t = *tp;
     CAPTURE(t.name);
     for (std::size_t M : {16, 17, 18, 19, 23, 64, 130})
-      for (std::size_t N : {8, 16, 31, 64, 65, 100, 130})
-        for (std::size_t K : {1, 5, 37}) {
+      for (std::size_t N : {8, 16, 31, 64, 65, 100, 130, 1030})  // 1030: k runs in several chunks (K 300)
+        for (std::size_t K : {1, 5, 37, 300}) {
           CAPTURE(M);
           CAPTURE(N);
           CAPTURE(K);
