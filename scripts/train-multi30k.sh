@@ -15,7 +15,9 @@
 #   each epoch without a better dev BLEU), so a run given fewer epochs is the longer run's first ones,
 #   and a smaller EPOCHS given to a run under way ends it at its last whole epoch and goes on to step 3;
 #   STOP_AFTER_TRAINING=1 ends after step 2 (a run continued later, or in another session).
-#   env: THREADS (default: every core), SAVE_EVERY (steps between mid-epoch saves, default 200),
+#   env: SEED (default 1) the run's seed (initial weights, batch order, dropout): an ensemble's
+#   members are runs of this recipe that differ only in it (docs/translation.md, "Ensembles");
+#   THREADS (default: every core), SAVE_EVERY (steps between mid-epoch saves, default 200),
 #   CLI (the attnseq binary, default build/native/attnseq; a copy keeps a long run safe from rebuilds).
 # Every choice was made on val (docs/translation.md); the test sets are scored once per shipped model.
 set -euo pipefail
@@ -56,7 +58,7 @@ done
 # bucketed by length; the rate halves after each epoch without a better dev BLEU, and 6 such epochs
 # in a row end the run.
 TRAIN=(train --src "$D/raw/train.en" --tgt "$D/raw/train.$LANG_T" --dev-src "$D/raw/val.en" --dev-tgt "$D/raw/val.$LANG_T"
-  --src-spm "$D/spm/m30k_en.model" --tgt-spm "$D/spm/m30k_$LANG_T.model" --seed 1
+  --src-spm "$D/spm/m30k_en.model" --tgt-spm "$D/spm/m30k_$LANG_T.model" --seed "${SEED:-1}"
   --cell gru --bidirectional --style luong --score general --input-feeding --hidden 512 --embedding 512
   --tie-embeddings --batch 64 --lr 0.001 --warmup 1000 --clip 1 --dropout 0.3 --label-smoothing 0.1
   --epochs "${EPOCHS:-30}" --patience 6 --lr-decay 0.5 --bucket 50 --eval-beam 5 --name "en-$LANG_T"

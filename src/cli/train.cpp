@@ -18,6 +18,7 @@
 #include "cli/args.hpp"
 #include "cli/commands.hpp"
 #include "cli/files.hpp"
+#include "cli/models.hpp"
 #include "model/checkpoint.hpp"
 #include "model/errors.hpp"
 #include "model/spm.hpp"
@@ -51,12 +52,19 @@ struct Flags {
       if (b == k) return true;
     return false;
   }
+  std::vector<std::string> all(const std::string& k) const {  // every value of a repeatable flag, in order
+    std::vector<std::string> v;
+    for (const auto& p : kv)
+      if (p.first == k) v.push_back(p.second);
+    return v;
+  }
 };
 
 // `table` lists the flags the command takes (a value name: the flag takes a value; none: a switch);
-// anything else, and a flag given twice, is refused. --help stops the parse: the command prints its help and nothing
-// else.
-Flags parse_flags(const char* command, const std::vector<std::string>& a, const std::vector<Option>& table) {
+// anything else, and a flag given twice, is refused (but for those in `repeatable`, which collect every
+// value: Flags::all). --help stops the parse: the command prints its help and nothing else.
+Flags parse_flags(const char* command, const std::vector<std::string>& a, const std::vector<Option>& table,
+                  const std::vector<std::string>& repeatable = {}) {
   Flags f;
   for (std::size_t i = 0; i < a.size(); ++i) {
     if (a[i].rfind("--", 0) != 0) throw UsageError("unexpected argument '" + a[i] + "'");
@@ -64,7 +72,8 @@ Flags parse_flags(const char* command, const std::vector<std::string>& a, const 
     if (!o) throw UsageError("unknown option " + a[i] + " for '" + command + "'");
     const std::string k = a[i].substr(2);
     // A repeated option would silently lose one of its values.
-    if (f.get(k) || f.has(k)) throw UsageError(a[i] + " is given twice");
+    const bool repeats = std::find(repeatable.begin(), repeatable.end(), k) != repeatable.end();
+    if (!repeats && (f.get(k) || f.has(k))) throw UsageError(a[i] + " is given twice");
     if (o->value.empty()) {
       f.bools.push_back(k);
       if (k == "help") return f;
@@ -151,7 +160,8 @@ const std::vector<Option>& train_options() {
 
 const std::vector<Option>& eval_options() {
   static const std::vector<Option> t = [] {
-    std::vector<Option> v = {{"--model", "FILE", "", ".safetensors checkpoint (required)"}};
+    std::vector<Option> v = {
+        {"--model", "FILE", "", ".safetensors checkpoint (required); again for an ensemble (--src/--tgt, --pron)"}};
     const std::vector<Option> task = task_options();
     v.insert(v.end(), task.begin(), task.end());
     const std::vector<Option> rest = {
@@ -652,7 +662,7 @@ int run_epochs(const Flags& f, EpochSetup& s, std::vector<train::Pair> pairs,
 
 // `attnseq eval --src --tgt`: the model's translations of every source line, scored against the
 // reference lines (docs/training.md, "Scoring translations").
-int eval_parallel(const Flags& f, const std::vector<Option>& table, const std::string& model_path) {
+int eval_parallel(const Flags& f, const std::vector<Option>& table, const std::vector<std::string>& model_paths) {
   refuse_flags(f, {"n", "seed"}, "does not apply to --src/--tgt, which scores every line of the pair once");
   refuse_flags(f, {"tokenizer", "src-tokenizer", "tgt-tokenizer"},
                "does not apply to --src/--tgt: the model's own tokenizers read it");
@@ -678,14 +688,15 @@ int eval_parallel(const Flags& f, const std::vector<Option>& table, const std::s
       throw UsageError("--tgt '" + t + "' does not end in .en, .de or .fr: give --lang en|de|fr");
   }
   if (lang != "en" && lang != "de" && lang != "fr") throw UsageError("--lang is en, de or fr, not '" + lang + "'");
-  const Model model = load_checkpoint_file(model_path);
+  const LoadedModels loaded = load_models(model_paths);
+  const Model& model = loaded.first();
   if (!model.config().has_text())
-    throw std::invalid_argument("'" + model_path + "' takes and writes ids; --src/--tgt scores text");
+    throw std::invalid_argument("'" + model_paths[0] + "' takes and writes ids; --src/--tgt scores text");
   const train::ParallelText data = train::read_parallel(*f.get("src"), *f.get("tgt"));
   const auto refs = train::parallel_refs(model.config(), data, *f.get("src"));
   std::vector<train::Ids> sources;
   for (const auto& r : refs) sources.push_back(r.src);
-  const auto outputs = train::decode_all(model, sources, beam, threads, float(lp));
+  const auto outputs = train::decode_all(*loaded.ensemble, sources, beam, threads, float(lp));
   const Vocab tv = Vocab::target(model.config());
   std::vector<std::string> hyps;
   for (const auto& o : outputs) hyps.push_back(tv.decode(o.data(), o.size()));
@@ -699,14 +710,16 @@ int eval_parallel(const Flags& f, const std::vector<Option>& table, const std::s
   }
   if (f.has("json")) {
     std::printf(
-        "{\"lines\":%zu,\"beam\":%d,\"length_penalty\":%s,\"lang\":\"%s\",\"bleu\":%.4f,\"bleu_bp\":%.4f,"
-        "\"bleu_13a\":%.4f,\"bleu_13a_bp\":%.4f,\"chrf\":%.4f}\n",
-        hyps.size(), beam, train::number_text(lp).c_str(), lang.c_str(), conv.score(), conv.brevity_penalty(),
-        bleu.score(), bleu.brevity_penalty(), chrf.score());
+        "{\"lines\":%zu,\"models\":%zu,\"beam\":%d,\"length_penalty\":%s,\"lang\":\"%s\",\"bleu\":%.4f,"
+        "\"bleu_bp\":%.4f,\"bleu_13a\":%.4f,\"bleu_13a_bp\":%.4f,\"chrf\":%.4f}\n",
+        hyps.size(), model_paths.size(), beam, train::number_text(lp).c_str(), lang.c_str(), conv.score(),
+        conv.brevity_penalty(), bleu.score(), bleu.brevity_penalty(), chrf.score());
     return 0;
   }
-  std::printf("%s -> %s: %zu lines, beam %d, length penalty %s\n", f.get("src")->c_str(), f.get("tgt")->c_str(),
-              hyps.size(), beam, train::number_text(lp).c_str());
+  std::printf(
+      "%s -> %s: %zu lines, beam %d, length penalty %s%s\n", f.get("src")->c_str(), f.get("tgt")->c_str(), hyps.size(),
+      beam, train::number_text(lp).c_str(),
+      model_paths.size() > 1 ? (", an ensemble of " + std::to_string(model_paths.size()) + " models").c_str() : "");
   const auto line = [](const char* what, const train::BleuStats& b) {
     std::printf("%-52s %6.2f  (%.1f/%.1f/%.1f/%.1f, BP %.3f, %lld/%lld tokens)\n", what, b.score(),
                 100 * b.precision(1), 100 * b.precision(2), 100 * b.precision(3), 100 * b.precision(4),
@@ -719,7 +732,7 @@ int eval_parallel(const Flags& f, const std::vector<Option>& table, const std::s
 }
 
 // `attnseq eval --pron`: WER and PER of every word of the file (or of its dev split), by word length.
-int eval_pron(const Flags& f, const std::vector<Option>& table, const std::string& model_path) {
+int eval_pron(const Flags& f, const std::vector<Option>& table, const std::vector<std::string>& model_paths) {
   refuse_flags(f, {"n", "seed"},
                "does not apply to --pron, which scores every word of the file (or its --dev-fraction split)");
   refuse_flags(f, {"tokenizer", "src-tokenizer", "tgt-tokenizer"},
@@ -733,13 +746,14 @@ int eval_pron(const Flags& f, const std::vector<Option>& table, const std::strin
   if (!df && f.get("dev-seed")) throw UsageError("--dev-seed needs --dev-fraction");
   const double fraction = df ? parse_fraction("--dev-fraction", *df) : 0.0;
   const auto dev_seed = std::uint64_t(parse_int_in("--dev-seed", value_or_default(f, table, "dev-seed"), 0, 1L << 62));
-  const Model model = load_checkpoint_file(model_path);
+  const LoadedModels loaded = load_models(model_paths);
+  const Model& model = loaded.first();
   const train::PronData data = train::read_pron_file(path);
   std::vector<train::PronEntry> entries = df ? train::split_dev(data, fraction, dev_seed).dev : data.entries;
   if (entries.empty())
     throw std::invalid_argument("'" + path + "'" + (df ? ": the dev split holds no word" : ": no word"));
   const auto items = train::pron_items(model.config(), entries, path);
-  const auto r = train::evaluate_refs(model, items, beam, threads);
+  const auto r = train::evaluate_refs(*loaded.ensemble, items, beam, threads);
   const std::string scope =
       df ? " of its dev split (--dev-fraction " + *df + ", --dev-seed " + std::to_string(dev_seed) + ")" : "";
   if (f.has("json")) {
@@ -886,7 +900,7 @@ int train_cmd(const std::vector<std::string>& args) {
 
 int eval_cmd(const std::vector<std::string>& args) {
   const auto& table = eval_options();
-  const Flags f = parse_flags("eval", args, table);
+  const Flags f = parse_flags("eval", args, table, {"model"});
   if (f.has("help")) {
     std::fputs(
         help_text("attnseq eval --model FILE (--task NAME | --data FILE.tsv | --pron FILE) [options]", table).c_str(),
@@ -895,11 +909,15 @@ int eval_cmd(const std::vector<std::string>& args) {
   }
   const auto* mp = f.get("model");
   if (!mp) throw UsageError("--model FILE is required");
+  const std::vector<std::string> models = f.all("model");
   const int sources = int(bool(f.get("task"))) + int(bool(f.get("data"))) + int(bool(f.get("pron"))) +
                       int(bool(f.get("src") || f.get("tgt")));
   if (sources > 1) throw UsageError("give exactly one of --task NAME, --data FILE.tsv, --pron FILE or --src/--tgt");
-  if (f.get("pron")) return eval_pron(f, table, *mp);
-  if (f.get("src") || f.get("tgt")) return eval_parallel(f, table, *mp);
+  if (f.get("pron")) return eval_pron(f, table, models);
+  if (f.get("src") || f.get("tgt")) return eval_parallel(f, table, models);
+  if (models.size() > 1)
+    throw UsageError("an ensemble (--model given " + std::to_string(models.size()) +
+                     " times) is scored with --src/--tgt or --pron, not a task or a TSV file");
   refuse_flags(f, {"length-penalty", "hyp", "lang"}, "applies to --src/--tgt only");
   refuse_flags(f, {"dev-fraction", "dev-seed"}, "applies to --pron only");
   // A data file is scored line by line, once each: --n and --seed draw a built-in task's examples.

@@ -17,6 +17,7 @@
 
 #include "cli/args.hpp"
 #include "cli/commands.hpp"
+#include "cli/models.hpp"
 #include "cli/terminal.hpp"
 #include "decode/decode.hpp"
 #include "kernels/kernels.hpp"
@@ -39,7 +40,8 @@ std::string tokenizer_str(const ModelConfig& c) {
 }
 
 struct Args {
-  std::string model, text, ids, prefix, batch_file;
+  std::vector<std::string> models;  // --model, once or (an ensemble) more
+  std::string text, ids, prefix, batch_file;
   bool json = false, has_text = false, has_batch_file = false, has_threads = false, help = false;
   int threads = default_threads();
   DecodeOptions opt;
@@ -58,7 +60,7 @@ std::string num(double x) {
 const std::vector<Option>& translate_options() {
   static const DecodeOptions d;
   static const std::vector<Option> t = {
-      {"--model", "FILE", "", ".safetensors checkpoint (required)"},
+      {"--model", "FILE", "", ".safetensors checkpoint (required); again for an ensemble (decoding together)"},
       {"--beam", "K", num(d.beam), "beam width; 1 = greedy, K > 1 prints every hypothesis"},
       {"--max-length", "N", "", "most target tokens, EOS included (default: 2 * source length + 10)"},
       {"--length-penalty", "A", num(d.length_penalty), "beam ranking: log p / length^A"},
@@ -100,13 +102,15 @@ Args parse(const std::vector<std::string>& a, const char* command) {
     const bool flag = f.size() > 2 && f.compare(0, 2, "--") == 0;
     if (flag && !find_option(table, f)) throw UsageError("unknown option " + f + " for '" + command + "'");
     // A repeated option would silently lose one of its values.
-    if (flag && std::find(seen.begin(), seen.end(), f) != seen.end()) throw UsageError(f + " is given twice");
+    // (--model of translate is the exception: each is a member of an ensemble.)
+    if (flag && !(f == "--model" && !info) && std::find(seen.begin(), seen.end(), f) != seen.end())
+      throw UsageError(f + " is given twice");
     if (flag) seen.push_back(f);
     if (f == "--help") {
       r.help = true;
       return r;
     } else if (f == "--model")
-      r.model = value();
+      r.models.push_back(value());
     else if (info)
       throw UsageError("unexpected argument '" + f + "'");
     else if (f == "--beam")
@@ -136,7 +140,7 @@ Args parse(const std::vector<std::string>& a, const char* command) {
     else
       throw UsageError("unexpected argument '" + f + "' (give the source text as one argument: quote it)");
   }
-  if (r.model.empty()) throw UsageError("--model FILE is required");
+  if (r.models.empty()) throw UsageError("--model FILE is required");
   return r;
 }
 
@@ -224,15 +228,22 @@ std::string translation_json(const DecodeResult& r, bool has_attention, const Vo
     return json_list(out, str);
   };
   auto text = [&](const Hypothesis& h) { return json::quote(tv.decode(h.tokens.data(), h.tokens.size())); };
-  auto attention = [&](const Hypothesis& h) -> std::string {
+  auto matrix = [&](const Hypothesis& h, const std::vector<float>& a) -> std::string {
     if (!has_attention) return "null";
     std::string out = "[";
     for (std::size_t k = 0; k < h.tokens.size(); ++k) {
       out += k ? ",[" : "[";
-      for (std::size_t t = 0; t < T; ++t) out += (t ? "," : "") + json_number(h.attention[k * T + t]);
+      for (std::size_t t = 0; t < T; ++t) out += (t ? "," : "") + json_number(a[k * T + t]);
       out += "]";
     }
     return out + "]";
+  };
+  auto attention = [&](const Hypothesis& h) { return matrix(h, h.attention); };
+  // An ensemble's: each member's own attention beside the mean (`attention`), for the best hypothesis.
+  auto members = [&](const Hypothesis& h) -> std::string {
+    if (h.member_attention.empty()) return "";
+    return ",\"memberAttention\":" +
+           json_list(h.member_attention, [&](const std::vector<float>& a) { return matrix(h, a); });
   };
   const Hypothesis& best = r.hypotheses[0];
   // The word-level view: spans of pieces per word on each side, and the alignment between words.
@@ -263,7 +274,7 @@ std::string translation_json(const DecodeResult& r, bool has_attention, const Vo
   };
   std::string out = "{\"text\":" + text(best) + ",\"tokens\":" + json_list(best.tokens, id) +
                     ",\"srcIds\":" + json_list(src, id) + ",\"srcTokens\":" + json_list(src_pieces, str) +
-                    ",\"tgtTokens\":" + strings(best) + ",\"attention\":" + attention(best) +
+                    ",\"tgtTokens\":" + strings(best) + ",\"attention\":" + attention(best) + members(best) +
                     ",\"rows\":" + std::to_string(best.tokens.size()) + ",\"cols\":" + std::to_string(T) +
                     ",\"words\":" + words() + ",\"score\":" + json_number(best.score) + ",\"hypotheses\":[";
   for (std::size_t h = 0; h < r.hypotheses.size(); ++h) {
@@ -285,7 +296,7 @@ const char* shade(float w) {
 
 // The text form of one translation: every hypothesis (numbered when there are several), then the best
 // one's alignment as a heatmap with the most-attended source token of each row.
-void print_text(const DecodeResult& r, const ModelConfig& c, const Vocab& sv, const Vocab& tv,
+void print_text(const DecodeResult& r, bool has_attention, const Vocab& sv, const Vocab& tv,
                 const std::vector<std::int32_t>& src_ids, const std::vector<std::string>& src_pieces) {
   const std::size_t T = src_pieces.size();
   for (std::size_t h = 0; h < r.hypotheses.size(); ++h) {
@@ -294,7 +305,7 @@ void print_text(const DecodeResult& r, const ModelConfig& c, const Vocab& sv, co
                 printable(tv.decode(hy.tokens.data(), hy.tokens.size())).c_str());
   }
   const auto& best = r.hypotheses[0];
-  if (!c.has_attention()) {
+  if (!has_attention) {
     std::printf("\n(style none: the decoder sees only the encoder's final state; there is no alignment)\n");
     return;
   }
@@ -302,7 +313,7 @@ void print_text(const DecodeResult& r, const ModelConfig& c, const Vocab& sv, co
   std::vector<std::string> rows, cols = src_pieces;
   std::vector<float> att(best.attention.begin(), best.attention.end());
   const char* unit = "tokens";
-  if (c.src_tokenizer == TokenizerKind::Spm || c.tgt_tokenizer == TokenizerKind::Spm) {
+  if (sv.kind() == TokenizerKind::Spm || tv.kind() == TokenizerKind::Spm) {
     const auto sw = group_words(sv, src_ids.data(), src_ids.size());
     const auto tw = group_words(tv, best.tokens.data(), best.tokens.size());
     att = word_attention(best.attention.data(), int(best.tokens.size()), int(T), tw, sw);
@@ -497,8 +508,9 @@ void flush_stdout() {
 constexpr std::size_t kWindowLines = 4096;
 constexpr std::uint64_t kWindowCells = std::uint64_t(1) << 24;
 
-int translate_batch_file(const Args& a, const Model& model, const Vocab& sv, const Vocab& tv) {
-  const auto& c = model.config();
+int translate_batch_file(const Args& a, const Ensemble& models, const Vocab& sv, const Vocab& tv) {
+  const auto& c = models.config();
+  const Model& model = models.member(0);
   const bool stdin_input = a.batch_file == "-";
   const std::string name = stdin_input ? "standard input" : a.batch_file;
   std::unique_ptr<FILE, int (*)(FILE*)> file(nullptr, &std::fclose);
@@ -532,14 +544,14 @@ int translate_batch_file(const Args& a, const Model& model, const Vocab& sv, con
       }
     }
     if (ids.empty()) break;
-    const std::vector<DecodeResult> res = translate_batch(model, ids, a.opt, kDefaultBatchRows, a.threads);
+    const std::vector<DecodeResult> res = translate_batch(models, ids, a.opt, kDefaultBatchRows, a.threads);
     for (std::size_t i = 0; i < res.size(); ++i) {
       if (a.json) {
-        std::fputs(translation_json(res[i], c.has_attention(), sv, tv, sources[i].ids, sources[i].pieces).c_str(),
+        std::fputs(translation_json(res[i], models.has_attention(), sv, tv, sources[i].ids, sources[i].pieces).c_str(),
                    stdout);
       } else {
         if (printed) std::printf("\n");
-        print_text(res[i], c, sv, tv, sources[i].ids, sources[i].pieces);
+        print_text(res[i], models.has_attention(), sv, tv, sources[i].ids, sources[i].pieces);
       }
       printed = true;
     }
@@ -563,21 +575,36 @@ int translate(const std::vector<std::string>& argv) {
     throw UsageError("give one of --batch-file, --ids or TEXT");
   if (a.has_threads && !a.has_batch_file)
     throw UsageError("--threads shares a --batch-file's lines among threads; give it with --batch-file");
-  Model model = load_checkpoint_file(a.model);
+  const LoadedModels loaded = load_models(a.models);
+  const Model& model = loaded.first();
+  const Ensemble& models = *loaded.ensemble;
   const auto& c = model.config();
   const Vocab sv = Vocab::source(c), tv = Vocab::target(c);
   if (!a.prefix.empty())
     a.opt.prefix = tv.has_text() ? known_target_ids(tv, a.prefix) : parse_ids("--prefix", a.prefix);
-  if (a.has_batch_file) return translate_batch_file(a, model, sv, tv);
+  if (a.has_batch_file) return translate_batch_file(a, models, sv, tv);
   if (a.ids.empty() && !a.has_text) throw UsageError("no source: give TEXT or --ids (or --batch-file FILE)");
   const Source src = a.ids.empty() ? source_of_text(sv, a.text) : source_of_ids(sv, parse_ids("--ids", a.ids));
-  Encoded enc;
-  model.encode(src.ids.data(), int(src.ids.size()), enc);
-  const DecodeResult r = decode(model, enc, a.opt);
+  DecodeResult r;
+  if (models.size() == 1) {
+    Encoded enc;
+    model.encode(src.ids.data(), int(src.ids.size()), enc);
+    r = decode(model, enc, a.opt);
+  } else {
+    // Each member encodes the source itself; a batch of one is the ensemble's decode of it alone.
+    std::vector<Encoded> enc(std::size_t(models.size()));
+    std::vector<const Encoded*> ptrs;
+    for (int m = 0; m < models.size(); ++m) {
+      models.member(m).encode(src.ids.data(), int(src.ids.size()), enc[std::size_t(m)]);
+      ptrs.push_back(&enc[std::size_t(m)]);
+    }
+    validate(a.opt, c, int(src.ids.size()));
+    r = std::move(decode_batch(models, ptrs.data(), 1, a.opt)[0]);
+  }
   if (a.json)
-    std::fputs(translation_json(r, c.has_attention(), sv, tv, src.ids, src.pieces).c_str(), stdout);
+    std::fputs(translation_json(r, models.has_attention(), sv, tv, src.ids, src.pieces).c_str(), stdout);
   else
-    print_text(r, c, sv, tv, src.ids, src.pieces);
+    print_text(r, models.has_attention(), sv, tv, src.ids, src.pieces);
   flush_stdout();
   return 0;
 }
@@ -588,7 +615,7 @@ int info(const std::vector<std::string>& argv) {
     std::fputs(help_text("attnseq info --model FILE", info_options()).c_str(), stdout);
     return 0;
   }
-  Model model = load_checkpoint_file(a.model);
+  const Model model = load_checkpoint_file(a.models[0]);
   const auto& c = model.config();
   std::printf("cell %s, style %s, score %s, input_feeding %s, bidirectional %s, bridge %s, layers %d\n",
               to_string(c.cell), to_string(c.style), to_string(c.score), c.input_feeding ? "yes" : "no",

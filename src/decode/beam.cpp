@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "decode/decode.hpp"
+#include "decode/members.hpp"
 #include "kernels/kernels.hpp"
 
 namespace attnseq {
@@ -20,16 +21,20 @@ struct Candidate {
 
 struct History {  // one decoder step of every live row
   std::vector<std::int32_t> parent, token;
-  std::vector<float> attention;  // (rows, T)
+  Hypothesis attention;  // the rows' attention, one T-row per live row (an ensemble's members' too)
 };
 
-Hypothesis backtrack(const std::vector<History>& hist, std::size_t step, std::int32_t row, std::size_t T) {
+Hypothesis backtrack(const std::vector<History>& hist, std::size_t step, std::int32_t row, std::size_t T, int members) {
   Hypothesis h;
   h.tokens.resize(step + 1);
   h.attention.resize((step + 1) * T);
+  if (members > 1) h.member_attention.assign(std::size_t(members), std::vector<float>((step + 1) * T));
   for (std::size_t k = step + 1; k-- > 0;) {
     h.tokens[k] = hist[k].token[row];
-    std::copy_n(&hist[k].attention[row * T], T, &h.attention[k * T]);
+    const Hypothesis& a = hist[k].attention;
+    std::copy_n(&a.attention[row * T], T, &h.attention[k * T]);
+    for (std::size_t m = 0; m < h.member_attention.size(); ++m)
+      std::copy_n(&a.member_attention[m][row * T], T, &h.member_attention[m][k * T]);
     row = hist[k].parent[row];
   }
   return h;
@@ -44,8 +49,9 @@ float normalised(float log_prob, std::size_t len, float penalty) {
 // The sources' live rows sit in one DecoderState, source after source, each source's rows together;
 // source i's block is rows [off_i, off_i + B_i). Everything per source (candidates, finished list,
 // history, stop rule) is what beam search does for that source alone; only the products are shared.
-std::vector<DecodeResult> beam_search(const Model& model, const Encoded* const* encs, int n, const DecodeOptions& o) {
-  const auto& c = model.config();
+std::vector<DecodeResult> beam_search(const Ensemble& e, const Encoded* const* encs, int n, const DecodeOptions& o) {
+  const auto& c = e.config();
+  const int M = e.size();
   const int K = o.beam;
   const std::size_t V = c.tgt_vocab, N = n;
   // num_hypotheses only truncates the answer: the search (and so its best) is the same for any value.
@@ -58,16 +64,14 @@ std::vector<DecodeResult> beam_search(const Model& model, const Encoded* const* 
   };
   std::vector<Source> S(N);
   for (std::size_t i = 0; i < N; ++i) {
-    validate(o, c, encs[i]->T);
-    S[i].max_len = effective_max_length(o, encs[i]->T);
+    validate(o, c, encs[i * M]->T);
+    S[i].max_len = effective_max_length(o, encs[i * M]->T);
     S[i].live_lp.assign(K, 0.f);
   }
-  DecoderState st;
-  model.start(encs, n, st, n * K);
-  const std::size_t Tst = st.T;
+  detail::Members st(e, encs, n, n * K);
   std::vector<std::int32_t> prev(N * K, c.bos), next_prev(N * K), parents(N * K), top_idx(K);
-  std::vector<const Encoded*> row_enc(N * K), next_enc(N * K);
-  std::copy(encs, encs + N, row_enc.begin());
+  std::vector<int> row_src(N * K), next_src(N * K);
+  for (std::size_t i = 0; i < N; ++i) row_src[i] = int(i);
   std::vector<float> top_val(K);
   std::vector<Candidate> cands;
   cands.reserve(std::size_t(K) * K);
@@ -75,18 +79,17 @@ std::vector<DecodeResult> beam_search(const Model& model, const Encoded* const* 
   int B = n;
 
   for (int k = 0; B > 0; ++k) {
-    model.step(row_enc.data(), st, prev.data(), B);
+    st.step(row_src.data(), prev.data(), B, std::size_t(k));
     int nb = 0, off = 0;
     for (std::size_t i = 0; i < N; ++i) {
       Source& s = S[i];
       if (s.live == 0) continue;
-      const std::size_t T = encs[i]->T;
+      const std::size_t T = encs[i * M]->T;
       const int rows = s.live;
-      auto weights = [&](int local) { return &st.weights[(off + local) * Tst]; };
       cands.clear();
       for (int b = 0; b < rows; ++b) {
-        const float* l = &st.logits[(off + b) * V];
-        const float lse = checked_logsumexp(l, V, std::size_t(k));
+        const float* l = st.scores(off + b);
+        const float lse = st.lse(off + b, std::size_t(k));
         if (std::size_t(k) < o.prefix.size()) {
           cands.push_back({b, o.prefix[k], s.live_lp[b] + l[o.prefix[k]] - lse});
           continue;
@@ -106,9 +109,9 @@ std::vector<DecodeResult> beam_search(const Model& model, const Encoded* const* 
         if (kb >= K) break;
         if (cd.token == c.eos || last) {
           Hypothesis hy;
-          if (k > 0) hy = backtrack(s.hist, k - 1, cd.parent, T);
+          if (k > 0) hy = backtrack(s.hist, k - 1, cd.parent, T, M);
           hy.tokens.push_back(cd.token);
-          hy.attention.insert(hy.attention.end(), weights(cd.parent), weights(cd.parent) + T);
+          st.append_attention(hy, off + cd.parent, int(T));
           hy.log_prob = cd.log_prob;
           hy.finished = cd.token == c.eos;
           hy.score = normalised(hy.log_prob, hy.tokens.size(), o.length_penalty);
@@ -134,10 +137,10 @@ std::vector<DecodeResult> beam_search(const Model& model, const Encoded* const* 
         for (int r = 0; r < kb; ++r) {
           parents[nb + r] = off + kept[r].first;
           next_prev[nb + r] = kept[r].second;
-          next_enc[nb + r] = encs[i];
+          next_src[nb + r] = int(i);
           rec.parent.push_back(kept[r].first);
           rec.token.push_back(kept[r].second);
-          rec.attention.insert(rec.attention.end(), weights(kept[r].first), weights(kept[r].first) + T);
+          st.append_attention(rec.attention, off + kept[r].first, int(T));
         }
         s.hist.push_back(std::move(rec));
         nb += kb;
@@ -145,9 +148,9 @@ std::vector<DecodeResult> beam_search(const Model& model, const Encoded* const* 
       off += rows;
       s.live = done ? 0 : kb;
     }
-    if (nb > 0) model.reorder(st, parents.data(), nb);
+    if (nb > 0) st.reorder(parents.data(), nb);
     std::swap(prev, next_prev);
-    std::swap(row_enc, next_enc);
+    std::swap(row_src, next_src);
     B = nb;
   }
   std::vector<DecodeResult> out(N);
@@ -155,7 +158,7 @@ std::vector<DecodeResult> beam_search(const Model& model, const Encoded* const* 
     auto& f = S[i].finished;
     std::stable_sort(f.begin(), f.end(), [](const Hypothesis& a, const Hypothesis& b) { return a.score > b.score; });
     if (f.size() > wanted) f.resize(wanted);
-    out[i].src_len = encs[i]->T;
+    out[i].src_len = encs[i * M]->T;
     out[i].hypotheses = std::move(f);
   }
   return out;

@@ -4,6 +4,7 @@
 // Session is the same machinery one step at a time, for callers that drive the decoder by hand.
 #pragma once
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "model/model.hpp"
@@ -26,11 +27,43 @@ struct Hypothesis {
   float score = 0.f;                 // log_prob / length^length_penalty: what beams rank by
   std::vector<float> attention;      // (tokens.size(), src_len): row k is the step that produced token k
   bool finished = false;             // ended with EOS (false: stopped at max_length)
+  // An ensemble of more than one model: each member's own attention, laid out as `attention` (which
+  // is then their mean). Empty for a single model.
+  std::vector<std::vector<float>> member_attention;
 };
 
 struct DecodeResult {
   int src_len = 0;
   std::vector<Hypothesis> hypotheses;  // best first
+};
+
+constexpr int kMaxMembers = 16;  // most models in one ensemble
+
+// Models that decode together (Ensemble decoding): at every step each member runs its own decoder
+// on the same prefix, and the tokens are ranked by the members' mean log-probability,
+//   score(y) = (1/N) sum_m log p_m(y | prefix, source),
+// for greedy, beam search and sampling alike (sampling draws from the softmax of that mean). The
+// attention shown is the members' mean; each member's own is kept too (Hypothesis::member_attention).
+// An ensemble of one decodes exactly as its model does, bit for bit. Members must share their
+// vocabularies, tokenizers, special ids and source folding (they may differ in anything else: sizes,
+// cells, attention, int8); the constructor refuses one that differs, naming it. The models must
+// outlive the Ensemble.
+class Ensemble {
+ public:
+  Ensemble(const Model& single);  // NOLINT(google-explicit-constructor): every Model is an ensemble of one
+  // names[i] names member i in errors (default "model i+1"); empty, or one per member.
+  explicit Ensemble(std::vector<const Model*> members, std::vector<std::string> names = {});
+  int size() const { return int(members_.size()); }
+  const Model& member(int i) const { return *members_[std::size_t(i)]; }
+  const std::string& name(int i) const { return names_[std::size_t(i)]; }
+  // What decoding reads of the configuration: member 0's (the vocabularies are every member's).
+  const ModelConfig& config() const { return members_[0]->config(); }
+  // Every member attends (a style 'none' member has no weights to show: its rows are zeros).
+  bool has_attention() const;
+
+ private:
+  std::vector<const Model*> members_;
+  std::vector<std::string> names_;
 };
 
 // The log-sum-exp of one row's logits at target position `step` (from 0). Throws BadCheckpoint when it
@@ -55,6 +88,14 @@ std::vector<DecodeResult> greedy_or_sample(const Model& model, const Encoded* co
                                            const DecodeOptions& options);
 std::vector<DecodeResult> beam_search(const Model& model, const Encoded* const* encs, int n,
                                       const DecodeOptions& options);
+// The same for an ensemble: encs holds n sources x e.size() members, source-major (encs[i * size + m]
+// is source i encoded by member m).
+std::vector<DecodeResult> decode_batch(const Ensemble& e, const Encoded* const* encs, int n,
+                                       const DecodeOptions& options);
+std::vector<DecodeResult> greedy_or_sample(const Ensemble& e, const Encoded* const* encs, int n,
+                                           const DecodeOptions& options);
+std::vector<DecodeResult> beam_search(const Ensemble& e, const Encoded* const* encs, int n,
+                                      const DecodeOptions& options);
 // One source: the same search (beam_search at beam 1 is a beam of one, not greedy's code).
 DecodeResult greedy_or_sample(const Model& model, const Encoded& enc, const DecodeOptions& options);
 DecodeResult beam_search(const Model& model, const Encoded& enc, const DecodeOptions& options);
@@ -65,7 +106,8 @@ DecodeResult beam_search(const Model& model, const Encoded& enc, const DecodeOpt
 // long, an id outside the vocabulary) throws, naming its index ("source 3: ..."), before any work.
 // threads (native builds; 1 in wasm): the groups are shared among that many threads, which changes
 // no result; a count outside [1, kMaxThreads] throws.
-std::vector<DecodeResult> translate_batch(const Model& model, const std::vector<std::vector<std::int32_t>>& sources,
+std::vector<DecodeResult> translate_batch(const Ensemble& ensemble,
+                                          const std::vector<std::vector<std::int32_t>>& sources,
                                           const DecodeOptions& options, int max_rows = kDefaultBatchRows,
                                           int threads = 1);
 

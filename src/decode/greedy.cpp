@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "decode/decode.hpp"
+#include "decode/members.hpp"
 #include "kernels/kernels.hpp"
 #include "model/errors.hpp"
 #include "model/parallel.hpp"
@@ -124,36 +125,33 @@ const Session::Step& Session::step(std::int32_t forced, const float* attn_overri
 // One row per source; a source's row leaves the state once it has emitted EOS or reached its
 // max_length, so the batch shrinks as sources finish. Each source samples from its own Rng(seed),
 // exactly as a Session does alone.
-std::vector<DecodeResult> greedy_or_sample(const Model& model, const Encoded* const* encs, int n,
+std::vector<DecodeResult> greedy_or_sample(const Ensemble& e, const Encoded* const* encs, int n,
                                            const DecodeOptions& o) {
-  const auto& c = model.config();
+  const auto& c = e.config();
+  const int M = e.size();
   const std::size_t V = c.tgt_vocab, N = n;
   std::vector<DecodeResult> out(N);
   std::vector<Rng> rng;
   std::vector<int> max_len(N), src_of(N), next_src(N);
-  std::vector<const Encoded*> row_enc(encs, encs + N);
   std::vector<std::int32_t> prev(N, c.bos), parents(N);
   for (std::size_t i = 0; i < N; ++i) {
-    validate(o, c, encs[i]->T);
-    max_len[i] = effective_max_length(o, encs[i]->T);
+    validate(o, c, encs[i * M]->T);
+    max_len[i] = effective_max_length(o, encs[i * M]->T);
     rng.emplace_back(o.seed);
     src_of[i] = int(i);
-    out[i].src_len = encs[i]->T;
+    out[i].src_len = encs[i * M]->T;
     out[i].hypotheses.resize(1);
   }
   std::vector<float> scratch(V);
-  DecoderState st;
-  model.start(encs, n, st, n);
-  const std::size_t T = st.T;
+  detail::Members st(e, encs, n, n);
   int B = n;
-  while (B > 0) {
-    model.step(row_enc.data(), st, prev.data(), B);
+  for (std::size_t k = 0; B > 0; ++k) {
+    st.step(src_of.data(), prev.data(), B, k);
     int nb = 0;
     for (int r = 0; r < B; ++r) {
       const int i = src_of[r];
       Hypothesis& h = out[i].hypotheses[0];
-      const float* logits = &st.logits[r * V];
-      const std::size_t k = h.tokens.size();
+      const float* logits = st.scores(r);
       std::int32_t token;
       if (k < o.prefix.size())
         token = o.prefix[k];
@@ -161,17 +159,16 @@ std::vector<DecodeResult> greedy_or_sample(const Model& model, const Encoded* co
         token = sample_token(logits, V, o.temperature, rng[i], scratch.data());
       else
         token = std::int32_t(kernels::argmax(logits, V));
-      h.log_prob += logits[token] - checked_logsumexp(logits, V, k);
-      h.attention.insert(h.attention.end(), &st.weights[r * T], &st.weights[r * T] + encs[i]->T);
+      h.log_prob += logits[token] - st.lse(r, k);
+      st.append_attention(h, r, out[i].src_len);
       h.tokens.push_back(token);
       if (token == c.eos || int(h.tokens.size()) >= max_len[i]) continue;
       parents[nb] = r;
       prev[nb] = token;
       next_src[nb] = i;
-      row_enc[nb] = encs[i];
       ++nb;
     }
-    if (nb > 0 && nb < B) model.reorder(st, parents.data(), nb);
+    if (nb > 0 && nb < B) st.reorder(parents.data(), nb);
     std::swap(src_of, next_src);
     B = nb;
   }
@@ -184,14 +181,28 @@ std::vector<DecodeResult> greedy_or_sample(const Model& model, const Encoded* co
   return out;
 }
 
+std::vector<DecodeResult> greedy_or_sample(const Model& model, const Encoded* const* encs, int n,
+                                           const DecodeOptions& o) {
+  return greedy_or_sample(Ensemble(model), encs, n, o);
+}
+
+std::vector<DecodeResult> beam_search(const Model& model, const Encoded* const* encs, int n, const DecodeOptions& o) {
+  return beam_search(Ensemble(model), encs, n, o);
+}
+
 std::vector<DecodeResult> decode_batch(const Model& model, const Encoded* const* encs, int n,
+                                       const DecodeOptions& options) {
+  return decode_batch(Ensemble(model), encs, n, options);
+}
+
+std::vector<DecodeResult> decode_batch(const Ensemble& e, const Encoded* const* encs, int n,
                                        const DecodeOptions& options) {
   if (n < 1 || n > kMaxRows / std::max(1, options.beam))
     throw std::invalid_argument("decode_batch: " + std::to_string(n) + " sources at beam " +
                                 std::to_string(options.beam) + "; at most " + std::to_string(kMaxRows) +
                                 " decoder rows (sources x beam)");
-  for (int i = 0; i < n; ++i) validate(options, model.config(), encs[i]->T);
-  return options.beam > 1 ? beam_search(model, encs, n, options) : greedy_or_sample(model, encs, n, options);
+  for (int i = 0; i < n; ++i) validate(options, e.config(), encs[std::size_t(i) * e.size()]->T);
+  return options.beam > 1 ? beam_search(e, encs, n, options) : greedy_or_sample(e, encs, n, options);
 }
 
 DecodeResult greedy_or_sample(const Model& model, const Encoded& enc, const DecodeOptions& options) {
@@ -210,8 +221,10 @@ DecodeResult decode(const Model& model, const Encoded& enc, const DecodeOptions&
   return std::move(decode_batch(model, &e, 1, options)[0]);
 }
 
-std::vector<DecodeResult> translate_batch(const Model& model, const std::vector<std::vector<std::int32_t>>& sources,
+std::vector<DecodeResult> translate_batch(const Ensemble& e, const std::vector<std::vector<std::int32_t>>& sources,
                                           const DecodeOptions& options, int max_rows, int threads) {
+  const Model& model = e.member(0);
+  const std::size_t M = std::size_t(e.size());
   const std::size_t N = sources.size();
   if (max_rows < 1 || max_rows > kMaxRows)
     throw std::invalid_argument("translate_batch: max_rows is " + std::to_string(max_rows) + "; it must be in [1, " +
@@ -219,7 +232,7 @@ std::vector<DecodeResult> translate_batch(const Model& model, const std::vector<
   threads = usable_threads(threads, "translate_batch: threads");
   for (std::size_t i = 0; i < N; ++i) {
     try {
-      model.check_source(sources[i].data(), int(sources[i].size()));
+      for (std::size_t m = 0; m < M; ++m) e.member(int(m)).check_source(sources[i].data(), int(sources[i].size()));
       validate(options, model.config(), int(sources[i].size()));
     } catch (const std::invalid_argument& e) {
       raise_with_context("source " + std::to_string(i) + ": ", e);
@@ -240,7 +253,7 @@ std::vector<DecodeResult> translate_batch(const Model& model, const std::vector<
   const std::size_t groups = (N + per - 1) / per;
   const std::size_t T = std::max<std::size_t>(1, std::min<std::size_t>(std::size_t(threads), groups));
   run_on_threads(T, [&](std::size_t t) {
-    std::vector<Encoded> enc;
+    std::vector<std::vector<Encoded>> enc(M);
     std::vector<const std::int32_t*> ids;
     std::vector<int> lens;
     std::vector<const Encoded*> ptrs;
@@ -252,10 +265,11 @@ std::vector<DecodeResult> translate_batch(const Model& model, const std::vector<
         ids.push_back(sources[order[j]].data());
         lens.push_back(int(sources[order[j]].size()));
       }
-      model.encode_batch(ids.data(), lens.data(), int(n), enc);
+      for (std::size_t m = 0; m < M; ++m) e.member(int(m)).encode_batch(ids.data(), lens.data(), int(n), enc[m]);
       ptrs.clear();
-      for (std::size_t j = 0; j < n; ++j) ptrs.push_back(&enc[j]);
-      auto res = decode_batch(model, ptrs.data(), int(n), options);
+      for (std::size_t j = 0; j < n; ++j)
+        for (std::size_t m = 0; m < M; ++m) ptrs.push_back(&enc[m][j]);
+      auto res = decode_batch(e, ptrs.data(), int(n), options);
       for (std::size_t j = 0; j < n; ++j) out[order[lo + j]] = std::move(res[j]);
     }
   });

@@ -52,13 +52,13 @@ void RefReport::add(int length, const RefScore& s) {
   it->ref_tokens += long(s.ref_length);
 }
 
-std::vector<Ids> decode_all(const Model& model, const std::vector<Ids>& sources, int beam, int threads,
+std::vector<Ids> decode_all(const Ensemble& model, const std::vector<Ids>& sources, int beam, int threads,
                             float length_penalty, const char* what) {
   if (beam < 1 || beam > kMaxBeam)
     throw std::invalid_argument(std::string(what) + ": beam " + std::to_string(beam) + " is outside [1, " +
                                 std::to_string(kMaxBeam) + "]");
   check_threads(threads, std::string(what) + ": threads");
-  const auto& c = model.config();
+  const auto& c = model.config();  // an ensemble's members share it
   DecodeOptions o;
   o.beam = beam;  // max_length automatic
   o.length_penalty = length_penalty;
@@ -71,7 +71,7 @@ std::vector<Ids> decode_all(const Model& model, const std::vector<Ids>& sources,
   return out;
 }
 
-RefReport evaluate_refs(const Model& model, const std::vector<RefItem>& items, int beam, int threads) {
+RefReport evaluate_refs(const Ensemble& model, const std::vector<RefItem>& items, int beam, int threads) {
   if (items.empty()) throw std::invalid_argument("evaluate_refs: no items to evaluate");
   std::vector<Ids> sources;
   sources.reserve(items.size());

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "decode/decode.hpp"
 #include "model/model.hpp"
 #include "train/pron_data.hpp"
 
@@ -49,18 +50,19 @@ struct RefReport {
   void add(int length, const RefScore& s);
 };
 
+// (A single Model is an ensemble of one: models may be either; decode.hpp, Ensemble.)
 // Decodes every item (beam 1: greedy; at most 2 * source length + 10 tokens, capped at the model's
 // limit) and scores the output: the target tokens the user sees (pad, BOS and EOS dropped) against
 // the references. `threads` share the items (natively; the wasm module runs one); the report is the
 // same for any count, being integer counts. Throws std::invalid_argument for an empty item list, a
 // beam outside [1, kMaxBeam] or a thread count outside [1, kMaxThreads].
-RefReport evaluate_refs(const Model& model, const std::vector<RefItem>& items, int beam = 1, int threads = 1);
+RefReport evaluate_refs(const Ensemble& models, const std::vector<RefItem>& items, int beam = 1, int threads = 1);
 
 // Decodes every source at `beam` (max_length automatic: 2 x the source's length + 10) with `threads`
 // sharing them; the target ids the user sees (pad, BOS and EOS dropped) of each best hypothesis, the
 // same for any thread count (each source gets what decoding it alone gives). `what` names the caller
 // in errors: a beam outside [1, kMaxBeam] or a thread count outside [1, kMaxThreads].
-std::vector<Ids> decode_all(const Model& model, const std::vector<Ids>& sources, int beam, int threads,
+std::vector<Ids> decode_all(const Ensemble& models, const std::vector<Ids>& sources, int beam, int threads,
                             float length_penalty = 1.0f, const char* what = "dev evaluation");
 
 // Pronunciation entries as ids of the model's vocabularies: each word through the model's source

@@ -1,0 +1,144 @@
+// The members of an ensemble stepped together (members.hpp), and Ensemble's checks (decode.hpp).
+#include "decode/members.hpp"
+
+#include <stdexcept>
+
+#include "model/spm.hpp"
+
+namespace attnseq {
+
+namespace {
+
+// What differs between two members' vocabularies, tokenizers and source folding ("" when nothing
+// does): everything that must be equal for their scores to be about the same tokens of the same text.
+std::string vocabulary_difference(const ModelConfig& a, const ModelConfig& b) {
+  auto n = [](int x) { return std::to_string(x); };
+  if (a.src_vocab != b.src_vocab) return "source vocabulary has " + n(b.src_vocab) + " tokens, not " + n(a.src_vocab);
+  if (a.tgt_vocab != b.tgt_vocab) return "target vocabulary has " + n(b.tgt_vocab) + " tokens, not " + n(a.tgt_vocab);
+  if (a.pad != b.pad || a.bos != b.bos || a.eos != b.eos || a.unk != b.unk)
+    return "special ids pad/bos/eos/unk are " + n(b.pad) + "/" + n(b.bos) + "/" + n(b.eos) + "/" + n(b.unk) + ", not " +
+           n(a.pad) + "/" + n(a.bos) + "/" + n(a.eos) + "/" + n(a.unk);
+  if (a.src_tokenizer != b.src_tokenizer)
+    return std::string("source tokenizer is ") + to_string(b.src_tokenizer) + ", not " + to_string(a.src_tokenizer);
+  if (a.tgt_tokenizer != b.tgt_tokenizer)
+    return std::string("target tokenizer is ") + to_string(b.tgt_tokenizer) + ", not " + to_string(a.tgt_tokenizer);
+  if (a.src_case != b.src_case)
+    return std::string("source folding is '") + to_string(b.src_case) + "', not '" + to_string(a.src_case) + "'";
+  for (int side = 0; side < 2; ++side) {
+    const auto &ta = side ? a.tgt_tokens : a.src_tokens, &tb = side ? b.tgt_tokens : b.src_tokens;
+    const char* what = side ? "target" : "source";
+    for (std::size_t i = 0; i < ta.size() && i < tb.size(); ++i)
+      if (ta[i] != tb[i]) return std::string(what) + " token " + std::to_string(i) + " is '" + tb[i] + "', not '" + ta[i] + "'";
+    const auto &sa = side ? a.tgt_spm : a.src_spm, &sb = side ? b.tgt_spm : b.src_spm;
+    if (bool(sa) != bool(sb)) return std::string(what) + " side has " + (sb ? "a SentencePiece model, where the first has none" : "no SentencePiece model, where the first has one");
+    if (sa && sa->bytes() != sb->bytes())
+      return std::string(what) + " SentencePiece model differs (the same pieces, another normaliser or other settings)";
+  }
+  return "";
+}
+
+}  // namespace
+
+Ensemble::Ensemble(const Model& single) : members_{&single}, names_{"model 1"} {}
+
+Ensemble::Ensemble(std::vector<const Model*> members, std::vector<std::string> names)
+    : members_(std::move(members)), names_(std::move(names)) {
+  if (members_.empty()) throw std::invalid_argument("an ensemble needs at least one model");
+  if (members_.size() > std::size_t(kMaxMembers))
+    throw std::invalid_argument("an ensemble of " + std::to_string(members_.size()) + " models; at most " +
+                                std::to_string(kMaxMembers));
+  if (!names_.empty() && names_.size() != members_.size())
+    throw std::invalid_argument("an ensemble of " + std::to_string(members_.size()) + " models was given " +
+                                std::to_string(names_.size()) + " names");
+  for (std::size_t i = names_.size(); i < members_.size(); ++i) names_.push_back("model " + std::to_string(i + 1));
+  for (std::size_t i = 0; i < members_.size(); ++i) {
+    if (!members_[i]) throw std::invalid_argument("ensemble member " + names_[i] + " is null");
+    if (i == 0) continue;
+    const std::string d = vocabulary_difference(members_[0]->config(), members_[i]->config());
+    if (!d.empty())
+      throw std::invalid_argument("ensemble: " + names_[i] + " does not share " + names_[0] +
+                                  "'s vocabularies: its " + d);
+  }
+}
+
+bool Ensemble::has_attention() const {
+  for (const Model* m : members_)
+    if (!m->config().has_attention()) return false;
+  return true;
+}
+
+namespace detail {
+
+Members::Members(const Ensemble& e, const Encoded* const* encs, int n, int capacity)
+    : e_(e), encs_(encs), M_(e.size()), V_(std::size_t(e.config().tgt_vocab)), st_(std::size_t(M_)) {
+  std::vector<const Encoded*> mine(static_cast<std::size_t>(n));
+  for (int m = 0; m < M_; ++m) {
+    for (int i = 0; i < n; ++i) mine[i] = encs[std::size_t(i) * M_ + m];
+    e.member(m).start(mine.data(), n, st_[m], capacity);
+  }
+  T_ = st_[0].T;
+  row_enc_.resize(std::size_t(capacity));
+  if (M_ > 1) {
+    mean_scores_.resize(std::size_t(capacity) * V_);
+    mean_attention_.resize(std::size_t(capacity) * T_);
+  }
+}
+
+void Members::step(const int* row_src, const std::int32_t* prev, int B, std::size_t step_index) {
+  for (int m = 0; m < M_; ++m) {
+    for (int r = 0; r < B; ++r) row_enc_[r] = encs_[std::size_t(row_src[r]) * M_ + m];
+    e_.member(m).step(row_enc_.data(), st_[m], prev, B);
+  }
+  if (M_ == 1) return;
+  const float inv = 1.f / float(M_);
+  for (int r = 0; r < B; ++r) {
+    float* out = &mean_scores_[std::size_t(r) * V_];
+    float* att = &mean_attention_[std::size_t(r) * T_];
+    for (int m = 0; m < M_; ++m) {
+      const float* l = &st_[m].logits[std::size_t(r) * V_];
+      const float lse = checked_logsumexp(l, V_, step_index);
+      const float* w = &st_[m].weights[std::size_t(r) * T_];
+      if (m == 0) {
+        for (std::size_t v = 0; v < V_; ++v) out[v] = l[v] - lse;
+        for (int t = 0; t < T_; ++t) att[t] = w[t];
+      } else {
+        for (std::size_t v = 0; v < V_; ++v) out[v] += l[v] - lse;
+        for (int t = 0; t < T_; ++t) att[t] += w[t];
+      }
+    }
+    for (std::size_t v = 0; v < V_; ++v) out[v] *= inv;
+    for (int t = 0; t < T_; ++t) att[t] *= inv;
+  }
+}
+
+const float* Members::scores(int r) const {
+  return M_ == 1 ? &st_[0].logits[std::size_t(r) * V_] : &mean_scores_[std::size_t(r) * V_];
+}
+
+float Members::lse(int r, std::size_t step_index) const {
+  return M_ == 1 ? checked_logsumexp(scores(r), V_, step_index) : 0.f;
+}
+
+const float* Members::attention(int r) const {
+  return M_ == 1 ? &st_[0].weights[std::size_t(r) * T_] : &mean_attention_[std::size_t(r) * T_];
+}
+
+const float* Members::member_attention(int m, int r) const { return &st_[m].weights[std::size_t(r) * T_]; }
+
+void Members::reorder(const std::int32_t* parents, int n) {
+  for (int m = 0; m < M_; ++m) e_.member(m).reorder(st_[m], parents, n);
+}
+
+void Members::append_attention(Hypothesis& h, int r, int T) const {
+  const float* a = attention(r);
+  h.attention.insert(h.attention.end(), a, a + T);
+  if (M_ == 1) return;
+  h.member_attention.resize(std::size_t(M_));
+  for (int m = 0; m < M_; ++m) {
+    const float* w = member_attention(m, r);
+    h.member_attention[m].insert(h.member_attention[m].end(), w, w + T);
+  }
+}
+
+}  // namespace detail
+}  // namespace attnseq

@@ -1,0 +1,299 @@
+// Ensembles (decode.hpp, Ensemble): N models decoding together rank tokens by their mean
+// log-probability at every step, for greedy, sampling and beam search, and show the members' mean
+// attention beside each member's own. An ensemble of one is its model, bit for bit; members that do
+// not share vocabularies are refused, named.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "decode/decode.hpp"
+#include "test_util.hpp"
+
+using namespace attnseq;
+
+namespace {
+
+std::vector<std::vector<std::int32_t>> sources(int n, int vocab) {
+  std::vector<std::vector<std::int32_t>> s(n);
+  for (int i = 0; i < n; ++i) {
+    const int T = 1 + (i * 5) % 11;
+    for (int t = 0; t < T; ++t) s[i].push_back(4 + int((i * 7919u + t * 104729u) % unsigned(vocab - 4)));
+  }
+  return s;
+}
+
+void check_same(const DecodeResult& a, const DecodeResult& b) {
+  CHECK(a.src_len == b.src_len);
+  REQUIRE(a.hypotheses.size() == b.hypotheses.size());
+  for (std::size_t h = 0; h < a.hypotheses.size(); ++h) {
+    const auto &x = a.hypotheses[h], &y = b.hypotheses[h];
+    CHECK(x.tokens == y.tokens);
+    CHECK(x.log_prob == y.log_prob);  // bit for bit
+    CHECK(x.score == y.score);
+    CHECK(x.finished == y.finished);
+    CHECK(x.attention == y.attention);
+    CHECK(x.member_attention == y.member_attention);
+  }
+}
+
+std::vector<DecodeOptions> option_sets() {
+  std::vector<DecodeOptions> v(5);
+  v[1].beam = 4;
+  v[2].beam = 3, v[2].length_penalty = 0.6f, v[2].num_hypotheses = 2;
+  v[3].temperature = 0.8f, v[3].seed = 11;
+  v[4].prefix = {5, 6};
+  return v;
+}
+
+// Greedy decoding of the ensemble written out by hand from each model's own single-row steps: the mean
+// of the members' log-softmax, its argmax, and the mean attention.
+struct ByHand {
+  std::vector<std::int32_t> tokens;
+  float log_prob = 0.f;
+  std::vector<float> attention;
+  std::vector<std::vector<float>> member_attention;
+};
+
+ByHand greedy_by_hand(const std::vector<const Model*>& ms, const std::vector<std::int32_t>& src, int max_len) {
+  const std::size_t M = ms.size(), V = std::size_t(ms[0]->config().tgt_vocab), T = src.size();
+  std::vector<Encoded> enc(M);
+  std::vector<DecoderState> st(M);
+  for (std::size_t m = 0; m < M; ++m) {
+    ms[m]->encode(src.data(), int(T), enc[m]);
+    ms[m]->start(enc[m], st[m], 1);
+  }
+  ByHand r;
+  r.member_attention.resize(M);
+  std::int32_t prev = ms[0]->config().bos;
+  for (int k = 0; k < max_len; ++k) {
+    std::vector<float> mean(V, 0.f), att(T, 0.f);
+    for (std::size_t m = 0; m < M; ++m) {
+      ms[m]->step(enc[m], st[m], &prev, 1);
+      const float lse = checked_logsumexp(st[m].logits.data(), V, std::size_t(k));
+      for (std::size_t v = 0; v < V; ++v) mean[v] += st[m].logits[v] - lse;
+      for (std::size_t t = 0; t < T; ++t) att[t] += st[m].weights[t];
+      r.member_attention[m].insert(r.member_attention[m].end(), st[m].weights.begin(), st[m].weights.begin() + T);
+    }
+    for (auto& x : mean) x *= 1.f / float(M);
+    for (auto& x : att) x *= 1.f / float(M);
+    std::size_t best = 0;
+    for (std::size_t v = 1; v < V; ++v)
+      if (mean[v] > mean[best]) best = v;
+    r.tokens.push_back(std::int32_t(best));
+    r.log_prob += mean[best];
+    r.attention.insert(r.attention.end(), att.begin(), att.end());
+    prev = std::int32_t(best);
+    if (prev == ms[0]->config().eos) break;
+  }
+  return r;
+}
+
+// The ensemble's log-probability of a given token sequence, step by step by hand.
+float forced_log_prob(const std::vector<const Model*>& ms, const std::vector<std::int32_t>& src,
+                      const std::vector<std::int32_t>& tokens) {
+  const std::size_t M = ms.size(), V = std::size_t(ms[0]->config().tgt_vocab);
+  std::vector<Encoded> enc(M);
+  std::vector<DecoderState> st(M);
+  for (std::size_t m = 0; m < M; ++m) {
+    ms[m]->encode(src.data(), int(src.size()), enc[m]);
+    ms[m]->start(enc[m], st[m], 1);
+  }
+  std::int32_t prev = ms[0]->config().bos;
+  float lp = 0.f;
+  for (std::size_t k = 0; k < tokens.size(); ++k) {
+    float s = 0.f;
+    for (std::size_t m = 0; m < M; ++m) {
+      ms[m]->step(enc[m], st[m], &prev, 1);
+      s += st[m].logits[tokens[k]] - checked_logsumexp(st[m].logits.data(), V, k);
+    }
+    lp += s * (1.f / float(M));
+    prev = tokens[k];
+  }
+  return lp;
+}
+
+}  // namespace
+
+TEST_CASE("an ensemble of one decodes as its model does, bit for bit, on every configuration") {
+  for (const auto& cfg : test::covering_configs()) {
+    CAPTURE(test::describe(cfg));
+    Model m(cfg);
+    test::randomize(m, 3, 1.0f);
+    const Ensemble one(std::vector<const Model*>{&m});
+    const auto src = sources(6, cfg.src_vocab);
+    for (const auto& o : option_sets()) {
+      CAPTURE(o.beam);
+      CAPTURE(o.temperature);
+      const auto single = translate_batch(m, src, o), ens = translate_batch(one, src, o);
+      for (std::size_t i = 0; i < src.size(); ++i) {
+        CAPTURE(i);
+        check_same(single[i], ens[i]);
+        for (const auto& h : ens[i].hypotheses) CHECK(h.member_attention.empty());
+      }
+    }
+  }
+}
+
+TEST_CASE("an ensemble of different models: greedy is the argmax of the members' mean log-probability") {
+  // Members differ in everything but the vocabularies: cell, style, score, sizes, int8.
+  auto a_cfg = test::small_config(Cell::GRU, Style::Luong, Score::General, true, true);
+  auto b_cfg = test::small_config(Cell::LSTM, Style::Bahdanau, Score::Additive, false, false, 2, true);
+  b_cfg.dec_hidden = 12, b_cfg.tgt_emb = 5;
+  auto c_cfg = test::small_config(Cell::GRU, Style::Luong, Score::Dot);
+  Model a(a_cfg), b(b_cfg), c(c_cfg);
+  test::randomize(a, 21, 1.0f);
+  test::randomize(b, 22, 1.0f);
+  test::randomize(c, 23, 1.0f);
+  c.quantize();
+  const std::vector<const Model*> ms = {&a, &b, &c};
+  const Ensemble e(ms);
+  const auto src = sources(7, a_cfg.src_vocab);
+  DecodeOptions o;
+  const auto got = translate_batch(e, src, o);
+  int differs_from_a = 0;
+  const auto alone_a = translate_batch(a, src, o);
+  for (std::size_t i = 0; i < src.size(); ++i) {
+    CAPTURE(i);
+    const auto& h = got[i].hypotheses[0];
+    const ByHand want = greedy_by_hand(ms, src[i], effective_max_length(o, int(src[i].size())));
+    CHECK(h.tokens == want.tokens);
+    CHECK(h.log_prob == want.log_prob);
+    CHECK(h.attention == want.attention);
+    REQUIRE(h.member_attention.size() == 3);
+    for (int m = 0; m < 3; ++m) CHECK(h.member_attention[m] == want.member_attention[m]);
+    // The mean attention of each step is a distribution over the source.
+    const std::size_t T = src[i].size();
+    for (std::size_t k = 0; k < h.tokens.size(); ++k) {
+      float sum = 0.f;
+      for (std::size_t t = 0; t < T; ++t) sum += h.attention[k * T + t];
+      CHECK(sum == doctest::Approx(1.0).epsilon(1e-5));
+    }
+    differs_from_a += alone_a[i].hypotheses[0].tokens != h.tokens;
+  }
+  CHECK(differs_from_a > 0);  // the other members changed something: the test is not of member a alone
+}
+
+TEST_CASE("ensemble beam search: every hypothesis's log-probability is the members' mean, summed over its tokens") {
+  auto a_cfg = test::small_config(Cell::GRU, Style::Luong, Score::General, true, true);
+  auto b_cfg = test::small_config(Cell::LSTM, Style::Luong, Score::Dot);
+  Model a(a_cfg), b(b_cfg);
+  test::randomize(a, 31, 1.0f);
+  test::randomize(b, 32, 1.0f);
+  const std::vector<const Model*> ms = {&a, &b};
+  const Ensemble e(ms);
+  const auto src = sources(6, a_cfg.src_vocab);
+  DecodeOptions o;
+  o.beam = 4;
+  o.length_penalty = 0.8f;
+  const auto got = translate_batch(e, src, o);
+  for (std::size_t i = 0; i < src.size(); ++i) {
+    CAPTURE(i);
+    REQUIRE(!got[i].hypotheses.empty());
+    float prev_score = INFINITY;
+    for (const auto& h : got[i].hypotheses) {
+      CHECK(h.log_prob == doctest::Approx(forced_log_prob(ms, src[i], h.tokens)).epsilon(1e-5));
+      CHECK(h.score <= prev_score);  // best first
+      prev_score = h.score;
+      CHECK(h.member_attention.size() == 2);
+      CHECK(h.attention.size() == h.tokens.size() * src[i].size());
+    }
+    // At beam 1 the search is a beam of one; it finds the greedy output.
+    DecodeOptions b1 = o;
+    b1.beam = 1;
+    const auto g = translate_batch(e, {src[i]}, b1);
+    std::vector<Encoded> enc(2);
+    a.encode(src[i].data(), int(src[i].size()), enc[0]);
+    b.encode(src[i].data(), int(src[i].size()), enc[1]);
+    const Encoded* encs[2] = {&enc[0], &enc[1]};
+    const auto bs = beam_search(e, encs, 1, b1);
+    CHECK(bs[0].hypotheses[0].tokens == g[0].hypotheses[0].tokens);
+  }
+}
+
+TEST_CASE("an ensemble's batch gives each source what it gets alone, for any group size and thread count") {
+  auto a_cfg = test::small_config(Cell::GRU, Style::Bahdanau, Score::Additive, true);
+  auto b_cfg = test::small_config(Cell::GRU, Style::Luong, Score::General, false, true);
+  Model a(a_cfg), b(b_cfg);
+  test::randomize(a, 41, 1.0f);
+  test::randomize(b, 42, 1.0f);
+  const Ensemble e(std::vector<const Model*>{&a, &b});
+  const auto src = sources(9, a_cfg.src_vocab);
+  for (const auto& o : option_sets()) {
+    CAPTURE(o.beam);
+    std::vector<DecodeResult> each;
+    for (const auto& s : src) each.push_back(translate_batch(e, {s}, o)[0]);
+    for (int rows : {1, 5, 256})
+      for (int threads : {1, 2}) {
+        CAPTURE(rows);
+        CAPTURE(threads);
+        const auto all = translate_batch(e, src, o, rows, threads);
+        for (std::size_t i = 0; i < src.size(); ++i) check_same(all[i], each[i]);
+      }
+  }
+}
+
+TEST_CASE("an ensemble of a model with itself ranks as the model does") {
+  for (const auto& cfg : test::covering_configs()) {
+    CAPTURE(test::describe(cfg));
+    Model m(cfg);
+    test::randomize(m, 7, 1.0f);
+    const Ensemble twice(std::vector<const Model*>{&m, &m});
+    const auto src = sources(5, cfg.src_vocab);
+    for (int beam : {1, 3}) {
+    DecodeOptions o;
+    o.beam = beam;
+    CAPTURE(beam);
+    const auto single = translate_batch(m, src, o), ens = translate_batch(twice, src, o);
+    for (std::size_t i = 0; i < src.size(); ++i) {
+      REQUIRE(single[i].hypotheses.size() == ens[i].hypotheses.size());
+      for (std::size_t h = 0; h < single[i].hypotheses.size(); ++h) {
+        CHECK(single[i].hypotheses[h].tokens == ens[i].hypotheses[h].tokens);
+        CHECK(single[i].hypotheses[h].log_prob == doctest::Approx(ens[i].hypotheses[h].log_prob).epsilon(1e-5));
+        CHECK(single[i].hypotheses[h].attention == ens[i].hypotheses[h].attention);  // (w + w) / 2 = w
+      }
+    }
+    }
+  }
+}
+
+TEST_CASE("an ensemble refuses members that do not share vocabularies, naming the one that differs") {
+  const auto cfg = test::small_config(Cell::GRU, Style::Luong, Score::Dot);
+  Model a(cfg), b(cfg);
+  auto other_cfg = cfg;
+  other_cfg.tgt_vocab = 20;
+  Model other(other_cfg);
+  CHECK(test::error_of([&] { Ensemble(std::vector<const Model*>{&a, &b, &other}, {"a.st", "b.st", "c.st"}); }) ==
+        "ensemble: c.st does not share a.st's vocabularies: its target vocabulary has 20 tokens, not 19");
+  auto eos_cfg = cfg;
+  eos_cfg.eos = 3, eos_cfg.unk = 2;
+  Model eos(eos_cfg);
+  CHECK(test::error_of([&] { Ensemble(std::vector<const Model*>{&a, &eos}); }) ==
+        "ensemble: model 2 does not share model 1's vocabularies: its special ids pad/bos/eos/unk are 0/1/3/2, not "
+        "0/1/2/3");
+  // Text vocabularies: the same sizes, one token different.
+  auto text = cfg;
+  text.set_tokenizer(TokenizerKind::Char);
+  for (int i = 0; i < text.src_vocab; ++i) text.src_tokens.push_back("s" + std::to_string(i));
+  for (int i = 0; i < text.tgt_vocab; ++i) text.tgt_tokens.push_back("t" + std::to_string(i));
+  auto text2 = text;
+  text2.tgt_tokens[7] = "x";
+  auto folded = text;
+  folded.src_case = CaseFold::Lower;
+  Model t1(text), t2(text2), t3(folded);
+  CHECK(test::error_of([&] { Ensemble(std::vector<const Model*>{&t1, &t2}); }) ==
+        "ensemble: model 2 does not share model 1's vocabularies: its target token 7 is 'x', not 't7'");
+  CHECK(test::error_of([&] { Ensemble(std::vector<const Model*>{&t1, &t3}); }) ==
+        "ensemble: model 2 does not share model 1's vocabularies: its source folding is 'lower', not 'keep'");
+  CHECK(test::error_of([&] { Ensemble(std::vector<const Model*>{&t1, &a}); }).find("does not share") !=
+        std::string::npos);
+  CHECK(test::error_of([&] { Ensemble(std::vector<const Model*>{}); }) == "an ensemble needs at least one model");
+  CHECK(test::error_of([&] { Ensemble(std::vector<const Model*>(17, &a)); }) ==
+        "an ensemble of 17 models; at most 16");
+  CHECK(test::error_of([&] { Ensemble(std::vector<const Model*>{&a, &b}, {"only one"}); }) ==
+        "an ensemble of 2 models was given 1 names");
+  // A refused ensemble leaves its models usable.
+  test::randomize(a, 1);
+  CHECK(translate_batch(a, {{5, 6, 7}}, DecodeOptions{})[0].hypotheses.size() == 1);
+}
