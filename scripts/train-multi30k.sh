@@ -17,6 +17,9 @@
 #   STOP_AFTER_TRAINING=1 ends after step 2 (a run continued later, or in another session).
 #   env: SEED (default 1) the run's seed (initial weights, batch order, dropout): an ensemble's
 #   members are runs of this recipe that differ only in it (docs/translation.md, "Ensembles");
+#   TRAIN_TGT (default data/multi30k/raw/train.LANG) the training targets: another file of the same
+#   lines in the target language (a distilled student learns its teachers' translations:
+#   scripts/distill-multi30k.sh);
 #   THREADS (default: every core), SAVE_EVERY (steps between mid-epoch saves, default 200),
 #   CLI (the attnseq binary, default build/native/attnseq; a copy keeps a long run safe from rebuilds).
 # Every choice was made on val (docs/translation.md); the test sets are scored once per shipped model.
@@ -57,7 +60,7 @@ done
 # dropout 0.3 and label smoothing 0.1, Adam at 0.001 after 1,000 warm-up steps, batches of 64 pairs
 # bucketed by length; the rate halves after each epoch without a better dev BLEU, and 6 such epochs
 # in a row end the run.
-TRAIN=(train --src "$D/raw/train.en" --tgt "$D/raw/train.$LANG_T" --dev-src "$D/raw/val.en" --dev-tgt "$D/raw/val.$LANG_T"
+TRAIN=(train --src "$D/raw/train.en" --tgt "${TRAIN_TGT:-$D/raw/train.$LANG_T}" --dev-src "$D/raw/val.en" --dev-tgt "$D/raw/val.$LANG_T"
   --src-spm "$D/spm/m30k_en.model" --tgt-spm "$D/spm/m30k_$LANG_T.model" --seed "${SEED:-1}"
   --cell gru --bidirectional --style luong --score general --input-feeding --hidden 512 --embedding 512
   --tie-embeddings --batch 64 --lr 0.001 --warmup 1000 --clip 1 --dropout 0.3 --label-smoothing 0.1

@@ -2,7 +2,9 @@
 // source; models/index.json's first entry), its examples play word by word, and the alignment shows what
 // attention is for: the German verb moved to the end of a relative clause looks back at the English
 // verb, and each noun at its noun; in the seed's sentence, "Laden" looks at "store". The step inspector, beam, compare and a what-if work for it, the
-// matrix's words match the package's translate() of the same input, and a screenshot is saved.
+// matrix's words match the package's translate() of the same input, and a screenshot is saved. A
+// reader whose browser asks for French gets English → French, where the adjective follows its noun
+// ("a red car", "une voiture rouge") and the alignment crosses.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
@@ -12,13 +14,15 @@ import { loadModel } from '../../wasm/attnseq.js';
 
 const manifest = JSON.parse(await readFile('models/index.json', 'utf8')).models;
 const entry = manifest.find((m) => m.id === 'en-de');
-let srv, browser, model;
+const french = manifest.find((m) => m.id === 'en-fr');
+let srv, browser, model, frModel;
 before(async () => {
   srv = await startServer();
   browser = await launch();
   model = await loadModel(await readFile(path.join('models', entry.file)));
+  frModel = await loadModel(await readFile(path.join('models', french.file)));
 });
-after(async () => { model?.dispose(); await browser?.close(); srv?.server.close(); });
+after(async () => { model?.dispose(); frModel?.dispose(); await browser?.close(); srv?.server.close(); });
 
 // The word matrix as the page draws it: source words, and each target word with its weights.
 const wordMatrix = (page) => page.evaluate(() => {
@@ -91,6 +95,29 @@ test('the page opens on English → German and its words look where a translator
   await page.dragAndDrop('#alignment tbody tr:first-child td[data-col="0"]', `#alignment tbody tr:first-child td[data-col="${store}"]`);
   await page.waitForFunction(() => !document.getElementById('whatif-note').hidden && /without it/.test(document.getElementById('whatif-text').textContent), null, { timeout: 60000 });
   assert.match(await page.textContent('#whatif-text'), /step 1 → “store”/);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('a reader of French gets English → French, where the adjective follows its noun and the alignment crosses', async () => {
+  const { page, problems } = await openDemo(browser.ctx, srv.base, {
+    route: (p) => p.addInitScript(() => Object.defineProperty(navigator, 'languages', { get: () => ['fr-FR', 'fr', 'en'] })),
+  });
+  assert.equal(await page.inputValue('#model'), 'en-fr', 'the browser asks for French first');
+  assert.equal(await page.inputValue('#source'), french.examples[0]);
+  assert.match(await page.textContent('#model-info'), /non-commercial research and education only/);
+  await play(page, french.examples[0]);
+  const r = frModel.translate(french.examples[0]);
+  assert.equal(await page.textContent('#output'), r.text, 'the page decodes what the package does (greedy)');
+  assert.equal(r.text, 'Une voiture rouge est garée dans la rue.');
+  const m = await wordMatrix(page);
+  assert.deepEqual(m.rows.map((x) => x.word), r.words.target);
+  assert.equal(lookedAt(m, 'voiture'), 'car');
+  assert.equal(lookedAt(m, 'rouge'), 'red');
+  // The swap: "red" comes before "car" in English, "rouge" after "voiture" in French.
+  const row = (w) => m.rows.findIndex((x) => x.word === w);
+  assert.ok(m.src.indexOf('red') < m.src.indexOf('car') && row('rouge') > row('voiture'), 'the alignment crosses');
+  assert.equal(lookedAt(m, 'rue'), 'street');
   assert.deepEqual(problems, []);
   await page.close();
 });

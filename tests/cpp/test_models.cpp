@@ -55,15 +55,23 @@ std::vector<std::string> cells(const std::string& line) {
 }
 
 // The table in `text` whose header line begins with `header`: rows of cells, header first.
+// The rows of every table of `text` whose header line starts with `header`, the header row first and
+// once: a file may give one table's rows in several places (the translation models' a section each).
 std::vector<std::vector<std::string>> table(const std::string& text, const std::string& header) {
   std::vector<std::vector<std::string>> rows;
   std::stringstream in(text);
   std::string line;
   bool inside = false;
   while (std::getline(in, line)) {
-    if (!inside && line.rfind(header, 0) == 0) inside = true;
+    if (!inside && line.rfind(header, 0) == 0) {
+      inside = true;
+      if (!rows.empty()) continue;  // a later table's header: its rows join the first's
+    }
     if (!inside) continue;
-    if (line.empty() || line[0] != '|') break;
+    if (line.empty() || line[0] != '|') {
+      inside = false;
+      continue;
+    }
     if (line.rfind("|---", 0) != 0) rows.push_back(cells(line));
   }
   return rows;

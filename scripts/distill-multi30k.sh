@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# A Multi30K translation model distilled from an ensemble (sequence-level knowledge distillation, Kim &
+# Rush 2016): the student is the recipe's own model (scripts/train-multi30k.sh), trained on what its
+# teachers, decoding together, write for the training sources instead of the references.
+#   1. the teachers' ensemble on val: its length penalty, chosen at beam 5 among 0.6 to 1.6 (best 13a
+#      BLEU; OUT.teachers.txt has every figure);
+#   2. the student's targets: the ensemble's translation (beam 5, that penalty) of every training
+#      source, OUT.train.LANG (kept when complete: a rerun goes on to step 3);
+#   3. the student: scripts/train-multi30k.sh with TRAIN_TGT=OUT.train.LANG, the same configuration,
+#      dev BLEU against val's real references choosing its best epoch and ending its run; then that
+#      recipe's int8 file, length penalty and test sets (OUT.int8.safetensors, OUT.lp.txt, OUT.test.txt).
+#   bash scripts/distill-multi30k.sh de|fr OUT.safetensors TEACHER.safetensors TEACHER.safetensors...
+#   (the teachers: runs of scripts/train-multi30k.sh with different SEEDs, their f32 best checkpoints)
+#   env: SEED (the student's, default 1), THREADS, CLI, EPOCHS, STOP_AFTER_TRAINING as in train-multi30k.sh.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+usage="usage: bash scripts/distill-multi30k.sh de|fr OUT.safetensors TEACHER.safetensors TEACHER.safetensors..."
+LANG_T="${1:?$usage}"
+OUT="${2:?$usage}"
+shift 2
+[ "$#" -ge 1 ] || { echo "$usage" >&2; exit 2; }
+case "$LANG_T" in de|fr) ;; *) echo "target language is de or fr, not '$LANG_T'" >&2; exit 2 ;; esac
+THREADS="${THREADS:-$(nproc)}"
+CLI="${CLI:-build/native/attnseq}"
+if [ ! -x "$CLI" ]; then
+  cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake --build build/native -j"${JOBS:-2}" --target attnseq
+fi
+D=data/multi30k
+MODELS=()
+for t in "$@"; do MODELS+=(--model "$t"); done
+mkdir -p "$(dirname "$OUT")"
+TARGETS="${OUT%.safetensors}.train.$LANG_T"
+LINES=$(wc -l < "$D/raw/train.en")
+
+if [ ! -f "$TARGETS" ] || [ "$(wc -l < "$TARGETS")" != "$LINES" ]; then
+  # 1. The ensemble's length penalty, on val.
+  best_lp="" best_bleu=-1
+  : > "$OUT.teachers.txt"
+  for lp in 0.6 0.8 1.0 1.2 1.4 1.6; do
+    bleu=$("$CLI" eval "${MODELS[@]}" --src "$D/raw/val.en" --tgt "$D/raw/val.$LANG_T" --beam 5 --length-penalty "$lp" \
+      --threads "$THREADS" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["bleu_13a"])')
+    echo "[distill] teachers ($#) on val, beam 5, length penalty $lp: BLEU (13a) $bleu" | tee -a "$OUT.teachers.txt" >&2
+    if python3 -c "import sys; sys.exit(0 if $bleu > $best_bleu else 1)"; then best_lp=$lp best_bleu=$bleu; fi
+  done
+  "$CLI" eval "${MODELS[@]}" --src "$D/raw/val.en" --tgt "$D/raw/val.$LANG_T" --beam 5 --length-penalty "$best_lp" \
+    --threads "$THREADS" | tee -a "$OUT.teachers.txt"
+  # 2. The student's targets: the ensemble's translations of the training sources (written whole, then
+  # renamed: a killed decode leaves no partial file).
+  echo "[distill] the teachers translate $LINES training sources (beam 5, length penalty $best_lp)" >&2
+  "$CLI" eval "${MODELS[@]}" --src "$D/raw/train.en" --tgt "$D/raw/train.$LANG_T" --beam 5 --length-penalty "$best_lp" \
+    --threads "$THREADS" --hyp "$TARGETS.hyp" | tee -a "$OUT.teachers.txt"
+  # A translation that came out empty (the ensemble ended at once) cannot be a training line: the
+  # reference stands in for it, and the count is recorded.
+  paste -d '\t' "$TARGETS.hyp" "$D/raw/train.$LANG_T" | awk -F '\t' '{ if ($1 ~ /^[[:space:]]*$/) { print $2; n++ } else print $1 }
+    END { print n + 0 " empty translations replaced by their references" > "/dev/stderr" }' > "$TARGETS.tmp" \
+    2> >(tee -a "$OUT.teachers.txt" >&2)
+  [ "$(wc -l < "$TARGETS.tmp")" = "$LINES" ] || { echo "[distill] $TARGETS.tmp: not $LINES lines" >&2; exit 1; }
+  rm -f "$TARGETS.hyp"
+  mv "$TARGETS.tmp" "$TARGETS"
+fi
+
+# 3. The student.
+TRAIN_TGT="$TARGETS" bash scripts/train-multi30k.sh "$LANG_T" "$OUT"
