@@ -28,9 +28,13 @@ std::string vocabulary_difference(const ModelConfig& a, const ModelConfig& b) {
     const auto &ta = side ? a.tgt_tokens : a.src_tokens, &tb = side ? b.tgt_tokens : b.src_tokens;
     const char* what = side ? "target" : "source";
     for (std::size_t i = 0; i < ta.size() && i < tb.size(); ++i)
-      if (ta[i] != tb[i]) return std::string(what) + " token " + std::to_string(i) + " is '" + tb[i] + "', not '" + ta[i] + "'";
+      if (ta[i] != tb[i])
+        return std::string(what) + " token " + std::to_string(i) + " is '" + tb[i] + "', not '" + ta[i] + "'";
     const auto &sa = side ? a.tgt_spm : a.src_spm, &sb = side ? b.tgt_spm : b.src_spm;
-    if (bool(sa) != bool(sb)) return std::string(what) + " side has " + (sb ? "a SentencePiece model, where the first has none" : "no SentencePiece model, where the first has one");
+    if (bool(sa) != bool(sb))
+      return std::string(what) + " side has " +
+             (sb ? "a SentencePiece model, where the first has none"
+                 : "no SentencePiece model, where the first has one");
     if (sa && sa->bytes() != sb->bytes())
       return std::string(what) + " SentencePiece model differs (the same pieces, another normaliser or other settings)";
   }
@@ -56,8 +60,8 @@ Ensemble::Ensemble(std::vector<const Model*> members, std::vector<std::string> n
     if (i == 0) continue;
     const std::string d = vocabulary_difference(members_[0]->config(), members_[i]->config());
     if (!d.empty())
-      throw std::invalid_argument("ensemble: " + names_[i] + " does not share " + names_[0] +
-                                  "'s vocabularies: its " + d);
+      throw std::invalid_argument("ensemble: " + names_[i] + " does not share " + names_[0] + "'s vocabularies: its " +
+                                  d);
   }
 }
 

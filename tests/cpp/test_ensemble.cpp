@@ -242,18 +242,18 @@ TEST_CASE("an ensemble of a model with itself ranks as the model does") {
     const Ensemble twice(std::vector<const Model*>{&m, &m});
     const auto src = sources(5, cfg.src_vocab);
     for (int beam : {1, 3}) {
-    DecodeOptions o;
-    o.beam = beam;
-    CAPTURE(beam);
-    const auto single = translate_batch(m, src, o), ens = translate_batch(twice, src, o);
-    for (std::size_t i = 0; i < src.size(); ++i) {
-      REQUIRE(single[i].hypotheses.size() == ens[i].hypotheses.size());
-      for (std::size_t h = 0; h < single[i].hypotheses.size(); ++h) {
-        CHECK(single[i].hypotheses[h].tokens == ens[i].hypotheses[h].tokens);
-        CHECK(single[i].hypotheses[h].log_prob == doctest::Approx(ens[i].hypotheses[h].log_prob).epsilon(1e-5));
-        CHECK(single[i].hypotheses[h].attention == ens[i].hypotheses[h].attention);  // (w + w) / 2 = w
+      DecodeOptions o;
+      o.beam = beam;
+      CAPTURE(beam);
+      const auto single = translate_batch(m, src, o), ens = translate_batch(twice, src, o);
+      for (std::size_t i = 0; i < src.size(); ++i) {
+        REQUIRE(single[i].hypotheses.size() == ens[i].hypotheses.size());
+        for (std::size_t h = 0; h < single[i].hypotheses.size(); ++h) {
+          CHECK(single[i].hypotheses[h].tokens == ens[i].hypotheses[h].tokens);
+          CHECK(single[i].hypotheses[h].log_prob == doctest::Approx(ens[i].hypotheses[h].log_prob).epsilon(1e-5));
+          CHECK(single[i].hypotheses[h].attention == ens[i].hypotheses[h].attention);  // (w + w) / 2 = w
+        }
       }
-    }
     }
   }
 }
@@ -264,12 +264,15 @@ TEST_CASE("an ensemble refuses members that do not share vocabularies, naming th
   auto other_cfg = cfg;
   other_cfg.tgt_vocab = 20;
   Model other(other_cfg);
-  CHECK(test::error_of([&] { Ensemble(std::vector<const Model*>{&a, &b, &other}, {"a.st", "b.st", "c.st"}); }) ==
-        "ensemble: c.st does not share a.st's vocabularies: its target vocabulary has 20 tokens, not 19");
+  CHECK(test::error_of([&] {
+          Ensemble(std::vector<const Model*>{&a, &b, &other}, {"a.st", "b.st", "c.st"});
+        }) == "ensemble: c.st does not share a.st's vocabularies: its target vocabulary has 20 tokens, not 19");
   auto eos_cfg = cfg;
   eos_cfg.eos = 3, eos_cfg.unk = 2;
   Model eos(eos_cfg);
-  CHECK(test::error_of([&] { Ensemble(std::vector<const Model*>{&a, &eos}); }) ==
+  CHECK(test::error_of([&] {
+          Ensemble(std::vector<const Model*>{&a, &eos});
+        }) ==
         "ensemble: model 2 does not share model 1's vocabularies: its special ids pad/bos/eos/unk are 0/1/3/2, not "
         "0/1/2/3");
   // Text vocabularies: the same sizes, one token different.
@@ -282,17 +285,20 @@ TEST_CASE("an ensemble refuses members that do not share vocabularies, naming th
   auto folded = text;
   folded.src_case = CaseFold::Lower;
   Model t1(text), t2(text2), t3(folded);
-  CHECK(test::error_of([&] { Ensemble(std::vector<const Model*>{&t1, &t2}); }) ==
-        "ensemble: model 2 does not share model 1's vocabularies: its target token 7 is 'x', not 't7'");
-  CHECK(test::error_of([&] { Ensemble(std::vector<const Model*>{&t1, &t3}); }) ==
-        "ensemble: model 2 does not share model 1's vocabularies: its source folding is 'lower', not 'keep'");
-  CHECK(test::error_of([&] { Ensemble(std::vector<const Model*>{&t1, &a}); }).find("does not share") !=
-        std::string::npos);
+  CHECK(test::error_of([&] {
+          Ensemble(std::vector<const Model*>{&t1, &t2});
+        }) == "ensemble: model 2 does not share model 1's vocabularies: its target token 7 is 'x', not 't7'");
+  CHECK(test::error_of([&] {
+          Ensemble(std::vector<const Model*>{&t1, &t3});
+        }) == "ensemble: model 2 does not share model 1's vocabularies: its source folding is 'lower', not 'keep'");
+  CHECK(test::error_of([&] {
+          Ensemble(std::vector<const Model*>{&t1, &a});
+        }).find("does not share") != std::string::npos);
   CHECK(test::error_of([&] { Ensemble(std::vector<const Model*>{}); }) == "an ensemble needs at least one model");
-  CHECK(test::error_of([&] { Ensemble(std::vector<const Model*>(17, &a)); }) ==
-        "an ensemble of 17 models; at most 16");
-  CHECK(test::error_of([&] { Ensemble(std::vector<const Model*>{&a, &b}, {"only one"}); }) ==
-        "an ensemble of 2 models was given 1 names");
+  CHECK(test::error_of([&] { Ensemble(std::vector<const Model*>(17, &a)); }) == "an ensemble of 17 models; at most 16");
+  CHECK(test::error_of([&] {
+          Ensemble(std::vector<const Model*>{&a, &b}, {"only one"});
+        }) == "an ensemble of 2 models was given 1 names");
   // A refused ensemble leaves its models usable.
   test::randomize(a, 1);
   CHECK(translate_batch(a, {{5, 6, 7}}, DecodeOptions{})[0].hypotheses.size() == 1);

@@ -28,8 +28,9 @@ const std::string kModels = ATTNSEQ_MODELS_DIR;
 constexpr std::uint64_t kHeldOut = train::kHeldOutSeed;
 
 // The names this file checks; a model added to models/index.json must be added here too.
-const char* const kChecked[] = {"g2p-en",         "dates",         "en-ko",   "en-ko-general",   "en-ko-additive",
-                                "en-ko-bahdanau", "en-ko-vanilla", "reverse", "reverse-vanilla", "en-de", "en-fr"};
+const char* const kChecked[] = {"g2p-en",          "dates",          "en-ko",         "en-ko-general",
+                                "en-ko-additive",  "en-ko-bahdanau", "en-ko-vanilla", "reverse",
+                                "reverse-vanilla", "en-de",          "en-fr"};
 
 std::vector<train::Example> held_out(const std::string& task) {
   if (task == "reverse") {
