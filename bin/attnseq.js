@@ -7,17 +7,18 @@ import { readFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { resolve } from 'node:path';
 import os from 'node:os';
-import { loadModel, createPool, AttnseqError } from '../wasm/attnseq.js';
+import { loadModel, createPool, createEnsemble, AttnseqError } from '../wasm/attnseq.js';
 // The package's one viridis table, shared with the demo page (the package ships it next to attnseq.js).
 import { viridis } from '../wasm/colormap.js';
 import { checkArgsUtf8, openInput, streamLines } from './input.js';
 
 // Options each command accepts: long name -> { value: the value's name (absent for a switch), short:
-// alias, default: the value the parser uses when the option is absent, help: lines for --help }. The
-// parser, the defaults and the help text all read this table.
+// alias, default: the value the parser uses when the option is absent, repeat: may be given more than
+// once (its values collected in an array; any other option given twice is refused), help: lines for
+// --help }. The parser, the defaults and the help text all read this table.
 const OPTIONS = {
   translate: {
-    model: { value: 'FILE', short: 'm', help: ['.safetensors checkpoint (a path, or an http(s) URL)'] },
+    model: { value: 'FILE', short: 'm', repeat: true, help: ['.safetensors checkpoint (a path, or an http(s) URL);', 'again for an ensemble (the models decode together)'] },
     beam: { value: 'K', short: 'b', default: '1', help: ['beam width (1 = greedy); K > 1 lists every hypothesis'] },
     hypotheses: { value: 'N', short: 'n', help: ['hypotheses to keep from the beam (default: all K)'] },
     'max-length': { value: 'N', help: ['most target tokens, EOS included (default: 2 * source length + 10)'] },
@@ -98,6 +99,7 @@ function parseArgs(command, argv) {
         name = shorts[a[j]];
         if (!name) throw new UsageError(`unknown option '-${a[j]}'${a.length > 2 ? ` (in '${a}')` : ''} for '${command}'`);
         if (table[name].value) break;
+        if (Object.hasOwn(opts, name)) throw new UsageError(`--${name} is given twice`);
         opts[name] = true;
       }
       if (j === a.length) continue;
@@ -106,12 +108,15 @@ function parseArgs(command, argv) {
       positional.push(a);
       continue;
     }
+    // A repeated option would silently lose one of its values (as the native command line says).
+    if (Object.hasOwn(opts, name) && !table[name].repeat) throw new UsageError(`--${name} is given twice`);
     if (table[name].value) {
       if (inline === undefined) {
         if (i + 1 >= argv.length) throw new UsageError(`--${name} needs a value`);
         inline = argv[++i];
       }
-      opts[name] = inline;
+      if (table[name].repeat) (opts[name] ??= []).push(inline);
+      else opts[name] = inline;
     } else {
       if (inline !== undefined) throw new UsageError(`--${name} takes no value`);
       opts[name] = true;
@@ -322,6 +327,8 @@ function toJSON(r, hasAttention, srcIds) {
   return {
     text: r.text, tokens: r.tokens, srcIds: Array.from(srcIds), srcTokens: r.srcTokens, tgtTokens: r.tgtTokens,
     attention: hasAttention ? rowsOf(r.attention, r.rows, r.cols) : null,
+    // An ensemble's: each member's own attention for the best hypothesis.
+    ...(r.memberAttention ? { memberAttention: r.memberAttention.map((a) => rowsOf(a, r.rows, r.cols)) } : {}),
     rows: r.rows, cols: r.cols,
     words: r.words && {
       source: r.words.source, target: r.words.target, sourceSpans: r.words.sourceSpans, targetSpans: r.words.targetSpans,
@@ -447,8 +454,15 @@ async function translate(opts, positional) {
   const threads = intOpt(opts, 'threads', 1) ?? allCores();
   if (threads > 64) throw new UsageError(`--threads must be at most 64, got '${opts.threads}'`);
   if (opts.color && opts['no-color']) throw new UsageError('give --color or --no-color, not both');
-  const model = await load(opts);
+  const models = [];
   try {
+    for (const m of opts.model ?? []) models.push(await loadModel(modelSource(m)));
+    if (models.length === 0) throw new UsageError('--model FILE is required');
+    const model = models[0];
+    // Several --model: an ensemble (createEnsemble), which checks that the models share their vocabularies.
+    const decoder = models.length > 1 ? createEnsemble(models) : model;
+    if (models.length > 1 && opts['batch-file'] !== undefined && threads > 1 && opts.threads !== undefined)
+      throw new UsageError('--threads with an ensemble: a pool of Workers holds one model; an ensemble runs on this thread');
     if (opts.prefix !== undefined)
       options.prefix = model.config.tokenizer === 'ids' ? parseIds(opts.prefix, '--prefix') : opts.prefix;
     const color = useColor(opts, process.env, process.stdout);
@@ -456,13 +470,17 @@ async function translate(opts, positional) {
     const print = (r, i, srcIds) => write(opts.json ? jsonLine(toJSON(r, model.config.style !== 'none', srcIds()))
       : opts.quiet ? printable(r.text) + '\n' : (i ? '\n' : '') + renderText(r, { model, options, color, width }));
     if (opts['batch-file'] !== undefined) {
-      await translateBatchFile(opts['batch-file'], model, options, threads, modelSource(opts), print);
+      await translateBatchFile(opts['batch-file'], decoder, options, models.length > 1 ? 1 : threads, modelSource(opts.model[0]), print);
       return;
     }
     const sources = await sourcesFrom(opts, positional, model);
     // Each result is written when it is done; the yield lets a closed pipe (`| head`) end the run.
     for (const [i, src] of sources.entries()) {
       if (i) await new Promise((r) => setImmediate(r));
+      if (decoder !== model) {  // an ensemble: each member encodes the source itself
+        await print(decoder.translate(src, options), i, () => model.tokenize(src).ids);
+        continue;
+      }
       const enc = model.encode(src);
       try {
         await print(model.translate(enc, options), i, () => enc.ids);
@@ -471,17 +489,17 @@ async function translate(opts, positional) {
       }
     }
   } finally {
-    model.dispose();
+    for (const m of models) m.dispose();
   }
 }
 
-function modelSource(opts) {
-  if (opts.model === undefined || opts.model === '') throw new UsageError('--model FILE is required');
-  return /^https?:\/\//i.test(opts.model) ? opts.model : resolve(opts.model);
+function modelSource(file) {
+  if (file === undefined || file === '') throw new UsageError('--model FILE is required');
+  return /^https?:\/\//i.test(file) ? file : resolve(file);
 }
 
 async function load(opts) {
-  return loadModel(modelSource(opts));
+  return loadModel(modelSource(opts.model));
 }
 
 async function info(opts, positional) {

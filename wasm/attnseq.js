@@ -594,7 +594,12 @@ export class Model extends Disposable {
    * ("inputs[3]: " and what translate() would say; error.index is 3), before any decoding.
    */
   translateBatch(inputs, options = {}) {
-    checkOptions(options, 'translateBatch');
+    return this._translateBatchWith([], inputs, options, 'translateBatch');
+  }
+
+  // translateBatch() with `others` decoding together with this model, an ensemble (Ensemble below).
+  _translateBatchWith(others, inputs, options, where) {
+    checkOptions(options, where);
     if (!Array.isArray(inputs))
       throw new AttnseqError('BAD_INPUT', `translateBatch() takes an array of inputs, got ${describe(inputs)}`);
     // The engine's default and limit (src/model/config.hpp); null is refused, as for translate()'s options.
@@ -602,8 +607,9 @@ export class Model extends Disposable {
     const rowLimit = this._M.maxRows;
     if (!Number.isInteger(maxRows) || maxRows < 1 || maxRows > rowLimit)
       throw new AttnseqError('BAD_INPUT', `option 'maxRows' is ${describe(maxRows)}; it must be an integer in [1, ${rowLimit}]`);
-    const opts = this.#options(options, 'translateBatch');
+    const opts = this.#options(options, where);
     const h = this._h;
+    const otherHandles = others.map((m) => m._h);
     // What goes to the engine per input: text (tokenized there, as translate() has it tokenized) or
     // an Int32Array of ids; and the srcTokens already known (an Encoded's own, or the names of ids).
     const entries = new Array(inputs.length), known = new Array(inputs.length);
@@ -627,13 +633,14 @@ export class Model extends Disposable {
         throw e;
       }
     }
-    const r = this._M.translateBatch(h, entries, opts, maxRows);
+    const r = this._M.translateBatch(h, otherHandles, entries, opts, maxRows);
     if (!r.ok) throw r.index !== undefined ? entryError(r.code, r.index, r.message) : new AttnseqError(r.code, r.message);
     // Cut the engine's flat arrays (wasm/bindings.cpp, translate_batch_js) into translate()'s objects.
     const names = targetNames(this);
     const tgtTokens = (ids) => Array.from(ids, (id) => names[id] ?? tokenName(names, id));
     const out = new Array(inputs.length);
-    let piece = 0, at = 0, hyp = 0, tok = 0, att = 0;
+    let piece = 0, at = 0, hyp = 0, tok = 0, att = 0, matt = 0;
+    const members = r.members;
     for (let i = 0; i < inputs.length; i++) {
       const cols = r.srcLengths[i];
       let srcTokens = known[i];
@@ -652,6 +659,10 @@ export class Model extends Disposable {
           ids: r.ids.slice(tok, tok + n), attention: r.attention.slice(att, att + n * cols),
           score: r.score[hyp], logProb: r.logProb[hyp], finished: r.finished[hyp] !== 0,
         };
+        if (members > 1) {
+          hyps[j].memberAttention = Array.from({ length: members }, (_, m) => r.memberAttention.slice(matt + m * n * cols, matt + (m + 1) * n * cols));
+          matt += members * n * cols;
+        }
         tok += n;
         att += n * cols;
       }
@@ -694,6 +705,7 @@ export class Model extends Disposable {
         logProb: h.logProb,
         finished: h.finished,
         attention: h.attention,
+        ...(h.memberAttention ? { memberAttention: h.memberAttention } : {}),
       };
     });
     const best = hyps[0];
@@ -701,6 +713,7 @@ export class Model extends Disposable {
       text: best.text, tokens: best.tokens, srcTokens, tgtTokens: best.tgtTokens,
       attention: best.attention, rows: best.tokens.length, cols, score: best.score, hypotheses: hyps,
       words: subword ? this.#words(srcIds ?? this.#sourceIds(srcTokens), best) : null,
+      ...(best.memberAttention ? { memberAttention: best.memberAttention } : {}),
     };
   }
 
@@ -770,6 +783,80 @@ export class Model extends Disposable {
     }
     return out;
   }
+}
+
+/**
+ * Models that decode together (src/decode/decode.hpp, Ensemble): at every step each member runs its
+ * own decoder on the same prefix and tokens are ranked by the mean of the members' log-probabilities,
+ * for greedy decoding, beam search and sampling. translate() and translateBatch() return what a
+ * model's do, with `attention` the members' mean and `memberAttention` each member's own (one
+ * Float32Array per member, rows x cols like `attention`), per hypothesis and for the best. An ensemble
+ * of one is its model, bit for bit. Made by createEnsemble(models); it holds no engine memory of its
+ * own (disposing a member makes it unusable).
+ */
+export class Ensemble {
+  constructor(models) {
+    this.models = Object.freeze([...models]);
+  }
+  /** The first member's configuration: the vocabularies and tokenizers every member shares. */
+  get config() { return this.models[0].config; }
+  get srcVocab() { return this.models[0].srcVocab; }
+  get tgtVocab() { return this.models[0].tgtVocab; }
+  get size() { return this.models.length; }
+  /** One input (text or ids; not an Encoded, which belongs to one model): translate()'s object. */
+  translate(input, options = {}) {
+    checkOptions(options, 'translate');
+    if (input instanceof Encoded)
+      throw new AttnseqError('BAD_INPUT', 'an ensemble translates text or ids, not an Encoded (each member encodes the source itself)');
+    try {
+      return this.#batch([input], options, 'translate')[0];
+    } catch (e) {
+      // What translate() of a model says: the message without the batch's "inputs[0]: ".
+      if (e instanceof AttnseqError && e.index === 0) throw new AttnseqError(e.code, e.message.replace(/^inputs\[0\]: /, ''));
+      throw e;
+    }
+  }
+  /** The first member's tokenize(): every member reads text the same way. */
+  tokenize(input, side = 'source') { return this.models[0].tokenize(input, side); }
+  /** translateBatch() a window at a time, as a model's translateStream(). */
+  translateStream(inputs, options = {}) {
+    checkOptions(options, 'translateStream');
+    void this.models.map((m) => m._h);
+    const { window = this.models[0]._M.defaultRows, ...rest } = options;
+    return translateStream(inputs, rest, window, (batch, o) => this.translateBatch(batch, o));
+  }
+  /** Many inputs (texts or ids) in one call: result i is what translate(inputs[i], options) returns. */
+  translateBatch(inputs, options = {}) {
+    if (Array.isArray(inputs))
+      for (let k = 0; k < inputs.length; k++)
+        if (inputs[k] instanceof Encoded)
+          throw entryError('BAD_INPUT', k, 'an ensemble translates text or ids, not an Encoded (each member encodes the source itself)');
+    return this.#batch(inputs, options, 'translateBatch');
+  }
+  #batch(inputs, options, where) {
+    const [first, ...others] = this.models;
+    return first._translateBatchWith(others, inputs, options, where);
+  }
+}
+
+/**
+ * An ensemble of loaded models (at least 1, at most 16): they must share their vocabularies,
+ * tokenizers, special ids and source folding, and may differ in anything else (sizes, cell, attention,
+ * int8). A model that differs is refused with BAD_INPUT naming it (`models[2]`) and what differs.
+ */
+export function createEnsemble(models) {
+  if (!Array.isArray(models) || models.length === 0)
+    throw new AttnseqError('BAD_INPUT', `createEnsemble() takes a non-empty array of models, got ${describe(models)}`);
+  models.forEach((m, i) => {
+    if (!(m instanceof Model)) throw new AttnseqError('BAD_INPUT', `createEnsemble(): models[${i}] is not a Model (${describe(m)})`);
+    if (m.disposed) throw new AttnseqError('DISPOSED', `createEnsemble(): models[${i}] has been disposed`);
+  });
+  const [first, ...others] = models;
+  const limit = first._M.maxMembers;  // the engine's (src/decode/decode.hpp, kMaxMembers)
+  if (models.length > limit)
+    throw new AttnseqError('BAD_INPUT', `createEnsemble(): ${models.length} models; an ensemble has at most ${limit}`);
+  check(first._M.checkEnsemble(first._h, others.map((m) => m._h)));
+  return new Ensemble(models);
 }
 
 export class Trainer extends Disposable {

@@ -370,8 +370,47 @@ std::size_t utf16_length(const std::string& s) {
 //   logProb[h], score[h], finished[h]
 // Every input is checked before any decoding; a bad one is {ok: false, code, message, index} with its
 // index (the message is what translate() of that input alone says); index -1 for an option.
-val translate_batch_js(const ModelHandle& m, const val& inputs, const val& options, int max_rows) {
+//   memberAttention        an ensemble's (others non-empty): each hypothesis's members' own attention, one
+//                          tokens x source length matrix per member, member after member, joined
+// others: the models that decode together with m, an ensemble (decode.hpp, Ensemble), as an array of
+// ModelHandle (empty: m alone); m's vocabularies read the text. Members are named models[i] in errors.
+struct JsEnsemble {
+  std::vector<std::shared_ptr<ModelBox>> boxes;  // kept alive for the call
+  std::unique_ptr<Ensemble> ensemble;
+};
+
+JsEnsemble js_ensemble(const ModelHandle& m, const val& others) {
+  JsEnsemble r;
+  m.need();
+  r.boxes.push_back(m.box());
+  const auto n = others["length"].as<unsigned>();
+  for (unsigned i = 0; i < n; ++i) {
+    const ModelHandle* h = others[i].as<ModelHandle*>(emscripten::allow_raw_pointers());
+    if (!h) throw std::invalid_argument("ensemble: models[" + std::to_string(i + 1) + "] is not a model");
+    h->need();
+    r.boxes.push_back(h->box());
+  }
+  std::vector<const Model*> models;
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < r.boxes.size(); ++i) {
+    models.push_back(&r.boxes[i]->model);
+    names.push_back("models[" + std::to_string(i) + "]");
+  }
+  r.ensemble = std::make_unique<Ensemble>(models, names);
+  return r;
+}
+
+// Whether the models can decode together: ok, or Ensemble's refusal naming the one that differs.
+val check_ensemble(const ModelHandle& m, const val& others) {
   return guarded([&] {
+    js_ensemble(m, others);
+    return ok();
+  });
+}
+
+val translate_batch_js(const ModelHandle& m, const val& others, const val& inputs, const val& options, int max_rows) {
+  return guarded([&] {
+    const JsEnsemble members = js_ensemble(m, others);
     const ModelBox& box = m.need();
     const Model& model = box.model;
     const DecodeOptions opt = parse_options(options);
@@ -404,9 +443,20 @@ val translate_batch_js(const ModelHandle& m, const val& inputs, const val& optio
         return e;
       }
     }
-    const std::vector<DecodeResult> res = translate_batch(model, sources, opt, max_rows);
+    for (std::size_t i = 0; i < n; ++i)  // the other members check each source as well (the same vocabulary)
+      for (int k = 1; k < members.ensemble->size(); ++k) {
+        try {
+          members.ensemble->member(k).check_source(sources[i].data(), int(sources[i].size()));
+        } catch (...) {
+          const Failure x = current_failure();
+          val e = error(x.code, x.message);
+          e.set("index", double(i));
+          return e;
+        }
+      }
+    const std::vector<DecodeResult> res = translate_batch(*members.ensemble, sources, opt, max_rows);
     std::vector<std::int32_t> src_lengths, hyp_counts, token_counts, ids;
-    std::vector<float> attention, log_prob, score;
+    std::vector<float> attention, log_prob, score, member_attention;
     std::vector<std::uint8_t> finished;
     for (const DecodeResult& r : res) {
       src_lengths.push_back(r.src_len);
@@ -415,6 +465,7 @@ val translate_batch_js(const ModelHandle& m, const val& inputs, const val& optio
         token_counts.push_back(std::int32_t(h.tokens.size()));
         ids.insert(ids.end(), h.tokens.begin(), h.tokens.end());
         attention.insert(attention.end(), h.attention.begin(), h.attention.end());
+        for (const auto& a : h.member_attention) member_attention.insert(member_attention.end(), a.begin(), a.end());
         log_prob.push_back(h.log_prob);
         score.push_back(h.score);
         finished.push_back(h.finished);
@@ -431,6 +482,9 @@ val translate_batch_js(const ModelHandle& m, const val& inputs, const val& optio
     out.set("logProb", copy_array(log_prob.data(), log_prob.size()));
     out.set("score", copy_array(score.data(), score.size()));
     out.set("finished", copy_array(finished.data(), finished.size()));
+    out.set("members", members.ensemble->size());
+    if (members.ensemble->size() > 1)
+      out.set("memberAttention", copy_array(member_attention.data(), member_attention.size()));
     return out;
   });
 }
@@ -759,10 +813,12 @@ EMSCRIPTEN_BINDINGS(attnseq) {
       .function("evaluate", &TrainerHandle::evaluate);
   function("translate", &translate);
   function("translateBatch", &translate_batch_js);
+  function("checkEnsemble", &check_ensemble);
   function("buildInfo", &build_info);
   function("memoryStats", &memory_stats);
   constant("maxTopk", kMaxTopk);                         // the top-k limit decoder() checks in JavaScript
   constant("heldOutSeed", double(train::kHeldOutSeed));  // Trainer.evaluate()'s default seed
+  constant("maxMembers", kMaxMembers);                   // createEnsemble()'s most models, checked in JavaScript
   constant("maxRows", kMaxRows);                         // translateBatch()'s largest maxRows, checked in JavaScript
   constant("defaultRows", kDefaultBatchRows);            // and its default
 }

@@ -144,8 +144,10 @@ export interface Hypothesis {
   score: number;
   logProb: number;
   finished: boolean;
-  /** rows x cols, row-major: row k is the step that produced tokens[k]. */
+  /** rows x cols, row-major: row k is the step that produced tokens[k]. An ensemble's: the members' mean. */
   attention: Float32Array;
+  /** An ensemble of more than one model (createEnsemble): each member's own attention, rows x cols like `attention`. */
+  memberAttention?: Float32Array[];
 }
 /**
  * The best hypothesis of a subword (spm) model shown as words: a word's pieces merged (a piece that
@@ -177,6 +179,8 @@ export interface Translation {
   hypotheses: Hypothesis[];
   /** The word-level view when either side is subword pieces ('spm'); null for other models, whose tokens are already words or letters. */
   words: WordView | null;
+  /** An ensemble's (createEnsemble): each member's own attention for the best hypothesis. */
+  memberAttention?: Float32Array[];
 }
 
 /**
@@ -247,6 +251,34 @@ export class Model implements Disposable_ {
   dispose(): void;
   [Symbol.dispose](): void;
 }
+
+/**
+ * Models that decode together: at each step tokens are ranked by the mean of the members'
+ * log-probabilities (greedy, beam search and sampling). `attention` is the members' mean and
+ * `memberAttention` each one's own. An ensemble of one translates as its model, bit for bit.
+ */
+export class Ensemble {
+  private constructor();
+  readonly models: readonly Model[];
+  /** The first member's: the vocabularies and tokenizers every member shares. */
+  readonly config: ModelConfig;
+  readonly srcVocab: readonly string[] | null;
+  readonly tgtVocab: readonly string[] | null;
+  readonly size: number;
+  /** Text or ids (each member encodes the source itself; an Encoded belongs to one model and is refused). */
+  translate(input: Input, options?: TranslateOptions): Translation;
+  translateBatch(inputs: ReadonlyArray<Input>, options?: TranslateBatchOptions): Translation[];
+  /** translateBatch() a window at a time, as Model.translateStream(). */
+  translateStream(inputs: Iterable<Input> | AsyncIterable<Input>, options?: TranslateStreamOptions): AsyncIterableIterator<Translation>;
+  /** The first member's tokenize() (every member reads text alike). */
+  tokenize(input: Input, side?: 'source' | 'target'): { ids: Int32Array; tokens: string[] };
+}
+/**
+ * An ensemble of loaded models (1 to 16) sharing their vocabularies, tokenizers, special ids and source
+ * folding (they may differ in sizes, cell, attention, int8). BAD_INPUT naming the model that differs
+ * (`models[2]`) and what differs; DISPOSED for a disposed model.
+ */
+export function createEnsemble(models: ReadonlyArray<Model>): Ensemble;
 
 export interface PoolOptions extends LoadOptions {
   /** Workers, each with its own engine and copy of the model: an integer in [1, 64]; default every core. */

@@ -5,6 +5,7 @@
 // is missing (tests/js/native.mjs).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -82,4 +83,23 @@ test('members that do not share vocabularies are refused, named; an ensemble whe
   cliUsage(['eval', '--model', MODEL('en-ko'), '--model', MODEL('en-ko-general'), '--task', 'en-ko'],
     'an ensemble (--model given 2 times) is scored with --src/--tgt or --pron');
   cliUsage(['info', '--model', MODEL('en-ko'), '--model', MODEL('en-ko')], '--model is given twice');
+});
+
+test('npx attnseq takes the same ensembles and prints the same JSON (keys in order, weights within 1e-5)', () => {
+  const models = ['en-ko', 'en-ko-general', 'en-ko-bahdanau'];
+  const args = ['translate', ...models.flatMap((m) => ['--model', MODEL(m)]), '--beam', '3', '--json', sentence];
+  const native = JSON.parse(cliOk(args).out);
+  const r = spawnSync(process.execPath, [path.join(ROOT, 'bin/attnseq.js'), ...args], { encoding: 'utf8', timeout: 60000 });
+  assert.equal(r.status, 0, r.stderr);
+  const js = JSON.parse(r.stdout);
+  assert.deepEqual(Object.keys(js), Object.keys(native));
+  assert.deepEqual(js.tokens, native.tokens);
+  assert.deepEqual(js.hypotheses.map((h) => h.tokens), native.hypotheses.map((h) => h.tokens));
+  const close = (a, b, what) => a.forEach((row, k) => row.forEach((w, t) => assert.ok(Math.abs(w - b[k][t]) < 1e-5, `${what} [${k}][${t}]`)));
+  close(js.attention, native.attention, 'attention');
+  js.memberAttention.forEach((m, i) => close(m, native.memberAttention[i], `member ${i}`));
+  // And refuses what the native one refuses.
+  const bad = spawnSync(process.execPath, [path.join(ROOT, 'bin/attnseq.js'), 'translate', '--model', MODEL('en-ko'), '--model', MODEL('dates'), sentence], { encoding: 'utf8' });
+  assert.equal(bad.status, 1);
+  assert.match(bad.stderr, /models\[1\] does not share models\[0\]'s vocabularies: its source vocabulary has 63 tokens, not 68/);
 });

@@ -43,4 +43,5 @@ test('README JavaScript examples run', async () => {
   assert.ok(logs.includes('eating'), 'the clause-final verb looks at the English verb');
   assert.ok(logs.includes('Schöne Grüße!'));
   assert.ok(logs.includes(',w5,w6,w7'));
+  assert.ok(logs.includes('존이 가게에 갔다 2'), 'the ensemble example');
 });

@@ -4,8 +4,8 @@
 // npm pack tarball next to this file, type-checks it, then compiles and runs it against a checkpoint
 // copied beside the output (./model.safetensors: gru_luong_general, a word model with w4..w12).
 import {
-  AttnseqError, Model, Pool, alignmentToCSV, alignmentToJSON, alignmentToPharaoh, buildInfo, createPool, createTrainer, init,
-  loadModel, memoryStats,
+  AttnseqError, Ensemble, Model, Pool, alignmentToCSV, alignmentToJSON, alignmentToPharaoh, buildInfo, createEnsemble, createPool,
+  createTrainer, init, loadModel, memoryStats,
 } from 'attnseq';
 import type {
   AlignmentLike, AttnseqErrorCode, Decoder, DecoderOptions, Encoded, Hypothesis, Input, LoadOptions, ModelConfig,
@@ -95,6 +95,21 @@ const batchOptions: TranslateBatchOptions = { beam: 2, maxRows: 8 };
 const batch: Translation[] = model.translateBatch(['w5 w6 w7', [5, 6], enc], batchOptions);
 check(batch.length === 3 && batch[0]!.text === model.translate('w5 w6 w7', { beam: 2 }).text, 'translateBatch');
 check(batch[2]!.srcTokens.join(' ') === enc.tokens.join(' ') && model.translateBatch([]).length === 0, 'translateBatch inputs');
+// An ensemble (here a model with itself): translate()'s objects, with each member's attention.
+const ensemble: Ensemble = createEnsemble([model, model]);
+const together: Translation = ensemble.translate('w5 w6 w7', { beam: 2 });
+const members: Float32Array[] | undefined = together.memberAttention;
+check(together.text === model.translate('w5 w6 w7', { beam: 2 }).text && members?.length === 2 && ensemble.size === 2, 'ensemble');
+check(ensemble.translateBatch(['w5', [5, 6]]).length === 2 && ensemble.config.hidden === model.config.hidden, 'ensemble batch');
+check((() => {
+  try {
+    // @ts-expect-error an ensemble takes text or ids, not an Encoded (refused at run time too)
+    ensemble.translate(enc);
+  } catch (e) {
+    return e instanceof AttnseqError && e.code === 'BAD_INPUT';
+  }
+  return false;
+})(), 'an Encoded given to an ensemble');
 // The same on Workers (texts and ids only); a refused entry's index is on the error.
 const poolOptions: PoolOptions = { workers: 2 };
 {
