@@ -106,6 +106,9 @@ const std::vector<Option>& train_options() {
   static const std::vector<Option> t = [] {
     std::vector<Option> v = task_options();
     const std::vector<Option> rest = {
+        {"--phones", "arpabet|ipa", "arpabet",
+         "--pron: the dictionary's format: CMUdict's ARPAbet, or IPA phones (data/sigmorphon2021-g2p/README.md)"},
+        {"--pron-dev", "FILE", "", "--pron: the development words, a file as --pron's (instead of --dev-fraction)"},
         {"--dev-fraction", "X", "0.03", "--pron: share of the words held out for development (by word, seeded)"},
         {"--dev-seed", "S", "1", "--pron: seed of the development split"},
         {"--dev-src", "FILE", "", "--src: the development set's source lines (its BLEU picks the best epoch)"},
@@ -386,51 +389,85 @@ int train_pron(const Flags& f, const std::vector<Option>& table) {
   const std::string path = *f.get("pron");
   EpochSetup setup = epoch_setup(f, table);
   ModelConfig& c = setup.c;
+  const train::PronFormat format = train::pron_format(str("phones"), "--phones");
+  const auto* dev_path = f.get("pron-dev");
+  if (dev_path && (f.get("dev-fraction") || f.get("dev-seed")))
+    throw UsageError(
+        "--pron-dev FILE gives the development words; --dev-fraction and --dev-seed split them off --pron");
   const double fraction = parse_fraction("--dev-fraction", str("dev-fraction"));
   const auto dev_seed = std::uint64_t(parse_int_in("--dev-seed", str("dev-seed"), 0, 1L << 62));
+  const std::string text = train::read_text_file(path);
+  const train::PronData data = train::parse_pron(text, path, format);
+  const std::string dev_text = dev_path ? train::read_text_file(*dev_path) : std::string();
+  const train::PronSplit sp =
+      dev_path ? train::PronSplit{data.entries, train::parse_pron(dev_text, *dev_path, format).entries}
+               : train::split_dev(data, fraction, dev_seed);
+  if (sp.dev.empty())
+    throw std::invalid_argument(dev_path ? "'" + *dev_path + "' holds no word; the dev set chooses the best epoch"
+                                         : "--dev-fraction " + str("dev-fraction") + " of the " +
+                                               std::to_string(data.entries.size()) + " words of '" + path +
+                                               "' holds out no word; the dev set chooses the best epoch");
+  if (sp.train.empty()) throw std::invalid_argument("'" + path + "' leaves no training word after the dev split");
 
-  // Letters in, phonemes out; both vocabularies are the complete sets, so they do not depend on the data.
   c.src_tokenizer = TokenizerKind::Char;
   c.tgt_tokenizer = TokenizerKind::Word;
-  c.src_case = CaseFold::Upper;
-  std::vector<std::string> letters = {"'"};
-  for (char ch = 'A'; ch <= 'Z'; ++ch) letters.push_back(std::string(1, ch));
-  c.src_tokens = train::make_vocab(letters);
-  c.tgt_tokens = train::make_vocab(train::arpabet_phonemes());
+  if (format == train::PronFormat::Arpabet) {
+    // Letters in, phonemes out; both vocabularies are the complete sets, so they do not depend on the data.
+    c.src_case = CaseFold::Upper;
+    std::vector<std::string> letters = {"'"};
+    for (char ch = 'A'; ch <= 'Z'; ++ch) letters.push_back(std::string(1, ch));
+    c.src_tokens = train::make_vocab(letters);
+    c.tgt_tokens = train::make_vocab(train::arpabet_phonemes());
+  } else {
+    // IPA: the characters of the training words (as given: no folding) and their phones. A character
+    // of another word reads as <unk>; a phone only dev or test words have is an error there.
+    c.src_case = CaseFold::Keep;
+    train::PronData training{sp.train, 0};
+    c.src_tokens = train::make_vocab(train::pron_letters(training));
+    c.tgt_tokens = train::make_vocab(train::pron_phones(training));
+  }
   c.src_vocab = int(c.src_tokens.size());
   c.tgt_vocab = int(c.tgt_tokens.size());
   const std::string style = str("style"), score = str("score");
   const auto* nm = f.get("name");
-  std::string base = path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
+  auto base_of = [](const std::string& p) {
+    return p.substr(p.find_last_of('/') == std::string::npos ? 0 : p.find_last_of('/') + 1);
+  };
+  const std::string base = base_of(path);
   char split[96];
   std::snprintf(split, sizeof split, "%g", fraction);
   c.extra = {{"name", nm ? *nm : "pron-" + style + (c.style == Style::None ? "" : "-" + score)},
              {"task", "pron"},
              {"description", str("description")},
-             {"data", base},
-             {"dev_fraction", split},
-             {"dev_seed", std::to_string(dev_seed)}};
+             {"data", base}};
+  if (format == train::PronFormat::Ipa) c.extra.push_back({"phones", "ipa"});
+  if (dev_path) {
+    c.extra.push_back({"dev", base_of(*dev_path)});
+  } else {
+    c.extra.push_back({"dev_fraction", split});
+    c.extra.push_back({"dev_seed", std::to_string(dev_seed)});
+  }
 
-  const std::string text = train::read_text_file(path);
-  const train::PronData data = train::parse_pron(text, path);
-  const train::PronSplit sp = train::split_dev(data, fraction, dev_seed);
-  if (sp.dev.empty())
-    throw std::invalid_argument("--dev-fraction " + str("dev-fraction") + " of the " +
-                                std::to_string(data.entries.size()) + " words of '" + path +
-                                "' holds out no word; the dev set chooses the best epoch");
-  if (sp.train.empty()) throw std::invalid_argument("'" + path + "' leaves no training word after the dev split");
   std::vector<train::Pair> pairs;
   for (auto& it : train::pron_items(c, sp.train, path))
     for (auto& r : it.refs) pairs.push_back({it.src, std::move(r)});  // one pair per pronunciation
-  auto dev = train::pron_items(c, sp.dev, path + " (dev split)");
+  auto dev = train::pron_items(c, sp.dev, dev_path ? *dev_path : path + " (dev split)");
   const std::size_t n_pairs = pairs.size();
-  char intro[256];
-  std::snprintf(intro, sizeof intro,
-                "%zu training pairs (%zu words), %zu dev words (--dev-fraction %s, --dev-seed %llu)", n_pairs,
-                sp.train.size(), sp.dev.size(), split, static_cast<unsigned long long>(dev_seed));
+  char intro[512];
+  if (dev_path)
+    std::snprintf(intro, sizeof intro, "%zu training pairs (%zu words), %zu dev words (%s)", n_pairs, sp.train.size(),
+                  sp.dev.size(), dev_path->c_str());
+  else
+    std::snprintf(intro, sizeof intro,
+                  "%zu training pairs (%zu words), %zu dev words (--dev-fraction %s, --dev-seed %llu)", n_pairs,
+                  sp.train.size(), sp.dev.size(), split, static_cast<unsigned long long>(dev_seed));
   // A state continues only this run: the same model, data, split, seed, batch size and bucketing.
-  const train::RunRecord data_record = {
-      {"--pron", train::content_hash(text)}, {"--dev-fraction", split}, {"--dev-seed", std::to_string(dev_seed)}};
+  train::RunRecord data_record = {{"--pron", train::content_hash(text)}};
+  if (dev_path)
+    data_record.push_back({"--pron-dev", train::content_hash(dev_text)});
+  else
+    data_record.insert(data_record.end(), {{"--dev-fraction", split}, {"--dev-seed", std::to_string(dev_seed)}});
+  if (format == train::PronFormat::Ipa) data_record.push_back({"--phones", "ipa"});
   return run_epochs(f, setup, std::move(pairs), std::make_shared<const train::WerDev>(std::move(dev)), data_record,
                     intro, "words");
 }
@@ -442,7 +479,7 @@ int train_parallel(const Flags& f, const std::vector<Option>& table) {
   refuse_flags(f, {"tokenizer", "src-tokenizer", "tgt-tokenizer"},
                "does not apply to --src/--tgt: each side reads its SentencePiece model (--src-spm, --tgt-spm)");
   refuse_flags(f, {"min-len", "max-len"}, "applies to the reverse and copy tasks only");
-  refuse_flags(f, {"dev-fraction", "dev-seed"},
+  refuse_flags(f, {"dev-fraction", "dev-seed", "phones", "pron-dev"},
                "applies to --pron only; --src/--tgt take a dev pair (--dev-src, --dev-tgt)");
   for (const char* k : {"src", "tgt", "dev-src", "dev-tgt", "src-spm", "tgt-spm"})
     if (!f.get(k)) throw UsageError(std::string("--src/--tgt training needs --") + k);
@@ -667,7 +704,7 @@ int eval_parallel(const Flags& f, const std::vector<Option>& table, const std::v
   refuse_flags(f, {"tokenizer", "src-tokenizer", "tgt-tokenizer"},
                "does not apply to --src/--tgt: the model's own tokenizers read it");
   refuse_flags(f, {"min-len", "max-len"}, "applies to the reverse and copy tasks only");
-  refuse_flags(f, {"dev-fraction", "dev-seed"}, "applies to --pron only");
+  refuse_flags(f, {"dev-fraction", "dev-seed", "phones", "pron-dev"}, "applies to --pron only");
   if (!f.get("src") || !f.get("tgt")) throw UsageError("--src and --tgt go together (source lines, references)");
   const int beam = int(parse_int_in("--beam", value_or_default(f, table, "beam"), 1, kMaxBeam));
   const auto* t = f.get("threads");
@@ -748,7 +785,7 @@ int eval_pron(const Flags& f, const std::vector<Option>& table, const std::vecto
   const auto dev_seed = std::uint64_t(parse_int_in("--dev-seed", value_or_default(f, table, "dev-seed"), 0, 1L << 62));
   const LoadedModels loaded = load_models(model_paths);
   const Model& model = loaded.first();
-  const train::PronData data = train::read_pron_file(path);
+  const train::PronData data = train::read_pron_file(path, train::pron_format_of(model.config()));
   std::vector<train::PronEntry> entries = df ? train::split_dev(data, fraction, dev_seed).dev : data.entries;
   if (entries.empty())
     throw std::invalid_argument("'" + path + "'" + (df ? ": the dev split holds no word" : ": no word"));
@@ -806,7 +843,7 @@ int train_cmd(const std::vector<std::string>& args) {
   if (f.get("src") || f.get("tgt")) return train_parallel(f, table);
   refuse_flags(f,
                {"epochs", "patience", "lr-decay", "bucket", "eval-beam", "save-every", "stop-after", "dev-fraction",
-                "dev-seed", "dev-src", "dev-tgt", "src-spm", "tgt-spm"},
+                "dev-seed", "dev-src", "dev-tgt", "src-spm", "tgt-spm", "phones", "pron-dev"},
                "applies to training in epochs (--pron, --src/--tgt) only");
   const TaskChoice choice = task_from(f, table);
   const auto& task = choice.task;
@@ -919,7 +956,7 @@ int eval_cmd(const std::vector<std::string>& args) {
     throw UsageError("an ensemble (--model given " + std::to_string(models.size()) +
                      " times) is scored with --src/--tgt or --pron, not a task or a TSV file");
   refuse_flags(f, {"length-penalty", "hyp", "lang"}, "applies to --src/--tgt only");
-  refuse_flags(f, {"dev-fraction", "dev-seed"}, "applies to --pron only");
+  refuse_flags(f, {"dev-fraction", "dev-seed", "phones", "pron-dev"}, "applies to --pron only");
   // A data file is scored line by line, once each: --n and --seed draw a built-in task's examples.
   const bool data = f.get("data") != nullptr;
   if (data) refuse_flags(f, {"n", "seed"}, "does not apply to --data, which scores every line of the file once");

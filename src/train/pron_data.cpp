@@ -57,7 +57,49 @@ std::string describe(char ch) {
 
 }  // namespace
 
-PronData parse_pron(std::string_view text, const std::string& name) {
+const char* to_string(PronFormat f) { return f == PronFormat::Arpabet ? "arpabet" : "ipa"; }
+
+PronFormat pron_format(const std::string& name, const std::string& what) {
+  if (name == "arpabet") return PronFormat::Arpabet;
+  if (name == "ipa") return PronFormat::Ipa;
+  throw std::invalid_argument(what + " is arpabet or ipa, not '" + name + "'");
+}
+
+namespace {
+
+// The byte length of the UTF-8 sequence at s[i] (1-4), or 0 where it is not valid UTF-8 (a stray
+// continuation byte, a truncated sequence, an overlong form, a surrogate, above U+10FFFF).
+std::size_t utf8_at(std::string_view s, std::size_t i) {
+  const auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned c = b(i);
+  if (c < 0x80) return 1;
+  std::size_t n = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 ? 2 : 0;
+  if (n == 0 || c > 0xF4 || i + n > s.size()) return 0;
+  for (std::size_t k = 1; k < n; ++k)
+    if ((b(i + k) & 0xC0) != 0x80) return 0;
+  if (n == 3 && ((c == 0xE0 && b(i + 1) < 0xA0) || (c == 0xED && b(i + 1) >= 0xA0))) return 0;
+  if (n == 4 && ((c == 0xF0 && b(i + 1) < 0x90) || (c == 0xF4 && b(i + 1) >= 0x90))) return 0;
+  return n;
+}
+
+// Why `text` (a word or a phone of an IPA file) cannot be read, or "" when it can: invalid UTF-8, or a
+// control character (C0, DEL, C1), named with its position.
+std::string ipa_problem(std::string_view text) {
+  for (std::size_t i = 0, ch = 1; i < text.size(); ++ch) {
+    const std::size_t n = utf8_at(text, i);
+    if (n == 0) return "is not valid UTF-8 (byte " + std::to_string(i + 1) + ")";
+    const auto c = static_cast<unsigned char>(text[i]);
+    const bool c1 = n == 2 && c == 0xC2 && static_cast<unsigned char>(text[i + 1]) < 0xA0;
+    if (c < 0x20 || c == 0x7F || c1) return "has a control character (character " + std::to_string(ch) + ")";
+    i += n;
+  }
+  return "";
+}
+
+}  // namespace
+
+PronData parse_pron(std::string_view text, const std::string& name, PronFormat format) {
+  const bool ipa = format == PronFormat::Ipa;
   PronData out;
   std::unordered_map<std::string, std::size_t> index;                    // word -> position in out.entries
   std::size_t line_no = 0, pos = text.substr(0, 3) == kUtf8Bom ? 3 : 0;  // a BOM is no part of the first word
@@ -76,10 +118,14 @@ PronData parse_pron(std::string_view text, const std::string& name) {
     if (tab == std::string_view::npos) fail("no tab between the word and its pronunciation");
     const std::string_view word = line.substr(0, tab);
     if (word.empty()) fail("empty word before the tab");
-    for (std::size_t i = 0; i < word.size(); ++i)
-      if (!((word[i] >= 'A' && word[i] <= 'Z') || word[i] == '\''))
-        fail("character " + describe(word[i]) + " at column " + std::to_string(i + 1) +
-             " of the word is outside A-Z and the apostrophe");
+    if (ipa) {
+      if (const std::string why = ipa_problem(word); !why.empty()) fail("the word " + why);
+    } else {
+      for (std::size_t i = 0; i < word.size(); ++i)
+        if (!((word[i] >= 'A' && word[i] <= 'Z') || word[i] == '\''))
+          fail("character " + describe(word[i]) + " at column " + std::to_string(i + 1) +
+               " of the word is outside A-Z and the apostrophe (an IPA dictionary: --phones ipa)");
+    }
     std::vector<std::string> refs;
     std::size_t start = tab + 1;
     for (int k = 1;; ++k) {
@@ -88,15 +134,21 @@ PronData parse_pron(std::string_view text, const std::string& name) {
       // Phonemes are checked as views and joined in place: no string per phoneme (113k lines to read).
       const std::string_view side = line.substr(start, next - start);
       std::string joined;
+      int phone = 0;
       for (std::size_t i = 0; i < side.size();) {
         while (i < side.size() && side[i] == ' ') ++i;
         const std::size_t from = i;
         while (i < side.size() && side[i] != ' ') ++i;
         if (i == from) break;
         const std::string_view p = side.substr(from, i - from);
-        if (!is_arpabet(p))
+        ++phone;
+        if (ipa) {
+          if (const std::string why = ipa_problem(p); !why.empty())
+            fail("phone " + std::to_string(phone) + " of reference " + std::to_string(k) + " " + why);
+        } else if (!is_arpabet(p)) {
           fail("phoneme \"" + std::string(p) + "\" (reference " + std::to_string(k) +
-               ") is not one of the 39 ARPAbet phonemes without stress");
+               ") is not one of the 39 ARPAbet phonemes without stress (an IPA dictionary: --phones ipa)");
+        }
         if (!joined.empty()) joined += ' ';
         joined += p;
       }
@@ -115,7 +167,32 @@ PronData parse_pron(std::string_view text, const std::string& name) {
   return out;
 }
 
-PronData read_pron_file(const std::string& path) { return parse_pron(read_text_file(path), path); }
+PronData read_pron_file(const std::string& path, PronFormat format) {
+  return parse_pron(read_text_file(path), path, format);
+}
+
+std::vector<std::string> pron_phones(const PronData& data) {
+  std::vector<std::string> out;
+  for (const auto& e : data.entries)
+    for (const auto& r : e.refs)
+      for (auto& p : split_phonemes(r)) out.push_back(std::move(p));
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+std::vector<std::string> pron_letters(const PronData& data) {
+  std::vector<std::string> out;
+  for (const auto& e : data.entries)
+    for (std::size_t i = 0; i < e.word.size();) {
+      const std::size_t n = std::max<std::size_t>(1, utf8_at(e.word, i));
+      out.emplace_back(e.word.substr(i, n));
+      i += n;
+    }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
 
 std::uint64_t word_hash(std::string_view word, std::uint64_t seed) {
   std::uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a offset basis

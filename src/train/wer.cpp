@@ -90,10 +90,17 @@ std::string describe_word(const std::string& word) {
   return "'" + word.substr(0, 12) + "...' (" + std::to_string(word.size()) + " bytes)";
 }
 
+PronFormat pron_format_of(const ModelConfig& c) {
+  for (const auto& kv : c.extra)
+    if (kv.first == "phones") return kv.second == "ipa" ? PronFormat::Ipa : PronFormat::Arpabet;
+  return PronFormat::Arpabet;
+}
+
 std::vector<RefItem> pron_items(const ModelConfig& c, const std::vector<PronEntry>& entries, const std::string& what) {
   if (!c.has_text())
     throw std::invalid_argument(what + ": the model has no vocabularies (ids only); a pronunciation model reads text");
   const Vocab src = Vocab::source(c), tgt = Vocab::target(c);
+  const bool ipa = pron_format_of(c) == PronFormat::Ipa;
   std::vector<RefItem> out;
   out.reserve(entries.size());
   for (const auto& e : entries) {
@@ -111,7 +118,10 @@ std::vector<RefItem> pron_items(const ModelConfig& c, const std::vector<PronEntr
     for (const auto& ref : e.refs) {
       Ids ids;
       for (const auto& p : split_phonemes(ref)) {
-        const std::int32_t id = tgt.lookup(p);
+        std::int32_t id = tgt.lookup(p);
+        // An IPA model's phones are its training file's: a phone it never saw stays in the reference
+        // as an id no output holds (the word is wrong, the phone an edit), as the task scores it.
+        if (id == c.unk && ipa) id = kUnseenPhone;
         if (id == c.unk) fail("has the phoneme " + p + ", which the model's target vocabulary lacks");
         ids.push_back(id);
       }

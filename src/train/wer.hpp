@@ -65,11 +65,18 @@ RefReport evaluate_refs(const Ensemble& models, const std::vector<RefItem>& item
 std::vector<Ids> decode_all(const Ensemble& models, const std::vector<Ids>& sources, int beam, int threads,
                             float length_penalty = 1.0f, const char* what = "dev evaluation");
 
+// The dictionary format a pronunciation model was trained on: its metadata `phones` ("ipa"), else
+// ARPAbet (CMUdict's models say nothing).
+PronFormat pron_format_of(const ModelConfig& c);
+// A reference phone an IPA model's target vocabulary lacks (it was not in the training file): no
+// output id equals it.
+constexpr std::int32_t kUnseenPhone = -1;
+
 // Pronunciation entries as ids of the model's vocabularies: each word through the model's source
 // vocabulary (its tokenizer and src_case), each reference's phonemes through the target's. Throws
 // std::invalid_argument naming `what` and the word for a word longer than kMaxSourceLength, a
 // reference longer than kMaxTargetLength - 1 phonemes, or a phoneme the model's target vocabulary
-// lacks; and for a model without text vocabularies (ids only).
+// lacks (an IPA model's: kUnseenPhone instead); and for a model without text vocabularies (ids only).
 std::vector<RefItem> pron_items(const ModelConfig& c, const std::vector<PronEntry>& entries, const std::string& what);
 
 // A word for an error message: itself when short, else its first letters and its length.

@@ -25,9 +25,10 @@ using Strings = std::vector<std::string>;
 
 namespace {
 
-std::string error_of(const std::string& text, const std::string& name = "dict.txt") {
+std::string error_of(const std::string& text, const std::string& name = "dict.txt",
+                     PronFormat format = PronFormat::Arpabet) {
   try {
-    parse_pron(text, name);
+    parse_pron(text, name, format);
   } catch (const std::invalid_argument& e) {
     return e.what();
   }
@@ -80,17 +81,23 @@ TEST_CASE("pron_data: malformed lines are refused with file, line and what is wr
   CHECK(error_of("AB\t  \n") == "dict.txt:1: empty pronunciation (reference 1)");
   CHECK(error_of("AB\tEY B IY\t\n") == "dict.txt:1: empty pronunciation (reference 2)");
   CHECK(error_of(ok + "Ab\tEY B IY\n") ==
-        "dict.txt:2: character 'b' at column 2 of the word is outside A-Z and the apostrophe");
+        "dict.txt:2: character 'b' at column 2 of the word is outside A-Z and the apostrophe (an IPA dictionary: "
+        "--phones ipa)");
   CHECK(error_of("B4\tB IY F AO R\n") ==
-        "dict.txt:1: character '4' at column 2 of the word is outside A-Z and the apostrophe");
+        "dict.txt:1: character '4' at column 2 of the word is outside A-Z and the apostrophe (an IPA dictionary: "
+        "--phones ipa)");
   CHECK(error_of("A B\tEY B IY\n") ==
-        "dict.txt:1: character byte 0x20 at column 2 of the word is outside A-Z and the apostrophe");
+        "dict.txt:1: character byte 0x20 at column 2 of the word is outside A-Z and the apostrophe (an IPA dictionary: "
+        "--phones ipa)");
   CHECK(error_of("\xC3\x89T\xC3\x89\tEY T EY\n") ==
-        "dict.txt:1: character byte 0xC3 at column 1 of the word is outside A-Z and the apostrophe");
+        "dict.txt:1: character byte 0xC3 at column 1 of the word is outside A-Z and the apostrophe (an IPA dictionary: "
+        "--phones ipa)");
   CHECK(error_of(ok + ok + ok + "AB\tEY1 B IY0\n") ==
-        "dict.txt:4: phoneme \"EY1\" (reference 1) is not one of the 39 ARPAbet phonemes without stress");
+        "dict.txt:4: phoneme \"EY1\" (reference 1) is not one of the 39 ARPAbet phonemes without stress (an IPA "
+        "dictionary: --phones ipa)");
   CHECK(error_of("AB\tEY B IY\tEY B ih\n") ==
-        "dict.txt:1: phoneme \"ih\" (reference 2) is not one of the 39 ARPAbet phonemes without stress");
+        "dict.txt:1: phoneme \"ih\" (reference 2) is not one of the 39 ARPAbet phonemes without stress (an IPA "
+        "dictionary: --phones ipa)");
   CHECK(error_of(ok + "\n" + ok) == "dict.txt:2: empty line");
   CHECK(error_of(ok + "\r\n") == "dict.txt:2: empty line");
   // The name given is the one reported.
@@ -114,7 +121,9 @@ TEST_CASE("pron_data: a file with a bad last line loads nothing, a missing file 
   }
   std::remove(path.c_str());
   CHECK_FALSE(loaded);  // read_pron_file returns a whole PronData or nothing at all
-  CHECK(what == path + ":4: phoneme \"Q\" (reference 1) is not one of the 39 ARPAbet phonemes without stress");
+  CHECK(what == path +
+                    ":4: phoneme \"Q\" (reference 1) is not one of the 39 ARPAbet phonemes without stress (an IPA "
+                    "dictionary: --phones ipa)");
   CHECK_THROWS_WITH_AS(read_pron_file("no/such/dict.txt"), "cannot open 'no/such/dict.txt'", std::invalid_argument);
 }
 
@@ -207,4 +216,81 @@ TEST_CASE("pron_data: the CMUdict G2P split in data/cmudict has its documented c
   for (std::size_t i = 0, j = 0; i < train.entries.size() && j < a.dev.size(); ++i)
     if (train.entries[i].word == a.dev[j].word) pos.push_back(i), ++j;
   CHECK(pos.size() == a.dev.size());
+}
+
+TEST_CASE("pron_data: IPA dictionaries take any word as given and phones of several code points") {
+  // Words with spaces and Hangul, phones with tie bars and diacritics, a CRLF line, a word on two lines.
+  const std::string text =
+      "\xEA\xB5\xAD\xEB\xAC\xBC\tk u \xC5\x8B m u l\n"               // 국물
+      "prydain fawr\tp r \xC9\x99 d a\xC9\xAA n v a u r\r\n"         // Welsh, a space in the word
+      "\xEA\xB0\x99\xEC\x9D\xB4\tk a t\xCD\xA1\xC9\x95\xCA\xB0 i\n"  // 같이: k a t͡ɕʰ i
+      "\xEA\xB5\xAD\xEB\xAC\xBC\tk u \xC5\x8B m u \xC9\xAD\n";
+  const PronData d = parse_pron(text, "kor.tsv", PronFormat::Ipa);
+  REQUIRE(d.entries.size() == 3);
+  CHECK(d.lines == 4);
+  CHECK(d.entries[0].word == "\xEA\xB5\xAD\xEB\xAC\xBC");
+  CHECK(d.entries[0].refs == Strings{"k u \xC5\x8B m u l", "k u \xC5\x8B m u \xC9\xAD"});
+  CHECK(d.entries[1].word == "prydain fawr");
+  CHECK(split_phonemes(d.entries[2].refs[0]) == Strings{"k", "a", "t\xCD\xA1\xC9\x95\xCA\xB0", "i"});
+  // The phone set and the characters, sorted by their bytes, each once.
+  CHECK(pron_phones(d) == Strings{"a", "a\xC9\xAA", "d", "i", "k", "l", "m", "n", "p", "r", "t\xCD\xA1\xC9\x95\xCA\xB0",
+                                  "u", "v", "\xC5\x8B", "\xC9\x99", "\xC9\xAD"});
+  const Strings letters = pron_letters(d);
+  CHECK(letters.front() == " ");
+  CHECK(std::find(letters.begin(), letters.end(), "\xEA\xB5\xAD") != letters.end());  // 국, one character
+  CHECK(std::is_sorted(letters.begin(), letters.end()));
+  CHECK(std::set<std::string>(letters.begin(), letters.end()).size() == letters.size());
+  // The same file read as ARPAbet is refused, pointing at the other format.
+  CHECK(error_of(text, "kor.tsv") ==
+        "kor.tsv:1: character byte 0xEA at column 1 of the word is outside A-Z and the apostrophe (an IPA "
+        "dictionary: --phones ipa)");
+  CHECK(pron_format("ipa", "--phones") == PronFormat::Ipa);
+  CHECK(pron_format("arpabet", "--phones") == PronFormat::Arpabet);
+  CHECK_THROWS_WITH_AS(pron_format("IPA", "--phones"), "--phones is arpabet or ipa, not 'IPA'", std::invalid_argument);
+}
+
+TEST_CASE("pron_data: malformed IPA lines are refused with file, line and what is wrong") {
+  const auto ipa = [](const std::string& t) { return error_of(t, "x.tsv", PronFormat::Ipa); };
+  const std::string ok = "ab\ta b\n";
+  CHECK(ipa(ok + "ab a b\n") == "x.tsv:2: no tab between the word and its pronunciation");
+  CHECK(ipa(ok + "\ta b\n") == "x.tsv:2: empty word before the tab");
+  CHECK(ipa("ab\t \n") == "x.tsv:1: empty pronunciation (reference 1)");
+  CHECK(ipa(ok + "a\xC3"
+                 "b\ta b\n") == "x.tsv:2: the word is not valid UTF-8 (byte 2)");
+  CHECK(ipa("a\x01"
+            "b\ta b\n") == "x.tsv:1: the word has a control character (character 2)");
+  CHECK(ipa("a\xC2\x85\ta\n") == "x.tsv:1: the word has a control character (character 2)");            // C1 NEL
+  CHECK(ipa("ab\ta \xED\xA0\x80\n") == "x.tsv:1: phone 2 of reference 1 is not valid UTF-8 (byte 1)");  // a surrogate
+  CHECK(ipa("ab\ta\tb \x7F\n") == "x.tsv:1: phone 2 of reference 2 has a control character (character 1)");
+  CHECK(ipa(ok + "\n") == "x.tsv:2: empty line");
+  // Nothing of a file with one bad line is kept (parse_pron returns all or throws).
+  CHECK(ipa(ok + ok + "b\n") == "x.tsv:3: no tab between the word and its pronunciation");
+}
+
+TEST_CASE("pron_data: every SIGMORPHON 2021 file in data/sigmorphon2021-g2p reads as IPA, with its documented counts") {
+  const std::string dir = ATTNSEQ_DATA_DIR "/sigmorphon2021-g2p/";
+  // data/sigmorphon2021-g2p/README.md: train / dev / test words per subtask, one pronunciation each.
+  struct Subtask {
+    const char* name;
+    std::size_t train, dev;
+    Strings langs;
+  } subtasks[] = {
+      {"high", 33344, 4168, {"eng_us"}},
+      {"medium", 8000, 1000, {"arm_e", "bul", "dut", "fre", "geo", "hbs_latn", "hun", "jpn_hira", "kor", "vie_hanoi"}},
+      {"low", 800, 100, {"ady", "gre", "ice", "ita", "khm", "lav", "mlt_latn", "rum", "slv", "wel_sw"}},
+  };
+  int files = 0;
+  for (const auto& st : subtasks)
+    for (const auto& lang : st.langs)
+      for (const char* split : {"train", "dev", "test"}) {
+        const std::string path = dir + st.name + "/" + lang + "_" + split + ".tsv";
+        CAPTURE(path);
+        const PronData d = read_pron_file(path, PronFormat::Ipa);
+        const std::size_t want = std::string(split) == "train" ? st.train : st.dev;
+        CHECK(d.lines == want);
+        CHECK(d.entries.size() == want);  // one line per word
+        CHECK(d.references() == want);
+        ++files;
+      }
+  CHECK(files == 63);
 }
