@@ -158,6 +158,7 @@ class ModelHandle {
       r.set("srcTokenizer", std::string(to_string(c.src_tokenizer)));
       r.set("tgtTokenizer", std::string(to_string(c.tgt_tokenizer)));
       r.set("srcCase", std::string(to_string(c.src_case)));
+      r.set("srcHangul", std::string(c.src_jamo ? "jamo" : "syllables"));
       r.set("pad", c.pad);
       r.set("bos", c.bos);
       r.set("eos", c.eos);

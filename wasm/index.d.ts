@@ -74,6 +74,8 @@ export interface ModelConfig {
   readonly tgtTokenizer: 'char' | 'word' | 'spm' | 'ids';
   /** Case fold the source applies before lookup ('upper': "knight" reads as "KNIGHT"); 'keep' for none. */
   readonly srcCase: 'keep' | 'upper' | 'lower';
+  /** How a character source reads Hangul: each syllable as itself, or as its conjoining jamo (NFD). */
+  readonly srcHangul: 'syllables' | 'jamo';
   readonly pad: number;
   readonly bos: number;
   readonly eos: number;

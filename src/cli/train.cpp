@@ -109,6 +109,8 @@ const std::vector<Option>& train_options() {
         {"--phones", "arpabet|ipa", "arpabet",
          "--pron: the dictionary's format: CMUdict's ARPAbet, or IPA phones (data/sigmorphon2021-g2p/README.md)"},
         {"--pron-dev", "FILE", "", "--pron: the development words, a file as --pron's (instead of --dev-fraction)"},
+        {"--hangul", "syllables|jamo", "syllables",
+         "--pron --phones ipa: read each Hangul syllable as itself, or as its jamo (NFD, as the task's baseline)"},
         {"--dev-fraction", "X", "0.03", "--pron: share of the words held out for development (by word, seeded)"},
         {"--dev-seed", "S", "1", "--pron: seed of the development split"},
         {"--dev-src", "FILE", "", "--src: the development set's source lines (its BLEU picks the best epoch)"},
@@ -390,6 +392,11 @@ int train_pron(const Flags& f, const std::vector<Option>& table) {
   EpochSetup setup = epoch_setup(f, table);
   ModelConfig& c = setup.c;
   const train::PronFormat format = train::pron_format(str("phones"), "--phones");
+  const std::string hangul = str("hangul");
+  if (hangul != "syllables" && hangul != "jamo")
+    throw UsageError("--hangul is syllables or jamo, not '" + hangul + "'");
+  if (hangul == "jamo" && format != train::PronFormat::Ipa)
+    throw UsageError("--hangul jamo goes with --phones ipa (ARPAbet words are A-Z)");
   const auto* dev_path = f.get("pron-dev");
   if (dev_path && (f.get("dev-fraction") || f.get("dev-seed")))
     throw UsageError(
@@ -422,7 +429,10 @@ int train_pron(const Flags& f, const std::vector<Option>& table) {
     // IPA: the characters of the training words (as given: no folding) and their phones. A character
     // of another word reads as <unk>; a phone only dev or test words have is an error there.
     c.src_case = CaseFold::Keep;
+    c.src_jamo = hangul == "jamo";
     train::PronData training{sp.train, 0};
+    if (c.src_jamo)  // the characters the model reads: each syllable's jamo
+      for (auto& e : training.entries) e.word = hangul_jamo(e.word);
     c.src_tokens = train::make_vocab(train::pron_letters(training));
     c.tgt_tokens = train::make_vocab(train::pron_phones(training));
   }
@@ -468,6 +478,7 @@ int train_pron(const Flags& f, const std::vector<Option>& table) {
   else
     data_record.insert(data_record.end(), {{"--dev-fraction", split}, {"--dev-seed", std::to_string(dev_seed)}});
   if (format == train::PronFormat::Ipa) data_record.push_back({"--phones", "ipa"});
+  if (c.src_jamo) data_record.push_back({"--hangul", "jamo"});
   return run_epochs(f, setup, std::move(pairs), std::make_shared<const train::WerDev>(std::move(dev)), data_record,
                     intro, "words");
 }
@@ -479,7 +490,7 @@ int train_parallel(const Flags& f, const std::vector<Option>& table) {
   refuse_flags(f, {"tokenizer", "src-tokenizer", "tgt-tokenizer"},
                "does not apply to --src/--tgt: each side reads its SentencePiece model (--src-spm, --tgt-spm)");
   refuse_flags(f, {"min-len", "max-len"}, "applies to the reverse and copy tasks only");
-  refuse_flags(f, {"dev-fraction", "dev-seed", "phones", "pron-dev"},
+  refuse_flags(f, {"dev-fraction", "dev-seed", "phones", "pron-dev", "hangul"},
                "applies to --pron only; --src/--tgt take a dev pair (--dev-src, --dev-tgt)");
   for (const char* k : {"src", "tgt", "dev-src", "dev-tgt", "src-spm", "tgt-spm"})
     if (!f.get(k)) throw UsageError(std::string("--src/--tgt training needs --") + k);
@@ -704,7 +715,7 @@ int eval_parallel(const Flags& f, const std::vector<Option>& table, const std::v
   refuse_flags(f, {"tokenizer", "src-tokenizer", "tgt-tokenizer"},
                "does not apply to --src/--tgt: the model's own tokenizers read it");
   refuse_flags(f, {"min-len", "max-len"}, "applies to the reverse and copy tasks only");
-  refuse_flags(f, {"dev-fraction", "dev-seed", "phones", "pron-dev"}, "applies to --pron only");
+  refuse_flags(f, {"dev-fraction", "dev-seed", "phones", "pron-dev", "hangul"}, "applies to --pron only");
   if (!f.get("src") || !f.get("tgt")) throw UsageError("--src and --tgt go together (source lines, references)");
   const int beam = int(parse_int_in("--beam", value_or_default(f, table, "beam"), 1, kMaxBeam));
   const auto* t = f.get("threads");
@@ -843,7 +854,7 @@ int train_cmd(const std::vector<std::string>& args) {
   if (f.get("src") || f.get("tgt")) return train_parallel(f, table);
   refuse_flags(f,
                {"epochs", "patience", "lr-decay", "bucket", "eval-beam", "save-every", "stop-after", "dev-fraction",
-                "dev-seed", "dev-src", "dev-tgt", "src-spm", "tgt-spm", "phones", "pron-dev"},
+                "dev-seed", "dev-src", "dev-tgt", "src-spm", "tgt-spm", "phones", "pron-dev", "hangul"},
                "applies to training in epochs (--pron, --src/--tgt) only");
   const TaskChoice choice = task_from(f, table);
   const auto& task = choice.task;
@@ -956,7 +967,7 @@ int eval_cmd(const std::vector<std::string>& args) {
     throw UsageError("an ensemble (--model given " + std::to_string(models.size()) +
                      " times) is scored with --src/--tgt or --pron, not a task or a TSV file");
   refuse_flags(f, {"length-penalty", "hyp", "lang"}, "applies to --src/--tgt only");
-  refuse_flags(f, {"dev-fraction", "dev-seed", "phones", "pron-dev"}, "applies to --pron only");
+  refuse_flags(f, {"dev-fraction", "dev-seed", "phones", "pron-dev", "hangul"}, "applies to --pron only");
   // A data file is scored line by line, once each: --n and --seed draw a built-in task's examples.
   const bool data = f.get("data") != nullptr;
   if (data) refuse_flags(f, {"n", "seed"}, "does not apply to --data, which scores every line of the file once");

@@ -36,6 +36,7 @@ std::string tokenizer_str(const ModelConfig& c) {
   std::string s = to_string(c.src_tokenizer);
   if (c.tgt_tokenizer != c.src_tokenizer) s += std::string(" -> ") + to_string(c.tgt_tokenizer);
   if (c.src_case != CaseFold::Keep) s += std::string(", src_case ") + to_string(c.src_case);
+  if (c.src_jamo) s += ", Hangul read as jamo";
   return s;
 }
 

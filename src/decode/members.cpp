@@ -22,6 +22,9 @@ std::string vocabulary_difference(const ModelConfig& a, const ModelConfig& b) {
     return std::string("source tokenizer is ") + to_string(b.src_tokenizer) + ", not " + to_string(a.src_tokenizer);
   if (a.tgt_tokenizer != b.tgt_tokenizer)
     return std::string("target tokenizer is ") + to_string(b.tgt_tokenizer) + ", not " + to_string(a.tgt_tokenizer);
+  if (a.src_jamo != b.src_jamo)
+    return std::string("source reads Hangul as ") + (b.src_jamo ? "jamo" : "syllables") + ", not " +
+           (a.src_jamo ? "jamo" : "syllables");
   if (a.src_case != b.src_case)
     return std::string("source folding is '") + to_string(b.src_case) + "', not '" + to_string(a.src_case) + "'";
   for (int side = 0; side < 2; ++side) {

@@ -285,9 +285,15 @@ ModelConfig infer_config(const safetensors::File& f) {
     if (!c.has_text() && c.src_case != CaseFold::Keep)
       fail("metadata 'src_case' is " + *s + " but the model has no source tokenizer (ids)");
   }
-  static const char* known[] = {"style",         "score",         "input_feeding", "cell",      "tokenizer",
-                                "src_tokenizer", "tgt_tokenizer", "src_case",      "src_vocab", "tgt_vocab",
-                                "pad",           "bos",           "eos",           "unk",       "tie_embeddings"};
+  if (const auto* s = meta("src_hangul")) {
+    if (*s == "jamo")
+      c.src_jamo = true;
+    else if (*s != "syllables")
+      fail("metadata 'src_hangul' is \"" + *s + "\"; expected jamo or syllables");
+  }
+  static const char* known[] = {
+      "style",     "score",     "input_feeding", "cell", "tokenizer", "src_tokenizer", "tgt_tokenizer",  "src_case",
+      "src_vocab", "tgt_vocab", "pad",           "bos",  "eos",       "unk",           "tie_embeddings", "src_hangul"};
   for (const auto& kv : f.metadata) {
     bool k = false;
     for (const char* n : known) k = k || kv.first == n;
@@ -486,6 +492,7 @@ std::vector<std::uint8_t> save_checkpoint(const Model& model) {
     m.push_back({"src_tokenizer", to_string(c.src_tokenizer)});
     m.push_back({"tgt_tokenizer", to_string(c.tgt_tokenizer)});
     if (c.src_case != CaseFold::Keep) m.push_back({"src_case", to_string(c.src_case)});
+    if (c.src_jamo) m.push_back({"src_hangul", "jamo"});
     auto arr = [](const std::vector<std::string>& v) {
       std::string s = "[";
       for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + json::quote(v[i]);

@@ -93,6 +93,9 @@ void ModelConfig::validate() const {
     throw std::invalid_argument(std::string("model config: the source tokenizer is ") + to_string(src_tokenizer) +
                                 " and the target's " + to_string(tgt_tokenizer) +
                                 ": either both sides have a vocabulary or neither (ids)");
+  if (src_jamo && src_tokenizer != TokenizerKind::Char)
+    throw std::invalid_argument(std::string("model config: src_hangul jamo needs the char source tokenizer, not ") +
+                                to_string(src_tokenizer));
   if (src_case != CaseFold::Keep && src_tokenizer == TokenizerKind::Ids)
     throw std::invalid_argument(std::string("model config: src_case ") + to_string(src_case) +
                                 " needs a source tokenizer (char or word), not ids");

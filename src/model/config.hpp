@@ -61,7 +61,11 @@ struct ModelConfig {
   // metadata: src_tokenizer / tgt_tokenizer, and the older single `tokenizer` (README "Decisions").
   TokenizerKind src_tokenizer = TokenizerKind::Ids;
   TokenizerKind tgt_tokenizer = TokenizerKind::Ids;
-  CaseFold src_case = CaseFold::Keep;   // source text is folded so before lookup (metadata src_case)
+  CaseFold src_case = CaseFold::Keep;  // source text is folded so before lookup (metadata src_case)
+  // A character source reads each precomposed Hangul syllable as its two or three conjoining jamo
+  // (Unicode's canonical decomposition, NFD: 국 -> ᄀ ᅮ ᆨ), as the SIGMORPHON task's baseline does
+  // (metadata src_hangul: jamo; absent: syllables as they are). Char tokenizer only.
+  bool src_jamo = false;
   std::vector<std::string> src_tokens;  // source vocabulary (empty for Ids)
   std::vector<std::string> tgt_tokens;  // target vocabulary (empty for Ids)
   // The SentencePiece model of a side whose tokenizer is Spm (its tokens are the model's pieces; the

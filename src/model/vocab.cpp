@@ -125,7 +125,39 @@ std::vector<std::string> Vocab::pieces(std::string_view text) const {
     for (int id : encode_spm(text)) out.push_back(tokens_[std::size_t(id)]);
     return out;
   }
-  return kind_ == TokenizerKind::Char ? split_chars(text) : split_words(text);
+  if (kind_ == TokenizerKind::Char && jamo_) {
+    check_size(text);  // (the limits and byte offsets are the text's own, before decomposition)
+    if (const std::size_t at = invalid_utf8_at(text); at != std::string_view::npos) bad_utf8(at);
+    return split_chars(hangul_jamo(text));
+  }
+  if (kind_ == TokenizerKind::Char) return split_chars(text);
+  return split_words(text);
+}
+
+std::string hangul_jamo(std::string_view text) {
+  std::string out;
+  out.reserve(text.size() + text.size() / 2);
+  auto put = [&](unsigned cp) {  // a code point in U+0800-U+FFFF: three bytes
+    out += char(0xE0 | (cp >> 12));
+    out += char(0x80 | ((cp >> 6) & 0x3F));
+    out += char(0x80 | (cp & 0x3F));
+  };
+  for (std::size_t i = 0; i < text.size();) {
+    const auto b = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
+    if (i + 2 < text.size() && (b(i) & 0xF0) == 0xE0 && (b(i + 1) & 0xC0) == 0x80 && (b(i + 2) & 0xC0) == 0x80) {
+      const unsigned cp = ((b(i) & 0x0Fu) << 12) | ((b(i + 1) & 0x3Fu) << 6) | (b(i + 2) & 0x3Fu);
+      if (cp >= 0xAC00 && cp <= 0xD7A3) {
+        const unsigned s = cp - 0xAC00;  // 19 leads x 21 vowels x 28 finals (0: none)
+        put(0x1100 + s / 588);
+        put(0x1161 + (s % 588) / 28);
+        if (s % 28) put(0x11A7 + s % 28);
+        i += 3;
+        continue;
+      }
+    }
+    out += text[i++];
+  }
+  return out;
 }
 
 std::vector<std::int32_t> Vocab::encode_spm(std::string_view text) const {

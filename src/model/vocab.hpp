@@ -24,6 +24,11 @@ std::vector<std::string> split_words(std::string_view text);
 // none. No size limit: it checks whole files (the command line's --batch-file) before they are cut up.
 std::size_t invalid_utf8_at(std::string_view text);
 
+// text with every precomposed Hangul syllable (U+AC00-U+D7A3) replaced by its conjoining jamo, leading
+// consonant, vowel and final consonant if any (Unicode's canonical decomposition of Hangul, NFD:
+// 국 -> U+1100 U+116E U+11A8); everything else as it is. Valid UTF-8 in, valid UTF-8 out.
+std::string hangul_jamo(std::string_view text);
+
 class Vocab {
  public:
   Vocab() = default;
@@ -32,7 +37,9 @@ class Vocab {
         const char* side = "vocabulary", CaseFold fold = CaseFold::Keep,
         std::shared_ptr<const SpmTokenizer> spm = nullptr);
   static Vocab source(const ModelConfig& c) {
-    return Vocab(c.src_tokenizer, c.src_tokens, c.pad, c.bos, c.eos, c.unk, "src_vocab", c.src_case, c.src_spm);
+    Vocab v(c.src_tokenizer, c.src_tokens, c.pad, c.bos, c.eos, c.unk, "src_vocab", c.src_case, c.src_spm);
+    v.jamo_ = c.src_jamo;
+    return v;
   }
   static Vocab target(const ModelConfig& c) {
     return Vocab(c.tgt_tokenizer, c.tgt_tokens, c.pad, c.bos, c.eos, c.unk, "tgt_vocab", CaseFold::Keep, c.tgt_spm);
@@ -41,6 +48,7 @@ class Vocab {
   TokenizerKind kind() const { return kind_; }
   bool has_text() const { return kind_ != TokenizerKind::Ids; }
   CaseFold fold() const { return fold_; }
+  bool jamo() const { return jamo_; }  // Hangul syllables read as their jamo (ModelConfig::src_jamo)
   // The pieces text splits into (as typed: case is folded by lookup, not here).
   std::vector<std::string> pieces(std::string_view text) const;
   // Ids of the text's pieces (unknown pieces become unk). Throws for ids-only vocabularies.
@@ -61,6 +69,7 @@ class Vocab {
   std::unordered_map<std::string, std::int32_t> index_;
   int pad_ = 0, bos_ = 1, eos_ = 2, unk_ = 3;
   CaseFold fold_ = CaseFold::Keep;
+  bool jamo_ = false;
   std::shared_ptr<const SpmTokenizer> spm_;
   std::vector<std::int32_t> encode_spm(std::string_view text) const;
 };

@@ -372,6 +372,12 @@ std::vector<Variant> variants() {
     c.src_case = CaseFold::Upper;
     v.push_back({"char source, word target, upper-cased source", c});
   }
+  {
+    ModelConfig c = char_config();  // Korean spelling -> IPA phones: Hangul read as jamo
+    c.tgt_tokenizer = TokenizerKind::Word;
+    c.src_jamo = true;
+    v.push_back({"char source reading Hangul as jamo", c});
+  }
   return v;
 }
 
@@ -399,6 +405,7 @@ TEST_CASE("checkpoint: save, load, save is byte-identical and decodes bit-identi
       CHECK(c.src_tokenizer == v.config.src_tokenizer);
       CHECK(c.tgt_tokenizer == v.config.tgt_tokenizer);
       CHECK(c.src_case == v.config.src_case);
+      CHECK(c.src_jamo == v.config.src_jamo);
       CHECK(c.src_tokens == v.config.src_tokens);
       CHECK(c.tgt_tokens == v.config.tgt_tokens);
       CHECK((c.pad == v.config.pad && c.bos == v.config.bos && c.eos == v.config.eos && c.unk == v.config.unk));
@@ -887,6 +894,10 @@ TEST_CASE("checkpoint: metadata that contradicts the shapes or is malformed is r
   SUBCASE("src_case") {
     check_refused(with(chars, "src_case", "title"), {"'src_case'", "\"title\"", "upper, lower or keep"});
     check_refused(with(dot, "src_case", "upper"), {"'src_case'", "no source tokenizer"});
+  }
+  SUBCASE("src_hangul") {
+    check_refused(with(chars, "src_hangul", "nfd"), {"'src_hangul'", "\"nfd\"", "jamo or syllables"});
+    check_refused(with(dot, "src_hangul", "jamo"), {"src_hangul jamo", "char source tokenizer", "ids"});
   }
   SUBCASE("vocabulary not JSON") {
     check_refused(with(chars, "src_vocab", "[\"a\", \"b\""), {"'src_vocab'", "not valid JSON"});

@@ -288,6 +288,13 @@ TEST_CASE("an ensemble refuses members that do not share vocabularies, naming th
   CHECK(test::error_of([&] {
           Ensemble(std::vector<const Model*>{&t1, &t2});
         }) == "ensemble: model 2 does not share model 1's vocabularies: its target token 7 is 'x', not 't7'");
+  auto jamo = text;
+  jamo.src_jamo = true;
+  Model t4(jamo);
+  CHECK(test::error_of([&] {
+          Ensemble(std::vector<const Model*>{&t1, &t4});
+        }) ==
+        "ensemble: model 2 does not share model 1's vocabularies: its source reads Hangul as jamo, not syllables");
   CHECK(test::error_of([&] {
           Ensemble(std::vector<const Model*>{&t1, &t3});
         }) == "ensemble: model 2 does not share model 1's vocabularies: its source folding is 'lower', not 'keep'");

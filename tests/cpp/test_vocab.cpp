@@ -236,3 +236,45 @@ TEST_CASE("vocab: an ids-only vocabulary refuses text with a clear message") {
   CHECK(ids.decode(seq.data(), seq.size()) == "#17 #4");
   CHECK(ids.token(5) == "#5");
 }
+
+TEST_CASE("hangul_jamo: each precomposed syllable becomes its leading consonant, vowel and final (NFD)") {
+  // 국 = U+AC6D -> U+1100 U+116E U+11A8 (ᄀ ᅮ ᆨ); 물 -> ᄆ ᅮ ᆯ; 이 has no final: ᄋ ᅵ.
+  CHECK(hangul_jamo("\xEA\xB5\xAD") == "\xE1\x84\x80\xE1\x85\xAE\xE1\x86\xA8");
+  CHECK(hangul_jamo("\xEC\x9D\xB4") == "\xE1\x84\x8B\xE1\x85\xB5");
+  // The first and last syllables of the block, and the code points around it, which stay.
+  CHECK(hangul_jamo("\xEA\xB0\x80") == "\xE1\x84\x80\xE1\x85\xA1");              // 가 U+AC00
+  CHECK(hangul_jamo("\xED\x9E\xA3") == "\xE1\x84\x92\xE1\x85\xB5\xE1\x87\x82");  // 힣 U+D7A3
+  CHECK(hangul_jamo("\xEA\xAF\xBF\xED\x9E\xA4") == "\xEA\xAF\xBF\xED\x9E\xA4");  // U+ABFF, U+D7A4
+  // Compatibility jamo (ㅋ U+314B), Latin, emoji and an already decomposed syllable stay as they are.
+  CHECK(hangul_jamo("\xE3\x85\x8B a \xF0\x9F\x98\x80") == "\xE3\x85\x8B a \xF0\x9F\x98\x80");
+  CHECK(hangul_jamo("\xE1\x84\x80\xE1\x85\xA1") == "\xE1\x84\x80\xE1\x85\xA1");
+  CHECK(hangul_jamo("") == "");
+  // Every syllable: 2 or 3 jamo, each in its block, and the decomposition is unique.
+  int two = 0, three = 0;
+  for (unsigned cp = 0xAC00; cp <= 0xD7A3; ++cp) {
+    std::string s;
+    s += char(0xE0 | (cp >> 12)), s += char(0x80 | ((cp >> 6) & 0x3F)), s += char(0x80 | (cp & 0x3F));
+    const std::string j = hangul_jamo(s);
+    (j.size() == 6 ? two : three) += 1;
+  }
+  CHECK(two == 19 * 21);
+  CHECK(three == 19 * 21 * 27);
+}
+
+TEST_CASE("vocab: a source that reads Hangul as jamo splits syllables, and names bad bytes by the text's offsets") {
+  Vocab v(TokenizerKind::Char, {"<pad>", "<s>", "</s>", "<unk>", "\xE1\x84\x80", "\xE1\x85\xAE", "\xE1\x86\xA8"}, 0, 1,
+          2, 3);
+  CHECK(v.pieces("\xEA\xB5\xAD") == Pieces{"\xEA\xB5\xAD"});  // syllables by default
+  ModelConfig c;
+  c.src_tokenizer = c.tgt_tokenizer = TokenizerKind::Char;
+  c.src_tokens = c.tgt_tokens = v.tokens();
+  c.src_vocab = c.tgt_vocab = int(v.tokens().size());
+  c.src_jamo = true;
+  const Vocab j = Vocab::source(c);
+  CHECK(j.jamo());
+  CHECK(j.pieces("\xEA\xB5\xAD!") == Pieces{"\xE1\x84\x80", "\xE1\x85\xAE", "\xE1\x86\xA8", "!"});
+  CHECK(j.encode("\xEA\xB5\xAD") == std::vector<std::int32_t>{4, 5, 6});
+  CHECK_FALSE(Vocab::target(c).jamo());  // the target side is never decomposed
+  // An invalid byte after a syllable is named at its offset in the text as given (byte 3, not 9).
+  CHECK(error_of([&] { j.pieces("\xEA\xB5\xAD\xFF"); }).find("byte 3") != std::string::npos);
+}

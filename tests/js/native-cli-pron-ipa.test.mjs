@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cliOk, cliRefused, cliUsage } from './native.mjs';
+import { loadModel } from '../../wasm/attnseq.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const TMP = mkdtempSync(path.join(os.tmpdir(), 'attnseq-native-ipa-'));
@@ -55,6 +56,28 @@ test('a phone the training file lacks makes its word wrong, not the file unreada
   const e = JSON.parse(cliOk(['eval', '--model', out, '--pron', odd, '--json']).out);
   assert.equal(e.words, 2);
   assert.ok(e.word_errors >= 1, 'the word with the unseen phone is wrong');
+});
+
+test('--hangul jamo: the model reads each syllable as its jamo, natively and in the npm package, and says so', async () => {
+  const out = path.join(TMP, 'jamo.safetensors');
+  cliOk([...TRAIN, '--hangul', 'jamo', '--epochs', '1', '--out', out]);
+  const text = cliOk(['info', '--model', out]).out;
+  assert.match(text, /Hangul read as jamo/);
+  // Its source vocabulary: the jamo of the training words (and any other character they hold).
+  const jamo = new Set(TRAIN_LINES.flatMap((l) => [...l.split('\t')[0].normalize('NFD')]));
+  assert.equal(Number(/vocab (\d+) ->/.exec(text)[1]), jamo.size + 4);
+  const t = JSON.parse(cliOk(['translate', '--model', out, '--json', '국물']).out);
+  assert.deepEqual(t.srcTokens, [...'국물'.normalize('NFD')], 'ᄀ ᅮ ᆨ ᄆ ᅮ ᆯ');
+  const m = await loadModel(out);
+  try {
+    assert.equal(m.config.srcHangul, 'jamo');
+    assert.deepEqual(m.tokenize('국물').tokens, t.srcTokens);
+    assert.deepEqual(m.translate('국물').tokens, t.tokens);
+  } finally {
+    m.dispose();
+  }
+  cliUsage(['train', '--pron', TRAIN_FILE, '--hangul', 'jamo', '--out', out], '--hangul jamo goes with --phones ipa');
+  cliUsage([...TRAIN, '--hangul', 'nfd', '--out', out], "--hangul is syllables or jamo, not 'nfd'");
 });
 
 test('bad flags and the wrong format are refused, named', () => {
