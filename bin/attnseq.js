@@ -451,8 +451,13 @@ async function translate(opts, positional) {
     throw new UsageError('give one of --batch-file, --ids or TEXT');
   if (opts.threads !== undefined && opts['batch-file'] === undefined)
     throw new UsageError("--threads shares a --batch-file's lines among Workers; give it with --batch-file");
-  const threads = intOpt(opts, 'threads', 1) ?? allCores();
-  if (threads > 64) throw new UsageError(`--threads must be at most 64, got '${opts.threads}'`);
+  const given = intOpt(opts, 'threads', 1);
+  if (given > 64) throw new UsageError(`--threads must be at most 64, got '${opts.threads}'`);
+  // A pool of Workers holds one model: an ensemble's batch file runs on this thread.
+  const ensemble = (opts.model?.length ?? 0) > 1;
+  if (ensemble && given > 1)
+    throw new UsageError('--threads with an ensemble: a pool of Workers holds one model; an ensemble runs on this thread');
+  const threads = ensemble ? 1 : given ?? allCores();
   if (opts.color && opts['no-color']) throw new UsageError('give --color or --no-color, not both');
   const models = [];
   try {
@@ -461,8 +466,6 @@ async function translate(opts, positional) {
     const model = models[0];
     // Several --model: an ensemble (createEnsemble), which checks that the models share their vocabularies.
     const decoder = models.length > 1 ? createEnsemble(models) : model;
-    if (models.length > 1 && opts['batch-file'] !== undefined && threads > 1 && opts.threads !== undefined)
-      throw new UsageError('--threads with an ensemble: a pool of Workers holds one model; an ensemble runs on this thread');
     if (opts.prefix !== undefined)
       options.prefix = model.config.tokenizer === 'ids' ? parseIds(opts.prefix, '--prefix') : opts.prefix;
     const color = useColor(opts, process.env, process.stdout);
@@ -470,7 +473,7 @@ async function translate(opts, positional) {
     const print = (r, i, srcIds) => write(opts.json ? jsonLine(toJSON(r, model.config.style !== 'none', srcIds()))
       : opts.quiet ? printable(r.text) + '\n' : (i ? '\n' : '') + renderText(r, { model, options, color, width }));
     if (opts['batch-file'] !== undefined) {
-      await translateBatchFile(opts['batch-file'], decoder, options, models.length > 1 ? 1 : threads, modelSource(opts.model[0]), print);
+      await translateBatchFile(opts['batch-file'], decoder, options, threads, modelSource(opts.model[0]), print);
       return;
     }
     const sources = await sourcesFrom(opts, positional, model);

@@ -444,17 +444,7 @@ val translate_batch_js(const ModelHandle& m, const val& others, const val& input
         return e;
       }
     }
-    for (std::size_t i = 0; i < n; ++i)  // the other members check each source as well (the same vocabulary)
-      for (int k = 1; k < members.ensemble->size(); ++k) {
-        try {
-          members.ensemble->member(k).check_source(sources[i].data(), int(sources[i].size()));
-        } catch (...) {
-          const Failure x = current_failure();
-          val e = error(x.code, x.message);
-          e.set("index", double(i));
-          return e;
-        }
-      }
+    // The other members need no check of their own: an ensemble's members share one source vocabulary.
     const std::vector<DecodeResult> res = translate_batch(*members.ensemble, sources, opt, max_rows);
     std::vector<std::int32_t> src_lengths, hyp_counts, token_counts, ids;
     std::vector<float> attention, log_prob, score, member_attention;

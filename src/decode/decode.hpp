@@ -3,6 +3,7 @@
 // hypothesis carries its alignment matrix (target tokens x source positions).
 // Session is the same machinery one step at a time, for callers that drive the decoder by hand.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -50,20 +51,24 @@ constexpr int kMaxMembers = 16;  // most models in one ensemble
 // outlive the Ensemble.
 class Ensemble {
  public:
-  Ensemble(const Model& single);  // NOLINT(google-explicit-constructor): every Model is an ensemble of one
+  // Neither constructor allocates unless names are given: decoding one model through its ensemble of
+  // one costs nothing.
+  Ensemble(const Model& single)
+      : members_{&single}, size_(1) {}  // NOLINT(google-explicit-constructor): every Model is an ensemble of one
   // names[i] names member i in errors (default "model i+1"); empty, or one per member.
-  explicit Ensemble(std::vector<const Model*> members, std::vector<std::string> names = {});
-  int size() const { return int(members_.size()); }
+  explicit Ensemble(const std::vector<const Model*>& members, std::vector<std::string> names = {});
+  int size() const { return size_; }
   const Model& member(int i) const { return *members_[std::size_t(i)]; }
-  const std::string& name(int i) const { return names_[std::size_t(i)]; }
+  std::string name(int i) const;
   // What decoding reads of the configuration: member 0's (the vocabularies are every member's).
   const ModelConfig& config() const { return members_[0]->config(); }
   // Every member attends (a style 'none' member has no weights to show: its rows are zeros).
   bool has_attention() const;
 
  private:
-  std::vector<const Model*> members_;
-  std::vector<std::string> names_;
+  std::array<const Model*, kMaxMembers> members_{};
+  int size_ = 0;
+  std::vector<std::string> names_;  // empty: the defaults
 };
 
 // The log-sum-exp of one row's logits at target position `step` (from 0). Throws BadCheckpoint when it

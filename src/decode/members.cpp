@@ -46,31 +46,33 @@ std::string vocabulary_difference(const ModelConfig& a, const ModelConfig& b) {
 
 }  // namespace
 
-Ensemble::Ensemble(const Model& single) : members_{&single}, names_{"model 1"} {}
-
-Ensemble::Ensemble(std::vector<const Model*> members, std::vector<std::string> names)
-    : members_(std::move(members)), names_(std::move(names)) {
-  if (members_.empty()) throw std::invalid_argument("an ensemble needs at least one model");
-  if (members_.size() > std::size_t(kMaxMembers))
-    throw std::invalid_argument("an ensemble of " + std::to_string(members_.size()) + " models; at most " +
+Ensemble::Ensemble(const std::vector<const Model*>& members, std::vector<std::string> names)
+    : size_(int(members.size())), names_(std::move(names)) {
+  if (members.empty()) throw std::invalid_argument("an ensemble needs at least one model");
+  if (members.size() > std::size_t(kMaxMembers))
+    throw std::invalid_argument("an ensemble of " + std::to_string(members.size()) + " models; at most " +
                                 std::to_string(kMaxMembers));
-  if (!names_.empty() && names_.size() != members_.size())
-    throw std::invalid_argument("an ensemble of " + std::to_string(members_.size()) + " models was given " +
+  if (!names_.empty() && names_.size() != members.size())
+    throw std::invalid_argument("an ensemble of " + std::to_string(members.size()) + " models was given " +
                                 std::to_string(names_.size()) + " names");
-  for (std::size_t i = names_.size(); i < members_.size(); ++i) names_.push_back("model " + std::to_string(i + 1));
-  for (std::size_t i = 0; i < members_.size(); ++i) {
-    if (!members_[i]) throw std::invalid_argument("ensemble member " + names_[i] + " is null");
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    members_[i] = members[i];
+    if (!members[i]) throw std::invalid_argument("ensemble member " + name(int(i)) + " is null");
     if (i == 0) continue;
-    const std::string d = vocabulary_difference(members_[0]->config(), members_[i]->config());
+    const std::string d = vocabulary_difference(members[0]->config(), members[i]->config());
     if (!d.empty())
-      throw std::invalid_argument("ensemble: " + names_[i] + " does not share " + names_[0] + "'s vocabularies: its " +
+      throw std::invalid_argument("ensemble: " + name(int(i)) + " does not share " + name(0) + "'s vocabularies: its " +
                                   d);
   }
 }
 
+std::string Ensemble::name(int i) const {
+  return names_.empty() ? "model " + std::to_string(i + 1) : names_[std::size_t(i)];
+}
+
 bool Ensemble::has_attention() const {
-  for (const Model* m : members_)
-    if (!m->config().has_attention()) return false;
+  for (int i = 0; i < size_; ++i)
+    if (!members_[std::size_t(i)]->config().has_attention()) return false;
   return true;
 }
 

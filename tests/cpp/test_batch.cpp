@@ -37,28 +37,8 @@ std::vector<ModelConfig> configs() {
 
 using test::describe;
 
-// Sources of lengths 1..13 in a scrambled order (so that groups and the longest-first order matter).
-std::vector<std::vector<std::int32_t>> sources(int n, int vocab) {
-  std::vector<std::vector<std::int32_t>> s(n);
-  for (int i = 0; i < n; ++i) {
-    const int T = 1 + (i * 7) % 13;
-    for (int t = 0; t < T; ++t) s[i].push_back(4 + int((i * 7919u + t * 104729u) % unsigned(vocab - 4)));
-  }
-  return s;
-}
-
-void check_same(const DecodeResult& a, const DecodeResult& b) {
-  CHECK(a.src_len == b.src_len);
-  REQUIRE(a.hypotheses.size() == b.hypotheses.size());
-  for (std::size_t h = 0; h < a.hypotheses.size(); ++h) {
-    const auto &x = a.hypotheses[h], &y = b.hypotheses[h];
-    CHECK(x.tokens == y.tokens);
-    CHECK(x.log_prob == y.log_prob);  // bit for bit, not approximately
-    CHECK(x.score == y.score);
-    CHECK(x.finished == y.finished);
-    CHECK(x.attention == y.attention);
-  }
-}
+using test::check_same;
+using test::sources;
 
 DecodeResult alone(const Model& m, const std::vector<std::int32_t>& src, const DecodeOptions& o) {
   Encoded e;

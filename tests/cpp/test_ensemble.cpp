@@ -15,28 +15,8 @@ using namespace attnseq;
 
 namespace {
 
-std::vector<std::vector<std::int32_t>> sources(int n, int vocab) {
-  std::vector<std::vector<std::int32_t>> s(n);
-  for (int i = 0; i < n; ++i) {
-    const int T = 1 + (i * 5) % 11;
-    for (int t = 0; t < T; ++t) s[i].push_back(4 + int((i * 7919u + t * 104729u) % unsigned(vocab - 4)));
-  }
-  return s;
-}
-
-void check_same(const DecodeResult& a, const DecodeResult& b) {
-  CHECK(a.src_len == b.src_len);
-  REQUIRE(a.hypotheses.size() == b.hypotheses.size());
-  for (std::size_t h = 0; h < a.hypotheses.size(); ++h) {
-    const auto &x = a.hypotheses[h], &y = b.hypotheses[h];
-    CHECK(x.tokens == y.tokens);
-    CHECK(x.log_prob == y.log_prob);  // bit for bit
-    CHECK(x.score == y.score);
-    CHECK(x.finished == y.finished);
-    CHECK(x.attention == y.attention);
-    CHECK(x.member_attention == y.member_attention);
-  }
-}
+using test::check_same;
+using test::sources;
 
 std::vector<DecodeOptions> option_sets() {
   std::vector<DecodeOptions> v(5);

@@ -1,10 +1,14 @@
 // Shared helpers for the doctest suite: test data paths and small random models.
 #pragma once
+#include <doctest/doctest.h>
+
+#include <cstdint>
 #include <random>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "decode/decode.hpp"
 #include "model/model.hpp"
 
 #ifndef ATTNSEQ_TEST_DATA
@@ -87,6 +91,33 @@ std::string error_of(F&& f) {
     return e.what();
   }
   return "<ok>";
+}
+
+// n sources of lengths 1..13 in a scrambled order (so that batch groups and longest-first orders matter),
+// ids from 4 (past the special tokens) to vocab - 1.
+inline std::vector<std::vector<std::int32_t>> sources(int n, int vocab) {
+  std::vector<std::vector<std::int32_t>> s(n);
+  for (int i = 0; i < n; ++i) {
+    const int T = 1 + (i * 7) % 13;
+    for (int t = 0; t < T; ++t) s[i].push_back(4 + int((i * 7919u + t * 104729u) % unsigned(vocab - 4)));
+  }
+  return s;
+}
+
+// Two decodes are the same, bit for bit: tokens, log-probabilities, scores, attention (the mean and
+// each ensemble member's own).
+inline void check_same(const DecodeResult& a, const DecodeResult& b) {
+  CHECK(a.src_len == b.src_len);
+  REQUIRE(a.hypotheses.size() == b.hypotheses.size());
+  for (std::size_t h = 0; h < a.hypotheses.size(); ++h) {
+    const auto &x = a.hypotheses[h], &y = b.hypotheses[h];
+    CHECK(x.tokens == y.tokens);
+    CHECK(x.log_prob == y.log_prob);  // bit for bit, not approximately
+    CHECK(x.score == y.score);
+    CHECK(x.finished == y.finished);
+    CHECK(x.attention == y.attention);
+    CHECK(x.member_attention == y.member_attention);
+  }
 }
 
 }  // namespace attnseq::test

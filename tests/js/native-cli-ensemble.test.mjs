@@ -103,3 +103,22 @@ test('npx attnseq takes the same ensembles and prints the same JSON (keys in ord
   assert.equal(bad.status, 1);
   assert.match(bad.stderr, /models\[1\] does not share models\[0\]'s vocabularies: its source vocabulary has 63 tokens, not 68/);
 });
+
+test('npx attnseq: an ensemble\'s batch file runs on this thread; --threads above 1 is refused, --threads 1 is not', () => {
+  const file = path.join(TMP, 'lines.txt');
+  writeFileSync(file, `${sentence}\njohn ate an apple\n`);
+  const npx = (...extra) => spawnSync(process.execPath, [path.join(ROOT, 'bin/attnseq.js'), 'translate', '--model', MODEL('en-ko'),
+    '--model', MODEL('en-ko-general'), '--batch-file', file, '--quiet', ...extra], { encoding: 'utf8', timeout: 60000 });
+  const plain = npx();
+  assert.equal(plain.status, 0, plain.stderr);
+  const lines = plain.stdout.trim().split('\n');
+  assert.equal(lines.length, 2);
+  const one = json(['translate', '--model', MODEL('en-ko'), '--model', MODEL('en-ko-general'), sentence]);
+  assert.equal(lines[0], one.text);
+  const t1 = npx('--threads', '1');
+  assert.equal(t1.status, 0, t1.stderr);
+  assert.equal(t1.stdout, plain.stdout);
+  const t2 = npx('--threads', '2');
+  assert.equal(t2.status, 2);
+  assert.match(t2.stderr, /--threads with an ensemble: a pool of Workers holds one model; an ensemble runs on this thread/);
+});
