@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { viridis, diverging, hex, inkFor, luminance, maxAbs, VIRIDIS_ANCHORS } from '../../web/views/colormap.js';
-import { alignmentLayout, rowLinks, colLinks, matrixFigure, alignmentSVG, textWidth, showToken, tokenLabels } from '../../web/views/alignment.js';
+import { alignmentLayout, rowLinks, colLinks, matrixFigure, alignmentSVG, textWidth, showToken, tokenLabels, hangulSyllables } from '../../web/views/alignment.js';
 import { linksLayout, linksRow, linksPitch, LINKS_FIT } from '../../web/views/links.js';
 import { matrixFrame, growFrame, visibleCells, cellAt, visibleRows, isLargeMatrix, MIN_CELL, LARGE_CELLS } from '../../web/views/viewport.js';
 import { stripLayout, barsLayout, matrixRows } from '../../web/views/vectors.js';
@@ -345,4 +345,19 @@ test('checkStep agrees with real engine steps (dot, general, bahdanau) and flags
   const enc = vanilla.encode('w5 w6');
   assert.deepEqual(checkStep(vanilla.decoder(enc).step(), enc.memory(), vanilla.config), []);
   vanilla.dispose();
+});
+
+test('hangulSyllables: jamo read from Hangul group under their syllable; other tokens stand alone; no jamo, no groups', () => {
+  const jamo = (s) => [...s.normalize('NFD')];
+  // 국물 as a jamo model reads it (3 + 3 letters), then a space and a bare compatibility letter ㅋ.
+  const toks = [...jamo('국물'), ' ', 'ㅋ', ...jamo('아')];
+  assert.deepEqual(hangulSyllables(toks), [
+    { text: '국', first: 0, count: 3 }, { text: '물', first: 3, count: 3 },
+    { text: '', first: 6, count: 1 }, { text: '', first: 7, count: 1 }, { text: '아', first: 8, count: 2 },
+  ]);
+  // A final consonant that starts no syllable, a vowel alone, a leading consonant at the end: no group spans them.
+  assert.deepEqual(hangulSyllables(['\u11A8', '\u1161', '\u1100']), null);
+  assert.equal(hangulSyllables([...'house']), null);
+  assert.equal(hangulSyllables(['국', '물']), null, 'precomposed syllables (a syllable model) are their own columns');
+  assert.equal(hangulSyllables([]), null);
 });

@@ -59,7 +59,7 @@ export function describe(entry, model) {
   const att = c.style === 'none' ? 'vanilla (no attention)' : `${c.style} attention, ${c.score} score`;
   return `${entry.user ? entry.title : entry.file}: ${c.cell.toUpperCase()} ${att}${c.inputFeeding ? ', input feeding' : ''}` +
     `${c.bidirectional ? ', bidirectional encoder' : ''}, hidden ${c.hidden}, vocabulary ${c.srcVocabSize} → ${c.tgtVocabSize}` +
-    `, ${c.tokenizer === 'ids' ? 'token ids' : c.tokenizer === 'mixed' ? `${c.srcTokenizer} → ${c.tgtTokenizer} tokens` : `${c.tokenizer === 'spm' ? 'subword (SentencePiece)' : c.tokenizer} tokens`}, ${c.parameters.toLocaleString('en')} parameters.` +
+    `, ${c.tokenizer === 'ids' ? 'token ids' : c.tokenizer === 'mixed' ? `${c.srcTokenizer} → ${c.tgtTokenizer} tokens` : `${c.tokenizer === 'spm' ? 'subword (SentencePiece)' : c.tokenizer} tokens`}${c.srcHangul === 'jamo' ? ' (Hangul read as jamo: each syllable as its 2 or 3 letters, shown under it)' : ''}, ${c.parameters.toLocaleString('en')} parameters.` +
     (entry.terms ? ` ${entry.terms}` : '');
 }
 

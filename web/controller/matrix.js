@@ -6,7 +6,7 @@
 // here are the grid's, and a press or a drag reaches the steps and pieces they stand for.
 // Interface: setupMatrix({ onSelect, onMove }), buildMatrix(), redrawMatrix(), appendMatrixRow(r, k),
 // clearMatrix(), markSelectedRow(), highlight(target), grid().
-import { rowLinks, colLinks } from '../views/alignment.js';
+import { rowLinks, colLinks, hangulSyllables } from '../views/alignment.js';
 import { argmax } from '../views/inspect.js';
 import { fmt } from '../views/format.js';
 import { h } from '../views/dom.js';
@@ -38,7 +38,7 @@ let freshRow = null;     // the table row that arrived last (it animates in)
 
 const table = () => $('alignment');
 const bodyRow = (row) => table().tBodies[0]?.rows[row];
-const headCell = (col) => table().tHead?.rows[0]?.cells[col + 1];   // (after the corner cell)
+const headCell = (col) => table().tHead?.querySelector(`th[data-col="${col}"]`);   // (the columns' own row)
 const cellAt = (row, col) => bodyRow(row)?.cells[col + 1];          // (after the row's header)
 
 /** Draws the empty matrix of a new session: its header, or a window for a long source. */
@@ -54,7 +54,7 @@ export function buildMatrix() {
     liveWin.set(liveAlignment());
     return;
   }
-  table().replaceChildren(tableHead(g.srcTokens, isVanilla(sess), g.words ? 'word' : 'token'), h('tbody'));
+  table().replaceChildren(tableHead(g.srcTokens, isVanilla(sess), g.words ? 'word' : 'token', g.words ? null : hangulSyllables(g.srcTokens)), h('tbody'));
   table().classList.toggle('compact', g.cols > 10);  // long (character) sources: narrower cells
   const heads = () => table().querySelectorAll('thead th[data-col]');
   markUnknown(heads(), (th) => Number(th.dataset.col), g.unknown);

@@ -67,6 +67,32 @@ export function textWidth(s, px) {
 /** Makes whitespace tokens visible in labels ("␣" for a space, as char models have them). */
 export const showToken = (s) => (s === ' ' ? '␣' : String(s).replace(/\s/g, '␣'));
 
+// Conjoining Hangul jamo (U+1100..U+11FF): what a model with srcHangul 'jamo' reads of each syllable.
+const isLead = (c) => c >= 0x1100 && c <= 0x1112, isVowel = (c) => c >= 0x1161 && c <= 0x1175, isTail = (c) => c >= 0x11a8 && c <= 0x11c2;
+const cp = (t) => (typeof t === 'string' && [...t].length === 1 ? t.codePointAt(0) : -1);
+
+/**
+ * The syllables a run of source tokens spells when they are Hangul jamo (a leading consonant, a vowel
+ * and maybe a final one: the NFD of one precomposed syllable): [{ text, first, count }] covering every
+ * token in order (a token of no syllable is its own group, text ''), or null when no syllable is there.
+ */
+export function hangulSyllables(tokens) {
+  const out = [];
+  let any = false;
+  for (let i = 0; i < tokens.length;) {
+    const n = isLead(cp(tokens[i])) && isVowel(cp(tokens[i + 1])) ? (isTail(cp(tokens[i + 2])) ? 3 : 2) : 0;
+    if (n) {
+      out.push({ text: tokens.slice(i, i + n).join('').normalize('NFC'), first: i, count: n });
+      any = true;
+      i += n;
+    } else {
+      out.push({ text: '', first: i, count: 1 });
+      i += 1;
+    }
+  }
+  return any ? out : null;
+}
+
 /** Names for tokens in messages: the visible token, plus its 1-based position when it occurs twice ("r #5"). */
 export function tokenLabels(tokens) {
   const count = new Map();

@@ -10,13 +10,19 @@ import { h } from './dom.js';
  * The header row: a corner cell, one focusable <th> per source token (or word: noun 'word'), plus
  * "h_T" for a vanilla model.
  */
-export function tableHead(srcTokens, vanilla, noun = 'token') {
+export function tableHead(srcTokens, vanilla, noun = 'token', groups = null) {
   const corner = h('th', { scope: 'col', class: 'corner' }, h('span', { class: 'sr-only', text: `Output ${noun}` }), h('span', { 'aria-hidden': 'true', text: 'out ↓ in →' }));
   const row = h('tr', {}, corner, srcTokens.map((t, i) => h('th', {
     scope: 'col', class: 'src', tabindex: '0', text: showToken(t), dataset: { col: i }, 'aria-label': `Source ${noun} ${i + 1}: ${t}`,
   })));
   if (vanilla) row.append(h('th', { scope: 'col', class: 'src final', title: 'The encoder\'s final state: all the vanilla decoder ever sees' }, 'h', h('sub', { text: 'T' })));
-  return h('thead', {}, row);
+  if (!groups) return h('thead', {}, row);
+  // Jamo read from Hangul syllables: each syllable above its letters (the row the columns are in is the last).
+  const top = h('tr', { class: 'groups' }, h('td', { class: 'corner' }), groups.map((g) => h(g.text ? 'th' : 'td', {
+    colspan: String(g.count), class: g.text ? 'syllable' : '', ...(g.text ? { scope: 'colgroup', title: `the syllable ${g.text}, read as its ${g.count} letters` } : {}), text: g.text,
+  })));
+  if (vanilla) top.append(h('td', {}));
+  return h('thead', {}, top, row);
 }
 
 /**
