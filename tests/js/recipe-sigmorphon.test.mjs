@@ -1,0 +1,67 @@
+// The SIGMORPHON recipe (scripts/train-sigmorphon.sh) run end to end on a small language of its own
+// layout (60 training words of Adyghe, 12 dev, 12 test) with 2 epochs a run: it trains the low
+// subtask's three candidates, chooses one by dev WER, trains more seeds of it, picks the ensemble size
+// on dev within the size limit, and decodes the test words once: a second run trains nothing and
+// leaves the test figures as they were. Uses the native binary (tests/js/native.mjs).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, mkdirSync, readFileSync, writeFileSync, rmSync, statSync, existsSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { NATIVE_CLI, requireNativeCli } from './native.mjs';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const TMP = mkdtempSync(path.join(os.tmpdir(), 'attnseq-sigmorphon-'));
+process.on('exit', () => rmSync(TMP, { recursive: true, force: true }));
+
+const lines = (f) => readFileSync(path.join(ROOT, 'data/sigmorphon2021-g2p/low', f), 'utf8').split('\n').filter(Boolean);
+const run = () => spawnSync('bash', [path.join(ROOT, 'scripts/train-sigmorphon.sh'), 'ady', path.join(TMP, 'out')], {
+  encoding: 'utf8', timeout: 600000, env: { ...process.env, CLI: NATIVE_CLI, DATA: path.join(TMP, 'data'), EPOCHS: '2' },
+});
+
+test('train-sigmorphon.sh: candidates, seeds, an ensemble chosen on dev, the test words decoded once', () => {
+  requireNativeCli();
+  mkdirSync(path.join(TMP, 'data/low'), { recursive: true });
+  const write = (name, ls) => writeFileSync(path.join(TMP, 'data/low', name), `${ls.join('\n')}\n`);
+  write('ady_train.tsv', lines('ady_train.tsv').slice(0, 60));
+  write('ady_dev.tsv', lines('ady_dev.tsv').slice(0, 12));
+  write('ady_test.tsv', lines('ady_test.tsv').slice(0, 12));
+  let r = run();
+  assert.equal(r.status, 0, r.stderr);
+  const out = path.join(TMP, 'out');
+  const dev = readFileSync(path.join(out, 'ady.dev.txt'), 'utf8');
+  for (const c of ['h128', 'h128d5', 'h192d4']) assert.match(dev, new RegExp(`ady ${c} \\(seed 1\\): dev WER [0-9.]+ at beam 5`));
+  const chosen = dev.match(/chosen configuration: (\S+)/)[1];
+  for (const s of [2, 3, 4, 5]) assert.match(dev, new RegExp(`ady ${chosen} \\(seed ${s}\\): dev WER`));
+  assert.match(dev, /int8: seed 1's dev WER/);
+  const k = Number(dev.match(/chosen: (\d) model\(s\), dev WER ([0-9.]+)/)[1]);
+  // The chosen size has the lowest dev WER of those tried (the smallest on a tie).
+  const tried = [...dev.matchAll(/ensemble of (\d): dev WER ([0-9.]+)/g)].map((m) => [Number(m[1]), Number(m[2])]);
+  assert.ok(tried.length >= 1);
+  const best = Math.min(...tried.map(([, w]) => w));
+  assert.equal(k, tried.find(([, w]) => w === best)[0]);
+  const ship = readFileSync(path.join(out, 'ady.ship'), 'utf8').trim().split('\n');
+  assert.equal(ship.length, k);
+  assert.ok(ship.reduce((n, f) => n + statSync(f).size, 0) <= 1310720, 'within the low subtask\'s limit');
+  const figures = JSON.parse(readFileSync(path.join(out, 'ady.test.json'), 'utf8'));
+  assert.equal(figures.words, 12);
+  assert.equal(figures.beam, 5);
+  assert.match(readFileSync(path.join(out, 'ady.test.txt'), 'utf8'), /^ady test: WER [0-9.]+, PER [0-9.]+ \(12 words, beam 5\)/);
+  assert.match(readFileSync(path.join(out, 'ady.time'), 'utf8'), /machine: \d+ cores/);
+
+  // Again: nothing is trained and the test words are not decoded again.
+  const before = statSync(path.join(out, 'ady.test.json')).mtimeMs;
+  r = run();
+  assert.equal(r.status, 0, r.stderr);
+  assert.doesNotMatch(r.stderr, /\[sigmorphon\] ady \(low\) \S+, seed/);
+  assert.equal(statSync(path.join(out, 'ady.test.json')).mtimeMs, before);
+  assert.ok(existsSync(path.join(out, 'ady.safetensors')) === false, 'no stray copy of a member');
+});
+
+test('train-sigmorphon.sh: a language the task does not have is refused, naming the ones it has', () => {
+  const r = spawnSync('bash', [path.join(ROOT, 'scripts/train-sigmorphon.sh'), 'xyz', path.join(TMP, 'none')], { encoding: 'utf8' });
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /no language 'xyz' in data\/sigmorphon2021-g2p \(one of: kor ady .* eng_us\)/);
+});
