@@ -5,6 +5,7 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -128,37 +129,66 @@ struct Rng {
 // 2.9e-39) is the T -> 0 limit, the argmax (greedy).
 std::int32_t sample_token(const float* logits, std::size_t n, float temperature, Rng& rng, float* scratch);
 
-// Step-at-a-time decoding of one hypothesis. The Encoded must outlive the Session.
+namespace detail {
+class Members;
+}
+
+// Step-at-a-time decoding of one hypothesis, by one model or by an ensemble. The models and Encoded
+// must outlive the Session.
 class Session {
  public:
   // options.beam must be 1; prefix, temperature, seed and max_length apply.
   Session(const Model& model, const Encoded& enc, const DecodeOptions& options);
+  // An ensemble: encs[m] is the source as member m encoded it (one source, e.size() encodings). Each
+  // step ranks tokens by the members' mean log-probability, as greedy_or_sample(e, ...) does; an
+  // ensemble of one is the model's Session, bit for bit.
+  Session(const Ensemble& e, std::vector<const Encoded*> encs, const DecodeOptions& options);
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
   struct Step {
     std::int32_t prev = 0;   // token fed in (BOS on the first step)
     std::int32_t token = 0;  // token chosen
-    float log_prob = 0.f;    // log p(token)
+    float log_prob = 0.f;    // log p(token) (an ensemble: the members' mean log-probability)
     bool forced = false;     // token came from the prefix or the caller
     bool done = false;       // token is EOS or max_length was reached
   };
   // Runs one step. forced >= 0 chooses the token instead of the model; attn_override (src_len) replaces
-  // the attention weights. After EOS or max_length only a forced step is accepted.
+  // the attention weights (one model only: an ensemble refuses it). After EOS or max_length only a
+  // forced step is accepted.
   const Step& step(std::int32_t forced = -1, const float* attn_override = nullptr);
   const Step& last() const { return last_; }
   int length() const { return int(tokens_.size()); }
   bool done() const { return last_.done; }
   const std::vector<std::int32_t>& tokens() const { return tokens_; }
-  const DecoderState& state() const { return st_; }
   int max_length() const { return max_len_; }
+  int members() const { return ens_.size(); }
+  const Ensemble& ensemble() const { return ens_; }
+  // The last step's numbers. state(): one model's decoder state (query, context, scores, weights,
+  // logits); member_state(m): member m's (for one model, state()). scores(): what the token was chosen
+  // by over the target vocabulary (one model: its logits; an ensemble: the members' mean
+  // log-probabilities); attention(): the weights shown (one model: its own; an ensemble: the mean).
+  const DecoderState& state() const { return st_; }
+  const DecoderState& member_state(int m) const;
+  const float* scores() const;
+  const float* attention() const;
+  // What to subtract from scores() to get log-probabilities (one model: its log-sum-exp; an
+  // ensemble: 0, the mean is of log-probabilities already).
+  float scores_lse() const { return last_lse_; }
 
  private:
+  Ensemble ens_;
   const Model& model_;
   const Encoded& enc_;
+  std::vector<const Encoded*> encs_;          // an ensemble's encodings (Members reads them)
+  std::unique_ptr<detail::Members> members_;  // an ensemble of more than one
   DecodeOptions opt_;
   DecoderState st_;
   Rng rng_;
   std::vector<float> scratch_;
   std::vector<std::int32_t> tokens_;
   Step last_;
+  float last_lse_ = 0.f;
   int max_len_ = 0;
 };
 

@@ -30,6 +30,8 @@ class Members {
   // Row r's attention (stride()); member m's own (m in [0, size())).
   const float* attention(int r) const;
   const float* member_attention(int m, int r) const;
+  // Member m's decoder state after step() (its rows: query, context, scores, weights, logits).
+  const DecoderState& state(int m) const { return st_[std::size_t(m)]; }
   // Beam bookkeeping: row r of every member's state becomes row parents[r].
   void reorder(const std::int32_t* parents, int n);
   // Appends row r's attention (its first T values) to h: the mean to h.attention and, with more than

@@ -42,11 +42,20 @@ struct StepRecordLayout {
 
 // The layout for a model and a source of src_len tokens: query (Hd), context (Ho), scores and attention
 // (src_len), logits (Vt), top-k ids and probabilities (kMaxTopk each, the first TopkCount used).
-StepRecordLayout step_record_layout(const ModelConfig& c, int src_len);
+// with_state false: query, context and scores have no floats (an ensemble's own record: the members'
+// states are in their records).
+StepRecordLayout step_record_layout(const ModelConfig& c, int src_len, bool with_state = true);
 
 // Writes the session's last step into rec (layout.size floats): its token, log p, done, forced and
-// index, the state's query, context, scores, weights and logits, and the min(topk, Vt) most probable
-// next tokens with their probabilities, best first. topk in [0, kMaxTopk]; idx holds kMaxTopk ints.
+// index, the weights shown and the scores the token was chosen by (Session::attention(), scores(): an
+// ensemble's mean attention and mean log-probabilities), the min(topk, Vt) most probable next tokens
+// with their probabilities, best first, and, when the layout has them, one model's query, context and
+// scores. topk in [0, kMaxTopk]; idx holds kMaxTopk ints.
 void write_step_record(const StepRecordLayout& layout, const Session& s, int topk, std::int32_t* idx, float* rec);
+
+// Member m's own numbers of the session's last step into rec, in the layout of its model
+// (step_record_layout(member config, src_len)): query, context, scores, attention and logits; the
+// other fields are left as they are.
+void write_member_record(const StepRecordLayout& layout, const Session& s, int m, float* rec);
 
 }  // namespace attnseq

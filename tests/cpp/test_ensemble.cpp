@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "decode/decode.hpp"
+#include "decode/step_record.hpp"
 #include "test_util.hpp"
 
 using namespace attnseq;
@@ -289,4 +290,146 @@ TEST_CASE("an ensemble refuses members that do not share vocabularies, naming th
   // A refused ensemble leaves its models usable.
   test::randomize(a, 1);
   CHECK(translate_batch(a, {{5, 6, 7}}, DecodeOptions{})[0].hypotheses.size() == 1);
+}
+
+// Steps a Session to its end (or max steps), recording each step's record.
+struct Stepped {
+  std::vector<Session::Step> steps;
+  std::vector<std::vector<float>> records;                   // write_step_record of each step
+  std::vector<std::vector<std::vector<float>>> member_rows;  // [step][member]: the member's weights
+};
+
+Stepped step_through(Session& s, const StepRecordLayout& L, const std::vector<std::int32_t>& forced = {}) {
+  Stepped out;
+  std::vector<std::int32_t> idx(kMaxTopk);
+  for (std::size_t k = 0; !s.done(); ++k) {
+    out.steps.push_back(s.step(k < forced.size() ? forced[k] : -1));
+    out.records.emplace_back(L.size, -7.f);
+    write_step_record(L, s, 5, idx.data(), out.records.back().data());
+    out.member_rows.emplace_back();
+    for (int m = 0; m < s.members(); ++m) out.member_rows.back().push_back(s.member_state(m).weights);
+  }
+  return out;
+}
+
+TEST_CASE("a step-by-step Session of an ensemble of one is the model's Session, bit for bit, step records included") {
+  for (const auto& cfg : test::covering_configs()) {
+    CAPTURE(test::describe(cfg));
+    Model m(cfg);
+    test::randomize(m, 5, 1.0f);
+    for (const auto& src : sources(3, cfg.src_vocab)) {
+      Encoded enc;
+      m.encode(src.data(), int(src.size()), enc);
+      const StepRecordLayout L = step_record_layout(cfg, enc.T);
+      for (auto o : option_sets()) {
+        if (o.beam != 1) continue;
+        CAPTURE(o.temperature);
+        Session single(m, enc, o), one(Ensemble(m), {&enc}, o);
+        const Stepped a = step_through(single, L), b = step_through(one, L);
+        REQUIRE(a.steps.size() == b.steps.size());
+        for (std::size_t k = 0; k < a.steps.size(); ++k) {
+          CHECK(a.steps[k].token == b.steps[k].token);
+          CHECK(a.steps[k].log_prob == b.steps[k].log_prob);
+          CHECK(a.steps[k].forced == b.steps[k].forced);
+          CHECK(a.records[k] == b.records[k]);
+        }
+        CHECK(one.members() == 1);
+      }
+    }
+  }
+}
+
+TEST_CASE("a step-by-step Session of an ensemble decodes as greedy_or_sample does; each member's state is its own") {
+  auto a_cfg = test::small_config(Cell::GRU, Style::Luong, Score::General, true, true);
+  auto b_cfg = test::small_config(Cell::LSTM, Style::Bahdanau, Score::Additive, false, false, 2, true);
+  b_cfg.dec_hidden = 12, b_cfg.tgt_emb = 5;
+  Model a(a_cfg), b(b_cfg);
+  test::randomize(a, 51, 1.0f);
+  test::randomize(b, 52, 1.0f);
+  const Ensemble e(std::vector<const Model*>{&a, &b});
+  for (const auto& src : sources(6, a_cfg.src_vocab)) {
+    CAPTURE(src.size());
+    std::vector<Encoded> enc(2);
+    a.encode(src.data(), int(src.size()), enc[0]);
+    b.encode(src.data(), int(src.size()), enc[1]);
+    const StepRecordLayout L = step_record_layout(e.config(), enc[0].T, false);
+    CHECK(L[StepRecordLayout::Query].length == 0);
+    for (auto o : option_sets()) {
+      if (o.beam != 1) continue;
+      CAPTURE(o.temperature);
+      const Encoded* encs[2] = {&enc[0], &enc[1]};
+      const auto want = greedy_or_sample(e, encs, 1, o)[0].hypotheses[0];
+      Session s(e, {&enc[0], &enc[1]}, o);
+      CHECK(s.members() == 2);
+      const Stepped got = step_through(s, L);
+      REQUIRE(got.steps.size() == want.tokens.size());
+      float log_prob = 0.f;
+      const std::size_t T = src.size();
+      for (std::size_t k = 0; k < got.steps.size(); ++k) {
+        CAPTURE(k);
+        CHECK(got.steps[k].token == want.tokens[k]);
+        log_prob += got.steps[k].log_prob;
+        const auto& rec = got.records[k];
+        // The record's attention is the mean; each member's state holds its own row.
+        const float* att = rec.data() + L[StepRecordLayout::Attention].offset;
+        CHECK(std::vector<float>(att, att + T) ==
+              std::vector<float>(want.attention.begin() + long(k * T), want.attention.begin() + long((k + 1) * T)));
+        for (int m = 0; m < 2; ++m)
+          CHECK(got.member_rows[k][m] == std::vector<float>(want.member_attention[m].begin() + long(k * T),
+                                                            want.member_attention[m].begin() + long((k + 1) * T)));
+        // The top-k probabilities come from the mean log-probabilities: they sum to at most 1, the best first.
+        const float* p = rec.data() + L[StepRecordLayout::TopkProbs].offset;
+        const int n = int(rec[L[StepRecordLayout::TopkCount].offset]);
+        CHECK(n == 5);
+        float sum = 0.f;
+        for (int i = 0; i < n; ++i) {
+          sum += p[i];
+          CHECK((i == 0 || p[i] <= p[i - 1]));
+        }
+        CHECK(sum <= 1.f + 1e-5f);
+        if (!got.steps[k].forced && o.temperature == 0.f)
+          CHECK(rec[L[StepRecordLayout::TopkIds].offset] == float(got.steps[k].token));
+      }
+      CHECK(log_prob == doctest::Approx(want.log_prob).epsilon(1e-6));
+      // Member records: each in its own model's layout, its own query.
+      const StepRecordLayout Lb = step_record_layout(b_cfg, enc[1].T);
+      std::vector<float> rb(Lb.size, 0.f);
+      write_member_record(Lb, s, 1, rb.data());
+      const auto& q = s.member_state(1).query;
+      CHECK(std::vector<float>(rb.begin() + long(Lb[StepRecordLayout::Query].offset),
+                               rb.begin() + long(Lb[StepRecordLayout::Query].offset + q.size())) == q);
+    }
+  }
+}
+
+TEST_CASE("an ensemble Session: forced tokens, and what it refuses") {
+  auto cfg = test::small_config(Cell::GRU, Style::Luong, Score::Dot);
+  Model a(cfg), b(cfg);
+  test::randomize(a, 61, 1.0f);
+  test::randomize(b, 62, 1.0f);
+  const Ensemble e(std::vector<const Model*>{&a, &b});
+  const std::vector<std::int32_t> src = {5, 6, 7};
+  std::vector<Encoded> enc(2);
+  a.encode(src.data(), 3, enc[0]);
+  b.encode(src.data(), 3, enc[1]);
+  Session s(e, {&enc[0], &enc[1]}, DecodeOptions{});
+  const std::vector<float> row = {1.f, 0.f, 0.f};
+  CHECK(test::error_of([&] { s.step(-1, row.data()); }) ==
+        "an attention override needs one model; this decoder is an ensemble of 2");
+  CHECK(s.length() == 0);  // refused before anything changed
+  const auto& st = s.step(9);
+  CHECK(st.token == 9);
+  CHECK(st.forced);
+  CHECK(test::error_of([&] { Session(e, {&enc[0]}, DecodeOptions{}); }) ==
+        "an ensemble of 2 models was given 1 encodings of the source");
+  Encoded shorter;
+  b.encode(src.data(), 2, shorter);
+  CHECK(test::error_of([&] {
+          Session(e, {&enc[0], &shorter}, DecodeOptions{});
+        }) == "model 2 encoded the source as 2 tokens, model 1 as 3");
+  DecodeOptions beam;
+  beam.beam = 2;
+  CHECK(test::error_of([&] {
+          Session(e, {&enc[0], &enc[1]}, beam);
+        }) == "a step-by-step session decodes one hypothesis (beam must be 1)");
 }
