@@ -558,10 +558,7 @@ export class Model extends Disposable {
   decoder(enc, options = {}) {
     if (!(enc instanceof Encoded)) throw new AttnseqError('BAD_INPUT', 'decoder() takes the result of model.encode()');
     const opts = this.#options(options, 'decoder');
-    const topk = options.topk ?? 5;
-    const maxTopk = this._M.maxTopk;  // the engine's limit (src/decode/step_record.hpp)
-    if (!Number.isInteger(topk) || topk < 0 || topk > maxTopk)
-      throw new AttnseqError('BAD_INPUT', `option 'topk' is ${describe(topk)}; it must be an integer in [0, ${maxTopk}]`);
+    const topk = topkOption(this._M, options);
     const h = new this._M.Decoder();
     const st = h.start(this._h, enc._h, opts);
     if (!st.ok) {
@@ -595,6 +592,29 @@ export class Model extends Disposable {
    */
   translateBatch(inputs, options = {}) {
     return this._translateBatchWith([], inputs, options, 'translateBatch');
+  }
+
+  // decoder() of an ensemble whose first member is this model (Ensemble.decoder below): every member
+  // encodes the input, and the engine steps them together.
+  _ensembleDecoder(ensemble, input, options) {
+    if (input instanceof Encoded)
+      throw new AttnseqError('BAD_INPUT', 'an ensemble decodes text or ids, not an Encoded (each member encodes the source itself)');
+    const opts = this.#options(options, 'decoder');
+    const topk = topkOption(this._M, options);
+    const encs = [];
+    try {
+      for (const m of ensemble.models) encs.push(m.encode(input));
+      const h = new this._M.EnsembleDecoder();
+      const st = h.start(this._h, ensemble.models.slice(1).map((m) => m._h), encs.map((e) => e._h), opts);
+      if (!st.ok) {
+        h.delete();
+        throw new AttnseqError(st.code, st.message);
+      }
+      return new EnsembleDecoder(ensemble, encs, h, st.maxLength, topk);
+    } catch (e) {
+      for (const x of encs) x.dispose();
+      throw e;
+    }
   }
 
   // translateBatch() with `others` decoding together with this model, an ensemble (Ensemble below).
@@ -816,6 +836,15 @@ export class Ensemble {
       throw e;
     }
   }
+  /**
+   * Step-by-step decoding of one input (text or ids) by the ensemble: each member encodes it (the
+   * decoder's `encoded`, one Encoded per member, disposed with it), and each step() ranks tokens by the
+   * members' mean log-probability. Options as a model's decoder(): topk, prefix, maxLength,
+   * temperature, seed.
+   */
+  decoder(input, options = {}) {
+    return this.models[0]._ensembleDecoder(this, input, options);
+  }
   /** The first member's tokenize(): every member reads text the same way. */
   tokenize(input, side = 'source') { return this.models[0].tokenize(input, side); }
   /** translateBatch() a window at a time, as a model's translateStream(). */
@@ -979,6 +1008,73 @@ export class Decoder extends Disposable {
   }
 }
 
+/**
+ * An ensemble's step-by-step decoder (Ensemble.decoder()). step() returns what a model's Decoder.step()
+ * does, with `attention` the members' mean, `logits` the members' mean log-probabilities (the scores
+ * the token was chosen by; topk's p are their exponentials) and no query, context or scores of its
+ * own: those are each member's, in `members[m]` ({ attention, scores, query, context, logits }).
+ * options.force emits a token; an attention override (a what-if) needs one model and is refused.
+ */
+export class EnsembleDecoder extends Disposable {
+  #M;
+  #record;
+  #names;
+  constructor(ensemble, encs, handle, maxLength, topk) {
+    super(handle, ensemble.models);
+    this.ensemble = ensemble;
+    this.encoded = Object.freeze(encs);
+    this.maxLength = maxLength;
+    this.topk = topk;
+    this.#M = ensemble.models[0]._M;
+    this.#names = targetNames(ensemble.models[0]);
+    const layout = handle.recordLayout();
+    const spans = (fields, base) => Object.fromEntries(fields.map((f) => [f.name, { offset: base + f.offset, length: f.length }]));
+    this.#record = { size: layout.size, mean: spans(layout.fields, 0), members: layout.members.map((m) => spans(m.fields, m.offset)) };
+  }
+  get done() { return this._h.done(); }
+  get length() { return this._h.length(); }
+  dispose() {
+    for (const e of this.encoded) e.dispose();
+    super.dispose();
+  }
+  /** One step of the ensemble (options.force: a token id or string to emit). */
+  step(options) {
+    let forced = -1;
+    const m = this.ensemble.models[0];
+    if (options !== undefined) {
+      checkStepOptions(options);
+      if (options.attention !== undefined)
+        throw new AttnseqError('BAD_INPUT', `an attention override needs one model; this decoder is an ensemble of ${this.ensemble.size}`);
+      if (options.force !== undefined) {
+        forced = typeof options.force === 'string' ? knownTargetIds(m, options.force, 'force', true)[0] : options.force;
+        if (!Number.isInteger(forced) || forced < 0 || forced >= m.config.tgtVocabSize)
+          throw new AttnseqError('BAD_INPUT', `force must be a target token id in [0, ${m.config.tgtVocabSize}) or a known token`);
+      }
+    }
+    const h = this._h;
+    for (const e of this.encoded) void e._h;  // DISPOSED if an encoding was disposed
+    if (h.step(forced, this.topk) !== 0) throw new AttnseqError(h.lastErrorCode(), h.lastErrorMessage());
+    const R = this.#record, M = this.#M;
+    const base = h.record() / 4;
+    const rec = M.HEAPF32.slice(base, base + R.size);
+    const buf = rec.buffer;
+    const view = (s) => new Float32Array(buf, 4 * s.offset, s.length);
+    const mean = R.mean, names = this.#names;
+    const token = rec[mean.token.offset];
+    const topk = [];
+    for (let i = 0; i < rec[mean.topkCount.offset]; i++) {
+      const id = rec[mean.topkIds.offset + i];
+      topk.push({ token: id, text: names[id] ?? tokenName(names, id), p: rec[mean.topkProbs.offset + i] });
+    }
+    return {
+      index: rec[mean.index.offset], token, text: names[token] ?? tokenName(names, token), done: rec[mean.done.offset] !== 0,
+      forced: rec[mean.forced.offset] !== 0, logProb: rec[mean.logProb.offset],
+      attention: view(mean.attention), logits: view(mean.logits), topk,
+      members: R.members.map((s) => ({ attention: view(s.attention), scores: view(s.scores), query: view(s.query), context: view(s.context), logits: view(s.logits) })),
+    };
+  }
+}
+
 // A window's results are held until they are taken: besides `window` inputs, a window ends before the
 // attention weights its results may hold (source length x the most rows x hypotheses, an upper bound)
 // pass this many floats (64 MiB), so that long inputs come fewer at a time.
@@ -1063,6 +1159,15 @@ const FOREIGN_SOURCE = 'this source was encoded by another model; encode it with
 // strings are made once per model and id (kept in the model's array), not once per step; the array
 // is dense from the start (filled with undefined), so that a lookup by id stays a fast element read.
 const idNames = new WeakMap();
+// A decoder's topk option: 5 by default, an integer in [0, the engine's limit].
+function topkOption(M, options) {
+  const topk = options.topk ?? 5;
+  const maxTopk = M.maxTopk;  // the engine's limit (src/decode/step_record.hpp)
+  if (!Number.isInteger(topk) || topk < 0 || topk > maxTopk)
+    throw new AttnseqError('BAD_INPUT', `option 'topk' is ${describe(topk)}; it must be an integer in [0, ${maxTopk}]`);
+  return topk;
+}
+
 function targetNames(model) {
   if (model.tgtVocab) return model.tgtVocab;
   let a = idNames.get(model);

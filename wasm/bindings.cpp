@@ -576,6 +576,116 @@ class DecoderHandle {
   std::string err_code_, err_msg_;
 };
 
+// Step-by-step decoding of an ensemble (Session(Ensemble, ...)): the members' encodings of one source,
+// a step at a time. Its record is the ensemble's own (layout without query, context and scores: the
+// mean attention and mean log-probabilities) followed by one record per member in that member's
+// layout (its query, context, scores, weights and logits).
+class EnsembleDecoderHandle {
+ public:
+  val start(const ModelHandle& m, const val& others, const val& sources, const val& options) {
+    return guarded([&] {
+      JsEnsemble members = js_ensemble(m, others);
+      const auto n = sources["length"].as<unsigned>();
+      if (n != unsigned(members.ensemble->size()))
+        throw std::invalid_argument("an ensemble of " + std::to_string(members.ensemble->size()) +
+                                    " models was given " + std::to_string(n) + " encodings of the source");
+      std::vector<std::shared_ptr<Encoded>> encs;
+      std::vector<const Encoded*> ptrs;
+      for (unsigned i = 0; i < n; ++i) {
+        const SourceHandle* s = sources[i].as<SourceHandle*>(emscripten::allow_raw_pointers());
+        if (!s) throw std::invalid_argument("encodings[" + std::to_string(i) + "] is not an encoded source");
+        s->need();
+        if (s->box() != members.boxes[i])
+          throw std::invalid_argument("encodings[" + std::to_string(i) + "] was not made by models[" +
+                                      std::to_string(i) + "]");
+        encs.push_back(s->enc());
+        ptrs.push_back(s->enc().get());
+      }
+      auto sess = std::make_unique<Session>(*members.ensemble, ptrs, parse_options(options));
+      members_ = std::move(members);
+      encs_ = std::move(encs);
+      sess_ = std::move(sess);
+      const int T = encs_[0]->T;
+      mean_ = step_record_layout(members_.ensemble->config(), T, false);
+      std::size_t size = mean_.size;
+      member_layouts_.clear();
+      member_offsets_.clear();
+      for (int k = 0; k < members_.ensemble->size(); ++k) {
+        member_offsets_.push_back(size);
+        member_layouts_.push_back(step_record_layout(members_.ensemble->member(k).config(), T));
+        size += member_layouts_.back().size;
+      }
+      rec_.assign(size, 0.f);
+      topk_idx_.assign(kMaxTopk, 0);
+      val r = ok();
+      r.set("maxLength", sess_->max_length());
+      return r;
+    });
+  }
+  // {size, fields, members: [{offset, fields}]}: the ensemble's fields, then each member's, by name.
+  val recordLayout() const {
+    auto fields = [](const StepRecordLayout& L) {
+      val fs = val::array();
+      for (int f = 0; f < StepRecordLayout::kFieldCount; ++f) {
+        const auto field = StepRecordLayout::Field(f);
+        val x = val::object();
+        x.set("name", std::string(StepRecordLayout::name(field)));
+        x.set("offset", double(L[field].offset));
+        x.set("length", double(L[field].length));
+        fs.call<void>("push", x);
+      }
+      return fs;
+    };
+    val ms = val::array();
+    for (std::size_t k = 0; k < member_layouts_.size(); ++k) {
+      val x = val::object();
+      x.set("offset", double(member_offsets_[k]));
+      x.set("fields", fields(member_layouts_[k]));
+      ms.call<void>("push", x);
+    }
+    val r = val::object();
+    r.set("size", double(rec_.size()));
+    r.set("fields", fields(mean_));
+    r.set("members", ms);
+    return r;
+  }
+  // One step (forced < 0: the ensemble chooses); its numbers go into the record. 0, or 1 with the
+  // error in lastErrorCode()/lastErrorMessage().
+  int step(int forced, int topk) {
+    try {
+      if (!sess_) throw std::invalid_argument("the decoder has not been started");
+      if (topk < 0 || topk > kMaxTopk)
+        throw std::invalid_argument("topk is " + std::to_string(topk) + "; it must be in [0, " +
+                                    std::to_string(kMaxTopk) + "]");
+      sess_->step(forced);
+      write_step_record(mean_, *sess_, topk, topk_idx_.data(), rec_.data());
+      for (std::size_t k = 0; k < member_layouts_.size(); ++k)
+        write_member_record(member_layouts_[k], *sess_, int(k), rec_.data() + member_offsets_[k]);
+      return 0;
+    } catch (...) {
+      Failure x = current_failure();
+      err_code_ = x.code, err_msg_ = std::move(x.message);
+    }
+    return 1;
+  }
+  double record() const { return double(reinterpret_cast<std::uintptr_t>(rec_.data())); }
+  std::string lastErrorCode() const { return err_code_; }
+  std::string lastErrorMessage() const { return err_msg_; }
+  bool done() const { return sess_ && sess_->done(); }
+  int length() const { return sess_ ? sess_->length() : 0; }
+
+ private:
+  JsEnsemble members_;  // (the models, kept alive with the ensemble the session reads)
+  std::vector<std::shared_ptr<Encoded>> encs_;
+  std::unique_ptr<Session> sess_;
+  StepRecordLayout mean_;
+  std::vector<StepRecordLayout> member_layouts_;
+  std::vector<std::size_t> member_offsets_;
+  std::vector<float> rec_;
+  std::vector<std::int32_t> topk_idx_;
+  std::string err_code_, err_msg_;
+};
+
 // Training in the engine: a model from a configuration, a task (built-in or TSV), and the trainer.
 class TrainerHandle {
  public:
@@ -795,6 +905,16 @@ EMSCRIPTEN_BINDINGS(attnseq) {
       .function("done", &DecoderHandle::done)
       .function("rawStepMicros", &DecoderHandle::rawStepMicros)
       .function("length", &DecoderHandle::length);
+  class_<EnsembleDecoderHandle>("EnsembleDecoder")
+      .constructor<>()
+      .function("start", &EnsembleDecoderHandle::start)
+      .function("recordLayout", &EnsembleDecoderHandle::recordLayout)
+      .function("step", &EnsembleDecoderHandle::step)
+      .function("record", &EnsembleDecoderHandle::record)
+      .function("lastErrorCode", &EnsembleDecoderHandle::lastErrorCode)
+      .function("lastErrorMessage", &EnsembleDecoderHandle::lastErrorMessage)
+      .function("done", &EnsembleDecoderHandle::done)
+      .function("length", &EnsembleDecoderHandle::length);
   class_<TrainerHandle>("Trainer")
       .constructor<>()
       .function("create", &TrainerHandle::create)

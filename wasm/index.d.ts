@@ -274,6 +274,51 @@ export class Ensemble {
   translateStream(inputs: Iterable<Input> | AsyncIterable<Input>, options?: TranslateStreamOptions): AsyncIterableIterator<Translation>;
   /** The first member's tokenize() (every member reads text alike). */
   tokenize(input: Input, side?: 'source' | 'target'): { ids: Int32Array; tokens: string[] };
+  /**
+   * Step-by-step decoding of one input (text or ids): each member encodes it (`encoded`, disposed with
+   * the decoder) and each step ranks tokens by the members' mean log-probability.
+   */
+  decoder(input: Input, options?: DecoderOptions): EnsembleDecoder;
+}
+/** One member's own numbers at an ensemble's step (its sizes: members may differ). */
+export interface MemberStep {
+  attention: Float32Array;
+  scores: Float32Array;
+  query: Float32Array;
+  context: Float32Array;
+  logits: Float32Array;
+}
+/**
+ * A step of an ensemble: `attention` is the members' mean, `logits` the members' mean log-probabilities
+ * (what the token was chosen by; topk's p are their exponentials), and each member's own numbers are in
+ * `members`.
+ */
+export interface EnsembleStepResult {
+  index: number;
+  token: number;
+  text: string;
+  done: boolean;
+  forced: boolean;
+  logProb: number;
+  attention: Float32Array;
+  logits: Float32Array;
+  topk: { token: number; text: string; p: number }[];
+  members: MemberStep[];
+}
+export class EnsembleDecoder implements Disposable_ {
+  private constructor();
+  readonly ensemble: Ensemble;
+  /** The input as each member encoded it (models[i]'s in encoded[i]). */
+  readonly encoded: readonly Encoded[];
+  readonly maxLength: number;
+  readonly topk: number;
+  readonly done: boolean;
+  readonly length: number;
+  readonly disposed: boolean;
+  /** options.force emits a token; an attention override (a what-if) needs one model: BAD_INPUT. */
+  step(options?: { force?: number | string | undefined }): EnsembleStepResult;
+  dispose(): void;
+  [Symbol.dispose](): void;
 }
 /**
  * An ensemble of loaded models (1 to 16) sharing their vocabularies, tokenizers, special ids and source

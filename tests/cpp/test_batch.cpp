@@ -37,8 +37,8 @@ std::vector<ModelConfig> configs() {
 
 using test::describe;
 
-using test::check_same;
-using test::sources;
+using decode_checks::check_same;
+using decode_checks::sources;
 
 DecodeResult alone(const Model& m, const std::vector<std::int32_t>& src, const DecodeOptions& o) {
   Encoded e;

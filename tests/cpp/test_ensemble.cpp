@@ -16,8 +16,8 @@ using namespace attnseq;
 
 namespace {
 
-using test::check_same;
-using test::sources;
+using decode_checks::check_same;
+using decode_checks::sources;
 
 std::vector<DecodeOptions> option_sets() {
   std::vector<DecodeOptions> v(5);
@@ -292,6 +292,8 @@ TEST_CASE("an ensemble refuses members that do not share vocabularies, naming th
   CHECK(translate_batch(a, {{5, 6, 7}}, DecodeOptions{})[0].hypotheses.size() == 1);
 }
 
+namespace {
+
 // Steps a Session to its end (or max steps), recording each step's record.
 struct Stepped {
   std::vector<Session::Step> steps;
@@ -311,6 +313,8 @@ Stepped step_through(Session& s, const StepRecordLayout& L, const std::vector<st
   }
   return out;
 }
+
+}  // namespace
 
 TEST_CASE("a step-by-step Session of an ensemble of one is the model's Session, bit for bit, step records included") {
   for (const auto& cfg : test::covering_configs()) {

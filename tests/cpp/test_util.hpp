@@ -93,6 +93,12 @@ std::string error_of(F&& f) {
   return "<ok>";
 }
 
+}  // namespace attnseq::test
+
+// Outside namespace attnseq: doctest's CHECK breaks into the debugger with raise(SIGTRAP) in some builds
+// (wasm), and attnseq::raise would hide ::raise there.
+namespace decode_checks {
+
 // n sources of lengths 1..13 in a scrambled order (so that batch groups and longest-first orders matter),
 // ids from 4 (past the special tokens) to vocab - 1.
 inline std::vector<std::vector<std::int32_t>> sources(int n, int vocab) {
@@ -106,7 +112,7 @@ inline std::vector<std::vector<std::int32_t>> sources(int n, int vocab) {
 
 // Two decodes are the same, bit for bit: tokens, log-probabilities, scores, attention (the mean and
 // each ensemble member's own).
-inline void check_same(const DecodeResult& a, const DecodeResult& b) {
+inline void check_same(const attnseq::DecodeResult& a, const attnseq::DecodeResult& b) {
   CHECK(a.src_len == b.src_len);
   REQUIRE(a.hypotheses.size() == b.hypotheses.size());
   for (std::size_t h = 0; h < a.hypotheses.size(); ++h) {
@@ -120,4 +126,4 @@ inline void check_same(const DecodeResult& a, const DecodeResult& b) {
   }
 }
 
-}  // namespace attnseq::test
+}  // namespace decode_checks

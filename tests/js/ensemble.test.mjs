@@ -6,7 +6,7 @@
 // models keep working.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadModel, createEnsemble, Ensemble, AttnseqError } from '../../wasm/attnseq.js';
+import { loadModel, createEnsemble, Ensemble, EnsembleDecoder, AttnseqError } from '../../wasm/attnseq.js';
 
 const ROOT = new URL('../../', import.meta.url);
 const m = {};
@@ -110,4 +110,90 @@ test('refusals name what is wrong, and every model keeps working', () => {
     refused(() => e2.translate('the cat'), 'DISPOSED', 'disposed');
     assert.equal(extra.translate('the cat').text, m['en-ko'].translate('the cat').text);
   });
+});
+
+// Steps a decoder to its end.
+const stepAll = (dec, force = []) => {
+  const steps = [];
+  while (!dec.done) steps.push(dec.step(steps.length < force.length ? { force: force[steps.length] } : undefined));
+  return steps;
+};
+
+test('decoder(): an ensemble of one steps as its model\'s decoder, bit for bit', () => {
+  const model = m['en-ko'], one = createEnsemble([model]);
+  for (const x of inputs)
+    for (const o of [{}, { temperature: 0.9, seed: 7 }, { prefix: [5], topk: 3 }]) {
+      const enc = model.encode(x);
+      const a = stepAll(model.decoder(enc, o));
+      enc.dispose();
+      const dec = one.decoder(x, o);
+      assert.ok(dec instanceof EnsembleDecoder);
+      const b = stepAll(dec);
+      assert.equal(b.length, a.length);
+      b.forEach((s, k) => {
+        for (const key of ['index', 'token', 'text', 'done', 'forced', 'logProb', 'topk', 'attention', 'logits'])
+          assert.deepEqual(s[key], a[k][key], `${JSON.stringify(x)} step ${k} ${key}`);
+        assert.equal(s.members.length, 1);
+        for (const key of ['attention', 'scores', 'query', 'context', 'logits']) assert.deepEqual(s.members[0][key], a[k][key], key);
+        assert.equal(s.query, undefined, 'an ensemble step has no query of its own');
+      });
+      dec.dispose();
+      assert.ok(dec.encoded.every((e) => e.disposed), 'its encodings go with it');
+    }
+});
+
+test('decoder(): different members step to the ensemble\'s translation; each member\'s numbers are its own', () => {
+  const e = createEnsemble([m['en-ko'], m['en-ko-general'], m['en-ko-bahdanau']]);
+  for (const x of inputs) {
+    const want = e.translate(x).hypotheses[0];
+    const dec = e.decoder(x, { topk: 4 });
+    assert.equal(dec.encoded.length, 3);
+    const steps = stepAll(dec);
+    assert.deepEqual(steps.map((s) => s.token), Array.from(want.tokens));
+    const cols = want.cols;
+    let logProb = 0;
+    steps.forEach((s, k) => {
+      logProb += s.logProb;
+      assert.equal(s.attention.length, cols);
+      for (let t = 0; t < cols; t++) {
+        assert.ok(Math.abs(s.attention[t] - want.attention[k * cols + t]) < 1e-6, `mean weight ${k},${t}`);
+        s.members.forEach((mm, i) => assert.ok(Math.abs(mm.attention[t] - want.memberAttention[i][k * cols + t]) < 1e-6, `member ${i} weight ${k},${t}`));
+      }
+      // The mean log-probabilities the token was chosen by: the best is the token, and p = exp of it.
+      assert.equal(s.topk[0].token, s.token);
+      assert.ok(Math.abs(s.topk[0].p - Math.exp(s.logits[s.token])) < 1e-6);
+      assert.ok(Math.abs(s.logProb - s.logits[s.token]) < 1e-6);
+      assert.equal(s.topk.length, 4);
+      // Each member's own numbers, in its own sizes (general, dot, bahdanau: their own queries).
+      s.members.forEach((mm, i) => {
+        assert.equal(mm.query.length, e.models[i].config.hidden);
+        assert.equal(mm.logits.length, e.config.tgtVocabSize);
+        assert.equal(mm.scores.length, cols);
+      });
+      assert.notDeepEqual(s.members[0].query, s.members[2].query);
+    });
+    assert.ok(Math.abs(logProb - want.logProb) < 1e-4);
+    dec.dispose();
+  }
+});
+
+test('decoder(): forced tokens, and what an ensemble decoder refuses; the models keep working', () => {
+  const e = createEnsemble([m['en-ko'], m['en-ko-general']]);
+  const dec = e.decoder('jane went to the store');
+  const s = dec.step({ force: 7 });
+  assert.equal(s.token, 7);
+  assert.equal(s.forced, true);
+  refused(() => dec.step({ attention: new Float32Array(dec.encoded[0].length).fill(0.2) }), 'BAD_INPUT',
+    'an attention override needs one model; this decoder is an ensemble of 2');
+  refused(() => dec.step({ force: 10 ** 6 }), 'BAD_INPUT', 'force must be a target token id');
+  assert.equal(dec.length, 1, 'the refused steps changed nothing');
+  refused(() => e.decoder(m['en-ko'].encode('jane')), 'BAD_INPUT', 'an ensemble decodes text or ids, not an Encoded');
+  refused(() => e.decoder('jane', { topk: 99 }), 'BAD_INPUT', "option 'topk' is 99");
+  refused(() => e.decoder('jane', { beam: 2 }), 'BAD_INPUT', 'beam');
+  refused(() => e.decoder(''), 'BAD_INPUT', 'the source is empty');
+  while (!dec.done) dec.step();
+  refused(() => dec.step(), 'BAD_INPUT', 'the decoder has finished');
+  dec.dispose();
+  refused(() => dec.step(), 'DISPOSED', 'has been disposed');
+  assert.equal(m['en-ko'].translate('jane went to the store').text.length > 0, true);
 });

@@ -44,4 +44,5 @@ test('README JavaScript examples run', async () => {
   assert.ok(logs.includes('Schöne Grüße!'));
   assert.ok(logs.includes(',w5,w6,w7'));
   assert.ok(logs.includes('존이 가게에 갔다 2'), 'the ensemble example');
+  assert.ok(logs.includes('존이 5,5'), "the ensemble's decoder");
 });

@@ -4,11 +4,11 @@
 // npm pack tarball next to this file, type-checks it, then compiles and runs it against a checkpoint
 // copied beside the output (./model.safetensors: gru_luong_general, a word model with w4..w12).
 import {
-  AttnseqError, Ensemble, Model, Pool, alignmentToCSV, alignmentToJSON, alignmentToPharaoh, buildInfo, createEnsemble, createPool,
+  AttnseqError, Ensemble, EnsembleDecoder, Model, Pool, alignmentToCSV, alignmentToJSON, alignmentToPharaoh, buildInfo, createEnsemble, createPool,
   createTrainer, init, loadModel, memoryStats,
 } from 'attnseq';
 import type {
-  AlignmentLike, AttnseqErrorCode, Decoder, DecoderOptions, Encoded, Hypothesis, Input, LoadOptions, ModelConfig,
+  AlignmentLike, AttnseqErrorCode, Decoder, DecoderOptions, Encoded, EnsembleStepResult, Hypothesis, MemberStep, Input, LoadOptions, ModelConfig,
   ModelSource, PoolOptions, StepOptions, StepResult, TrainEvaluation, Trainer, TrainerOptions, TrainStepReport,
   TranslateBatchOptions, TranslateOptions, TranslateStreamOptions, Translation, WordView,
 } from 'attnseq';
@@ -101,6 +101,12 @@ const together: Translation = ensemble.translate('w5 w6 w7', { beam: 2 });
 const members: Float32Array[] | undefined = together.memberAttention;
 check(together.text === model.translate('w5 w6 w7', { beam: 2 }).text && members?.length === 2 && ensemble.size === 2, 'ensemble');
 check(ensemble.translateBatch(['w5', [5, 6]]).length === 2 && ensemble.config.hidden === model.config.hidden, 'ensemble batch');
+// Its step-by-step decoder: the mean attention, each member's own numbers.
+const edec: EnsembleDecoder = ensemble.decoder('w5 w6 w7', { topk: 3 });
+const estep: EnsembleStepResult = edec.step();
+const own: MemberStep | undefined = estep.members[1];
+check(estep.attention.length === edec.encoded[0]!.length && own?.query.length === model.config.hidden && estep.topk.length === 3, 'ensemble decoder');
+edec.dispose();
 check((() => {
   try {
     // @ts-expect-error an ensemble takes text or ids, not an Encoded (refused at run time too)
