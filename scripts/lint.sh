@@ -2,7 +2,8 @@
 # The house style, checked (the first step of `npm test`): every C++ file of the repository against
 # .clang-format with clang-format 14 (Debian's clang-format-14; other versions format differently),
 # and every JavaScript file against eslint.config.js. A difference or a lint error fails it and
-# names the file and line.
+# names the file and line. A doctest name with a ';' fails too: ctest cuts the name there, and the
+# test it registers runs no test case.
 #   bash scripts/lint.sh          check
 #   bash scripts/lint.sh --fix    rewrite the C++ files in the house style, apply ESLint's fixes
 set -euo pipefail
@@ -18,6 +19,9 @@ if [ "${1:-}" = --fix ]; then
 fi
 status=0
 "$CLANG_FORMAT" --dry-run --Werror "${CXX[@]}" || { echo "lint: C++ not in the house style; bash scripts/lint.sh --fix rewrites it" >&2; status=1; }
+if grep -nE '(TEST_CASE|SUBCASE)\("[^"]*;' tests/cpp/*.cpp; then
+  echo "lint: a ';' in a doctest name above: ctest would cut the name there" >&2; status=1
+fi
 npx --no-install eslint . || { echo "lint: ESLint errors above" >&2; status=1; }
 [ "$status" = 0 ] && echo "lint: ${#CXX[@]} C++ files formatted, JavaScript lint-free"
 exit "$status"

@@ -343,7 +343,8 @@ TEST_CASE("a step-by-step Session of an ensemble of one is the model's Session, 
   }
 }
 
-TEST_CASE("a step-by-step Session of an ensemble decodes as greedy_or_sample does; each member's state is its own") {
+TEST_CASE(
+    "a step-by-step Session of an ensemble decodes as greedy_or_sample does, and each member's state is its own") {
   auto a_cfg = test::small_config(Cell::GRU, Style::Luong, Score::General, true, true);
   auto b_cfg = test::small_config(Cell::LSTM, Style::Bahdanau, Score::Additive, false, false, 2, true);
   b_cfg.dec_hidden = 12, b_cfg.tgt_emb = 5;
