@@ -17,7 +17,7 @@ import { speed, updateButtons } from './controller/controls.js';
 import { setupPlayback, newSession, ensureSession, stepPressed, loop, stopLoop, play, restart, rewake, inputChanged } from './controller/playback.js';
 import { setupMatrix, highlight, redrawMatrix, showUnits } from './controller/matrix.js';
 import { renderLinksView } from './controller/links.js';
-import { setupInspector, selectStep, stepBy, followLatest } from './controller/inspector.js';
+import { setupInspector, selectStep, stepBy, followLatest, renderInspector } from './controller/inspector.js';
 import { whatIf, afterFinish, clearWhatIfs, hideWhatIfNote } from './controller/whatif.js';
 import { runCompare } from './controller/compare.js';
 import { runBeam } from './controller/beam.js';
@@ -77,6 +77,13 @@ function wire() {
       renderLinksView();
     });
   }
+  // An ensemble's matrix: the members' mean or one member's weights (the inspector shows that member).
+  $('member').addEventListener('change', () => {
+    state.member = $('member').value === '' ? null : Number($('member').value);
+    redrawMatrix();
+    renderLinksView();
+    renderInspector();
+  });
   $('compare-run').addEventListener('click', runCompare);
   $('beam-run').addEventListener('click', runBeam);
   $('beam-size').addEventListener('keydown', (e) => { if (e.key === 'Enter') runBeam(); });

@@ -3,7 +3,7 @@
 // {id, result} or {id, error: {code, message}}, and long jobs post {id, progress} on the way.
 // {name: 'cancel', args: [jobId]} ends a long job at its next chunk boundary (it then resolves
 // normally, with stopped: true). Client: web/train/client.js. Views and layout are the page's.
-import { createTrainer, loadModel, buildInfo } from '../wasm/attnseq.js';
+import { createTrainer, createEnsemble, loadModel, buildInfo } from '../wasm/attnseq.js';
 import { reverseSet, scoreReverse } from './study/data.js';
 
 const jobs = new Map();          // id -> { cancelled }
@@ -86,7 +86,8 @@ const handlers = {
   // them; finalState: also return the encoder's final state h_T (as finalState).
   async translate(_job, { source, input, options, finalState = false } = {}) {
     let m, own = false;
-    if (source?.url) m = await getModel(source.url);
+    if (source?.urls) m = createEnsemble(await Promise.all(source.urls.map(getModel)));   // (holds no memory of its own)
+    else if (source?.url) m = await getModel(source.url);
     else if (source?.key) m = await userModel(source.key, source.bytes);
     else {
       m = await loadBytes(source?.bytes);
@@ -94,12 +95,13 @@ const handlers = {
     }
     try {
       const r = m.translate(input, options);
-      if (finalState) {
+      if (finalState && !source?.urls) {
         const enc = m.encode(input);
         r.finalState = enc.memory().finalState;
         enc.dispose();
       }
-      const buffers = new Set([r.attention.buffer, ...r.hypotheses.map((x) => x.attention.buffer)]);
+      const buffers = new Set([r.attention.buffer, ...r.hypotheses.flatMap((x) => [x.attention.buffer, ...(x.memberAttention ?? []).map((a) => a.buffer)]),
+        ...(r.memberAttention ?? []).map((a) => a.buffer)]);
       return { value: r, transfer: [...buffers] };
     } finally {
       if (own) m.dispose();

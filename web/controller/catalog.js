@@ -2,13 +2,16 @@
 // asked for (a failed load is retried the next time), the picker's options, a model's one-line
 // description and the examples of its task. Interface: readManifest(), ensureModel(entry),
 // fillSelect(), describe(entry, model), examplesFor(task), modelURL(entry).
-import { loadModel } from '../../wasm/attnseq.js';
+import { loadModel, createEnsemble, Ensemble } from '../../wasm/attnseq.js';
 import { h } from '../views/dom.js';
 import { state } from './state.js';
 import { $, showError } from './page.js';
 
-/** The URL of a shipped model's file. */
-export const modelURL = (entry) => new URL(`../../models/${encodeURIComponent(entry.file)}`, import.meta.url);
+/** The URL of a shipped model's file (member i of an ensemble's files). */
+export const modelURL = (entry, i = 0) => new URL(`../../models/${encodeURIComponent(entry.files?.[i] ?? entry.file)}`, import.meta.url);
+
+/** Whether an entry's model is an ensemble (several files decoding together). */
+export const isEnsemble = (model) => model instanceof Ensemble;
 
 /** Reads models/index.json into state.manifest and adds its models to the picker's entries. */
 export async function readManifest() {
@@ -20,9 +23,13 @@ export async function readManifest() {
     showError(`Could not read the list of shipped models (models/index.json: ${e.message}). You can still load your own checkpoint.`);
   }
   for (const m of state.manifest) {
-    if (!m || typeof m.id !== 'string' || typeof m.file !== 'string') continue;
+    if (!m || typeof m.id !== 'string') continue;
+    // An ensemble lists its members' files (decoding together); a model has one file.
+    const files = Array.isArray(m.files) && m.files.length > 0 && m.files.every((x) => typeof x === 'string') ? m.files
+      : typeof m.file === 'string' ? [m.file] : null;
+    if (!files) continue;
     state.entries.set(m.id, {
-      id: m.id, title: m.title ?? m.id, file: m.file, task: m.task ?? null, examples: m.examples ?? [],
+      id: m.id, title: m.title ?? m.id, file: files[0], files, task: m.task ?? null, examples: m.examples ?? [],
       source: m.source ?? null, target: m.target ?? null, terms: m.terms ?? null, size: m.size ?? null,
       user: false, model: null, promise: null, error: null,
     });
@@ -33,11 +40,27 @@ export async function readManifest() {
 export function ensureModel(entry) {
   if (entry.model) return Promise.resolve(entry.model);
   if (!entry.promise) {
-    entry.promise = loadModel(modelURL(entry)).then(
+    entry.promise = loadEntry(entry).then(
       (m) => { entry.model = m; entry.error = null; entry.promise = null; return m; },
       (e) => { entry.error = e; entry.promise = null; throw e; });
   }
   return entry.promise;
+}
+
+// A shipped entry's model: its file, or its members' files as an ensemble (all loaded, or none kept).
+async function loadEntry(entry) {
+  const files = entry.files ?? [entry.file];
+  if (files.length === 1) return loadModel(modelURL(entry));
+  const got = await Promise.allSettled(files.map((_, i) => loadModel(modelURL(entry, i))));
+  const models = got.filter((g) => g.status === 'fulfilled').map((g) => g.value);
+  const failed = got.find((g) => g.status === 'rejected');
+  try {
+    if (failed) throw failed.reason;
+    return createEnsemble(models);
+  } catch (e) {
+    for (const m of models) m.dispose();
+    throw e;
+  }
 }
 
 /** The picker's options: shipped models, then the user's; a model that failed to load says so. */
@@ -55,6 +78,12 @@ export function fillSelect() {
 }
 
 export function describe(entry, model) {
+  if (isEnsemble(model)) {
+    const n = model.size, params = model.models.reduce((s, m) => s + m.config.parameters, 0);
+    return `${entry.title}: an ensemble of ${n} models decoding together (each step ranks tokens by their mean log-probability; ` +
+      `the matrix shows their mean attention, or one model's). ${describe({ ...entry, title: entry.files[0], user: true, terms: null }, model.models[0])
+        .replace(/, [\d,]+ parameters\.$/, '')}; ${params.toLocaleString('en')} parameters in all.${entry.terms ? ` ${entry.terms}` : ''}`;
+  }
   const c = model.config;
   const att = c.style === 'none' ? 'vanilla (no attention)' : `${c.style} attention, ${c.score} score`;
   return `${entry.user ? entry.title : entry.file}: ${c.cell.toUpperCase()} ${att}${c.inputFeeding ? ', input feeding' : ''}` +

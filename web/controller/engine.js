@@ -17,6 +17,7 @@ const engine = () => (client ??= import('../train/client.js').then((m) => new m.
  * Rejects with the package's error code (or WORKER when the Worker cannot run).
  */
 export async function translateInWorker(entry, input, options = {}, finalState = false) {
-  const source = entry.file ? { url: modelURL(entry).href } : { key: entry.key, bytes: entry.source };
+  const source = entry.files?.length > 1 ? { urls: entry.files.map((_, i) => modelURL(entry, i).href) }
+    : entry.file ? { url: modelURL(entry).href } : { key: entry.key, bytes: entry.source };
   return (await engine()).call('translate', { source, input, options, finalState });
 }

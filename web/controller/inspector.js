@@ -8,6 +8,7 @@ import { LONG_SOURCE } from '../views/viewport.js';
 import { state } from './state.js';
 import { $, refocus, markUnknown } from './page.js';
 import { markSelectedRow } from './matrix.js';
+import { inspectedStep, inspectedMember } from './session.js';
 
 let onLook = () => {};   // a ◎ press: onLook(k, i) makes step k look only at source token i
 
@@ -53,6 +54,7 @@ export function renderInspectorPaced() {
 }
 
 let shownStep = null;   // the StepResult the inspector body shows
+let shownMember = 0;   // the ensemble member it shows
 
 // Rebuilding the inspector (or disabling ◀ / ▶) must not drop keyboard focus to <body>: a focused ◎
 // moves to the ◎ of the same source token in the new body, a disabled button to its neighbour.
@@ -90,8 +92,14 @@ function drawInspector() {
   $('inspector-title').textContent = `Step ${k + 1} of ${n}${sess.done ? '' : '…'}: “${r.text}”`;
   body.dataset.step = String(k);
   // A step already on show (an inspected step while others are decoded) is not rebuilt.
-  if (shownStep === r && body.firstChild) return markSelectedRow();
+  const m = inspectedMember(sess, state.member);
+  if (shownStep === r && shownMember === m && body.firstChild) return markSelectedRow();
   shownStep = r;
-  body.replaceChildren(...inspectorNodes({ step: r, index: k, memory: sess.memory, config: sess.model.config, srcTokens: sess.src, onLook }));
+  shownMember = m;
+  const config = sess.model.models?.[m].config ?? sess.model.config;
+  const nodes = inspectorNodes({ step: inspectedStep(sess, k, state.member), index: k, memory: sess.memories[m], config, srcTokens: sess.src, onLook });
+  // An ensemble: whose numbers these are (the token is the ensemble's choice).
+  const note = sess.members > 1 ? [h('p', { class: 'hint member-note', text: `Model ${m + 1} of the ${sess.members} decoding together: its own query, keys, scores, weights and context. The token and its probability are the ensemble's (the mean of the models' log-probabilities).` })] : [];
+  body.replaceChildren(...note, ...nodes);
   markSelectedRow();
 }

@@ -69,6 +69,18 @@ export function showUnits(model) {
   $('units-pieces').setAttribute('aria-pressed', String(!state.byWords));
 }
 
+/** The ensemble picker: shown for an ensemble, its options the mean and each member (by file). */
+export function showMembers(sess) {
+  const n = sess?.members ?? 1;
+  $('members').hidden = n < 2;
+  if (n < 2) return;
+  if (state.member !== null && state.member >= n) state.member = null;
+  const files = sess.entry.files ?? [];
+  $('member').replaceChildren(h('option', { value: '', text: `their mean (${n} models)` }),
+    ...Array.from({ length: n }, (_, m) => h('option', { value: String(m), text: `model ${m + 1}${files[m] ? ` (${files[m]})` : ''}` })));
+  $('member').value = state.member === null ? '' : String(state.member);
+}
+
 /** Draws the matrix again from the session's steps (the units changed). */
 export function redrawMatrix() {
   if (!state.sess) return;

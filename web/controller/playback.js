@@ -10,7 +10,7 @@ import { state } from './state.js';
 import { $, errText, showError, clearError, setWatchState } from './page.js';
 import { openSession, stepSession, closeSession, outputText, isVanilla } from './session.js';
 import { readInput, inputKey, checkInput, speed, updateButtons, updatePlayButton } from './controls.js';
-import { buildMatrix, appendMatrixRow, clearMatrix, showUnits } from './matrix.js';
+import { buildMatrix, appendMatrixRow, clearMatrix, showUnits, showMembers } from './matrix.js';
 import { renderLinksView, clearLinks } from './links.js';
 import { renderInspector, renderInspectorPaced } from './inspector.js';
 import { LONG_SOURCE } from '../views/viewport.js';
@@ -38,6 +38,7 @@ export function newSession(overrides = new Map()) {
   state.selected = null;
   $('watch').classList.toggle('vanilla', isVanilla(sess));
   showUnits(sess.model);
+  showMembers(sess);
   buildMatrix();
   renderLinksView();
   renderInspector();

@@ -5,6 +5,7 @@
 // columns: pieces, or a subword model's words), outputText(); no DOM.
 import { tokenLabels } from '../views/alignment.js';
 import { joinTokens } from '../views/format.js';
+import { state } from './state.js';
 
 export const parseIds = (text) => text.split(/[\s,]+/).filter(Boolean).map(Number);
 /** The input as the model takes it: ids for an ids-only model, else the text. */
@@ -22,17 +23,28 @@ export const unknownAt = (model, ids, tokens, vocab) => tokens.flatMap((t, i) =>
  */
 export function openSession(entry, text, prefix, overrides = new Map()) {
   const model = entry.model;
-  const enc = model.encode(sourceInput(model, text));
-  let dec;
-  try {
-    dec = model.decoder(enc, prefix ? { topk: 5, prefix: sourceInput(model, prefix) } : { topk: 5 });
-  } catch (e) {
-    enc.dispose();
-    throw e;
+  const opts = prefix ? { topk: 5, prefix: sourceInput(model, prefix) } : { topk: 5 };
+  const members = model.models?.length ?? 1;   // an Ensemble's, or one model
+  let enc, dec, memories;
+  if (model.models) {
+    dec = model.decoder(sourceInput(model, text), opts);   // each member encodes the input (dec.encoded)
+    enc = dec.encoded[0];
+    memories = dec.encoded.map((e) => e.memory());
+  } else {
+    enc = model.encode(sourceInput(model, text));
+    try {
+      dec = model.decoder(enc, opts);
+    } catch (e) {
+      enc.dispose();
+      throw e;
+    }
+    memories = [enc.memory()];
   }
   const cols = enc.tokens.length;
   return {
-    key: sessionKey(entry, text, prefix), model, entry, enc, dec, memory: enc.memory(), src: enc.tokens,
+    key: sessionKey(entry, text, prefix), model, entry, enc, dec, memories, src: enc.tokens,
+    members,                            // models decoding together (1: one model)
+    memberAtt: model.models ? model.models.map(() => new Float32Array(16 * cols)) : null,   // each member's weights, as att
     srcLabels: tokenLabels(enc.tokens), text, prefix, overrides, done: false,
     unknown: new Set(model.config.tokenizer === 'ids' ? [] : unknownAt(model, enc.ids, enc.tokens, model.srcVocab)),
     bytes: new Set(bytesAt(model, enc.tokens)),
@@ -43,8 +55,23 @@ export function openSession(entry, text, prefix, overrides = new Map()) {
 }
 
 export function closeSession(sess) {
-  sess.dec.dispose();
+  sess.dec.dispose();   // (an ensemble's decoder disposes its members' encodings)
   sess.enc.dispose();
+}
+
+/**
+ * Which weights the matrix shows: the model's own, or for an ensemble its members' mean (member null)
+ * or member m's. The inspector always shows one model: member m, or the first when the mean is shown.
+ */
+export const shownMember = (sess, member) => (sess?.memberAtt && member !== null && member < sess.members ? member : null);
+export const inspectedMember = (sess, member) => shownMember(sess, member) ?? 0;
+
+/** Step k as the inspector shows it: an ensemble's step with member m's own numbers (its keys: sess.memories[m]). */
+export function inspectedStep(sess, k, member) {
+  const r = sess.steps[k];
+  if (!r.members) return r;
+  const m = r.members[inspectedMember(sess, member)];
+  return { ...r, attention: m.attention, scores: m.scores, query: m.query, context: m.context, logits: m.logits, ensembleAttention: r.attention };
 }
 
 /** Runs the next decoder step in the engine and appends it; returns its StepResult (throws on error). */
@@ -61,6 +88,14 @@ export function stepSession(sess) {
     sess.att = grown;
   }
   sess.att.set(r.attention, k * cols);
+  if (sess.memberAtt) {
+    sess.memberAtt = sess.memberAtt.map((buf, m) => {
+      const b = buf.length < (k + 1) * cols ? new Float32Array(2 * buf.length) : buf;
+      if (b !== buf) b.set(buf);
+      b.set(r.members[m].attention, k * cols);
+      return b;
+    });
+  }
   sess.done = r.done || sess.dec.done;
   return r;
 }
@@ -84,7 +119,8 @@ const grids = new WeakMap();   // session -> { key, grid }: the last grid made, 
  */
 export function gridOf(sess, byWords) {
   const words = !!byWords && hasWords(sess.model);
-  const key = `${words}:${sess.steps.length}`;
+  const member = shownMember(sess, state.member);
+  const key = `${words}:${sess.steps.length}:${member}`;
   const kept = grids.get(sess);
   if (kept?.key === key) return kept.grid;
   const a = alignmentOf(sess);
@@ -97,7 +133,7 @@ export function gridOf(sess, byWords) {
     };
   } else {
     const vanilla = isVanilla(sess);
-    const v = sess.model.words(sess.enc.ids, sess.steps.map((r) => r.token), vanilla ? null : a.attention);
+    const v = (sess.model.models?.[0] ?? sess.model).words(sess.enc.ids, sess.steps.map((r) => r.token), vanilla ? null : a.attention);
     const rowOf = sess.steps.map(() => -1);
     v.targetSpans.forEach(([f, n], row) => { for (let k = f; k < f + n; k++) rowOf[k] = row; });
     const colsOf = (set) => new Set(v.sourceSpans.flatMap(([f, n], col) => ([...set].some((i) => i >= f && i < f + n) ? [col] : [])));
@@ -116,14 +152,16 @@ export function gridOf(sess, byWords) {
 /** The alignment so far as the package's Translation has it (views of the session's arrays: read only). */
 export function alignmentOf(sess) {
   const rows = sess.steps.length, cols = sess.src.length;
-  return { srcTokens: sess.src, tgtTokens: sess.tgt, attention: sess.att.subarray(0, rows * cols), rows, cols };
+  const member = shownMember(sess, state.member);
+  const att = member === null ? sess.att : sess.memberAtt[member];
+  return { srcTokens: sess.src, tgtTokens: sess.tgt, attention: att.subarray(0, rows * cols), rows, cols };
 }
 
 /** The output so far as text, without BOS / EOS / padding, joined as the target side's tokenizer does. */
 export function outputText(sess) {
   if (!sess) return '';
   const c = sess.model.config;
-  if (c.tgtTokenizer === 'spm') return sess.model.detokenize(sess.steps.map((r) => r.token));   // (pieces decoded by the engine)
+  if (c.tgtTokenizer === 'spm') return (sess.model.models?.[0] ?? sess.model).detokenize(sess.steps.map((r) => r.token));   // (pieces decoded by the engine)
   const toks = sess.steps.filter((r) => ![c.eos, c.bos, c.pad].includes(r.token)).map((r) => r.text);
   return joinTokens(toks, c.tgtTokenizer);
 }

@@ -45,6 +45,11 @@ const editLabels = new WeakMap();   // attention row -> label
 export function whatIf(k, col, span = 1, label = null) {
   const sess = state.sess;
   if (!sess || k >= sess.steps.length || sess.key !== inputKey() || isVanilla(sess)) return;
+  if (sess.members > 1) {   // the engine refuses it too: whose attention would move?
+    $('whatif-text').textContent = `A what-if moves one model's attention; this is an ensemble of ${sess.members} models decoding together, so it has none to move. Pick a single model to try one.`;
+    $('whatif-note').hidden = false;
+    return;
+  }
   const fromLook = !!document.activeElement?.closest('#inspector-body .look');  // pressed ◎ (keyboard or pointer)
   const overrides = new Map([...sess.overrides].filter(([j]) => j < k));
   const row = span > 1 ? new Float32Array(sess.src.length).fill(1 / span, col, col + span) : oneHot(sess.src.length, col);
