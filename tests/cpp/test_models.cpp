@@ -7,12 +7,14 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "decode/decode.hpp"
 #include "model/checkpoint.hpp"
+#include "model/json.hpp"
 #include "model/vocab.hpp"
 #include "train/evaluate.hpp"
 #include "train/mt_scores.hpp"
@@ -374,4 +376,144 @@ TEST_CASE("shipped translation models: their models/README.md table (Multi30K va
   }
   CHECK(checked == expected);
   CHECK(checked >= 1);
+}
+
+namespace {
+// The SIGMORPHON 2021 languages' ensembles (models/index.json's entries whose files are under g2p/),
+// loaded: the models and their Ensemble.
+struct Shipped {
+  std::vector<Model> models;
+  std::vector<std::string> files;
+  Ensemble ensemble(std::size_t k) const {
+    std::vector<const Model*> p;
+    for (std::size_t i = 0; i < k; ++i) p.push_back(&models[i]);
+    return Ensemble(p, std::vector<std::string>(files.begin(), files.begin() + std::ptrdiff_t(k)));
+  }
+};
+
+// index.json's entry `id`: its files.
+std::vector<std::string> index_files(const std::string& id) {
+  const auto b = read_file_bytes(kModels + "/index.json");
+  const json::Value j = json::parse(std::string(b.begin(), b.end()));
+  for (const auto& m : j.find("models")->array) {
+    if (m.find("id")->string != id) continue;
+    std::vector<std::string> out;
+    if (const json::Value* files = m.find("files"))
+      for (const auto& f : files->array) out.push_back(f.string);
+    return out;
+  }
+  FAIL("no entry \"" << id << "\" in models/index.json");
+  return {};
+}
+
+// The ids of index.json's SIGMORPHON entries (task pron, files under g2p/).
+std::set<std::string> sigmorphon_ids() {
+  const auto b = read_file_bytes(kModels + "/index.json");
+  const json::Value j = json::parse(std::string(b.begin(), b.end()));
+  std::set<std::string> out;
+  for (const auto& m : j.find("models")->array) {
+    const json::Value* files = m.find("files");
+    if (files && !files->array.empty() && files->array[0].string.rfind("g2p/", 0) == 0)
+      out.insert(m.find("id")->string);
+  }
+  return out;
+}
+
+// "12.34" of WER (or PER) in percent against a count over a total: the figure as written, rounded
+// half up (two decimals).
+void check_percent(long count, long total, const std::string& text, const std::string& what) {
+  REQUIRE(total > 0);
+  check_figure(100.0 * double(count) / double(total), text, what);
+}
+
+// The baseline's test WER of a language, from data/sigmorphon2021-g2p/README.md's table.
+std::string baseline_of(const std::string& stem) {
+  std::stringstream in(read_text(std::string(ATTNSEQ_DATA_DIR) + "/sigmorphon2021-g2p/README.md"));
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] != '|') continue;
+    const auto c = cells(line);
+    for (std::size_t i = 0; i + 1 < c.size(); ++i)
+      if (c[i] == stem) return c[i + 1];
+  }
+  FAIL("no baseline for " << stem);
+  return "";
+}
+}  // namespace
+
+// models/README.md's table of the SIGMORPHON 2021 languages: each language's ensemble (index.json)
+// re-measured on its dev words at beam 5 and greedy, its first member alone at beam 5, and its test
+// words at beam 5 (WER and PER); the baseline column as the data's README gives it; every subtask mean
+// row the mean of its languages' rows. Natively every row; in the other builds the first low-subtask
+// row's test figures (100 words).
+TEST_CASE("shipped SIGMORPHON 2021 pronunciation models: their models/README.md table") {
+  const auto t = table(read_text(kModels + "/README.md"),
+                       "| language | id | subtask | models | size | dev WER, beam 5 | dev WER, greedy |");
+  REQUIRE(t.size() >= 2);
+  const auto& h = t[0];
+  const std::size_t c_id = column(h, "id"), c_sub = column(h, "subtask"), c_models = column(h, "models"),
+                    c_dev5 = column(h, "dev WER, beam 5"), c_dev1 = column(h, "dev WER, greedy"),
+                    c_one = column(h, "dev WER, one model"), c_wer = column(h, "test WER"),
+                    c_per = column(h, "test PER"), c_base = column(h, "baseline");
+#if defined(__EMSCRIPTEN__) || defined(ATTNSEQ_REFERENCE_KERNELS) || defined(__SANITIZE_ADDRESS__)
+  const bool full = false;
+  const int threads = 1;
+#else
+  const bool full = true;
+  const int threads = 2;
+#endif
+  std::set<std::string> rows;
+  bool partial_done = false;
+  for (std::size_t i = 1; i < t.size(); ++i) {
+    const auto& row = t[i];
+    REQUIRE(row.size() == h.size());
+    if (row[0].rfind("**", 0) == 0) {  // "**low mean**": the mean of the subtask's rows above
+      const std::string sub = row[c_sub];
+      for (std::size_t c : {c_dev5, c_dev1, c_one, c_wer, c_per, c_base}) {
+        double sum = 0;
+        int n = 0;
+        for (std::size_t r = 1; r < i; ++r)
+          if (t[r][c_sub] == sub && t[r][0].rfind("**", 0) != 0) sum += std::stod(t[r][c]), ++n;
+        CAPTURE(row[0]);
+        CHECK(n == (sub == "high" ? 1 : 10));
+        check_figure(sum / n, row[c], "the mean of column " + h[c]);
+      }
+      continue;
+    }
+    const std::string stem = row[0].substr(1, row[0].find('`', 1) - 1);
+    const std::string id = row[c_id].substr(1, row[c_id].size() - 2);
+    rows.insert(id);
+    CAPTURE(stem);
+    CHECK(row[c_base] == baseline_of(stem));
+    if (!full && (partial_done || row[c_sub] != "low")) continue;
+    Shipped s;
+    s.files = index_files(id);
+    REQUIRE(!s.files.empty());
+    CHECK(row[c_models].substr(0, row[c_models].find(' ')) == std::to_string(s.files.size()));
+    for (const auto& f : s.files) s.models.push_back(load_checkpoint_file(kModels + "/" + f));
+    const auto e = s.ensemble(s.files.size());
+    const std::string dir = std::string(ATTNSEQ_DATA_DIR) + "/sigmorphon2021-g2p/" + row[c_sub] + "/" + stem;
+    const auto items = [&](const std::string& split) {
+      return train::pron_items(e.config(),
+                               train::read_pron_file(dir + "_" + split + ".tsv", train::PronFormat::Ipa).entries,
+                               stem + " " + split);
+    };
+    const auto test = train::evaluate_refs(e, items("test"), 5, threads);
+    char line[200];
+    std::snprintf(line, sizeof line, "%s test, beam 5: %ld/%ld words wrong, %ld/%ld phone edits", stem.c_str(),
+                  test.errors, test.words, test.edits, test.ref_tokens);
+    MESSAGE(line);
+    check_percent(test.errors, test.words, row[c_wer], "test WER");
+    check_percent(test.edits, test.ref_tokens, row[c_per], "test PER");
+    partial_done = true;
+    if (!full) continue;
+    const auto dev = items("dev");
+    const auto d5 = train::evaluate_refs(e, dev, 5, threads), d1 = train::evaluate_refs(e, dev, 1, threads);
+    const auto one = train::evaluate_refs(s.ensemble(1), dev, 5, threads);
+    check_percent(d5.errors, d5.words, row[c_dev5], "dev WER, beam 5");
+    check_percent(d1.errors, d1.words, row[c_dev1], "dev WER, greedy");
+    check_percent(one.errors, one.words, row[c_one], "dev WER, one model");
+  }
+  CHECK(partial_done);
+  CHECK(rows == sigmorphon_ids());  // every language in index.json has its row, and no row lacks its entry
 }

@@ -27,7 +27,9 @@ namespace {
 const std::string kModels = ATTNSEQ_MODELS_DIR;
 constexpr std::uint64_t kHeldOut = train::kHeldOutSeed;
 
-// The names this file checks; a model added to models/index.json must be added here too.
+// The names this file checks; a model added to models/index.json must be added here too, except the
+// SIGMORPHON languages' ensembles (files under g2p/): they ship as int8 where dev says it keeps their
+// outputs (scripts/train-sigmorphon.sh), and test_models.cpp measures them as shipped.
 const char* const kChecked[] = {"g2p-en",          "dates",          "en-ko",         "en-ko-general",
                                 "en-ko-additive",  "en-ko-bahdanau", "en-ko-vanilla", "reverse",
                                 "reverse-vanilla", "en-de",          "en-fr"};
@@ -85,7 +87,11 @@ TEST_CASE("int8: models/index.json lists exactly the models this file checks") {
   const json::Value* list = j.find("models");
   REQUIRE(list);
   std::set<std::string> listed, checked(std::begin(kChecked), std::end(kChecked));
-  for (const auto& m : list->array) listed.insert(m.find("id")->string);
+  for (const auto& m : list->array) {
+    const json::Value* files = m.find("files");
+    if (files && !files->array.empty() && files->array[0].string.rfind("g2p/", 0) == 0) continue;
+    listed.insert(m.find("id")->string);
+  }
   CHECK(listed == checked);
 }
 

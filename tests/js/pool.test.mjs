@@ -16,7 +16,8 @@ import { fileURLToPath } from 'node:url';
 import { loadModel, createPool, Pool, AttnseqError } from '../../wasm/attnseq.js';
 
 const ROOT = new URL('../../', import.meta.url);
-const INDEX = JSON.parse(readFileSync(new URL('models/index.json', ROOT), 'utf8')).models;
+// The shipped single-file models (an ensemble's files are each such a model; a pool holds one model).
+const INDEX = JSON.parse(readFileSync(new URL('models/index.json', ROOT), 'utf8')).models.filter((m) => m.file);
 const bytesOf = (id) => readFileSync(new URL(`models/${INDEX.find((m) => m.id === id).file}`, ROOT));
 const words = readFileSync(new URL('data/cmudict/g014b2b.ref', ROOT), 'utf8').split('\n').filter(Boolean)
   .map((l) => l.split('\t')[0]);
@@ -46,7 +47,7 @@ function inputsFor(id, model) {
   return ins;
 }
 
-test('pool.translateBatch deep-equals model.translateBatch on every shipped model, 1, 2 and 3 Workers, greedy, beam and sampled', async () => {
+test('pool.translateBatch deep-equals model.translateBatch on every shipped single-file model, 1, 2 and 3 Workers, greedy, beam and sampled', async () => {
   for (const workers of [1, 2, 3]) {
     for (const { id } of INDEX) {
       const model = models.get(id);

@@ -7,8 +7,9 @@ import { h } from '../views/dom.js';
 import { state } from './state.js';
 import { $, showError } from './page.js';
 
-/** The URL of a shipped model's file (member i of an ensemble's files). */
-export const modelURL = (entry, i = 0) => new URL(`../../models/${encodeURIComponent(entry.files?.[i] ?? entry.file)}`, import.meta.url);
+/** The URL of a shipped model's file (member i of an ensemble's files): a path under models/, each
+ * of its segments encoded. */
+export const modelURL = (entry, i = 0) => new URL(`../../models/${(entry.files?.[i] ?? entry.file).split('/').map(encodeURIComponent).join('/')}`, import.meta.url);
 
 /** Whether an entry's model is an ensemble (several files decoding together). */
 export const isEnsemble = (model) => model instanceof Ensemble;
@@ -64,13 +65,21 @@ async function loadEntry(entry) {
 }
 
 /** The picker's options: shipped models, then the user's; a model that failed to load says so. */
+const TASK_GROUPS = {
+  translate: 'Translation', pron: 'Pronunciation: pick a language', dates: 'Dates',
+  'en-ko': 'English → Korean toy grammar', reverse: 'Reversing a sequence',
+};
+
 export function fillSelect() {
   const sel = $('model');
   const all = [...state.entries.values()];
   const shipped = all.filter((e) => !e.user), mine = all.filter((e) => e.user);
   const opt = (e) => h('option', { value: e.id, text: e.title + (e.error && !e.model ? ' — not available' : '') });
+  // The shipped models by task, in index.json's order: pronunciation is a language picker.
   const groups = [];
-  if (shipped.length) groups.push(h('optgroup', { label: 'Shipped models' }, shipped.map(opt)));
+  for (const task of new Set(shipped.map((e) => e.task))) {
+    groups.push(h('optgroup', { label: TASK_GROUPS[task] ?? 'Shipped models' }, shipped.filter((e) => e.task === task).map(opt)));
+  }
   if (mine.length) groups.push(h('optgroup', { label: 'Your models' }, mine.map(opt)));
   sel.replaceChildren(...(groups.length ? groups : [h('option', { value: '', text: 'No models yet' })]));
   sel.disabled = state.entries.size === 0;
@@ -88,7 +97,7 @@ export function describe(entry, model) {
   const att = c.style === 'none' ? 'vanilla (no attention)' : `${c.style} attention, ${c.score} score`;
   return `${entry.user ? entry.title : entry.file}: ${c.cell.toUpperCase()} ${att}${c.inputFeeding ? ', input feeding' : ''}` +
     `${c.bidirectional ? ', bidirectional encoder' : ''}, hidden ${c.hidden}, vocabulary ${c.srcVocabSize} → ${c.tgtVocabSize}` +
-    `, ${c.tokenizer === 'ids' ? 'token ids' : c.tokenizer === 'mixed' ? `${c.srcTokenizer} → ${c.tgtTokenizer} tokens` : `${c.tokenizer === 'spm' ? 'subword (SentencePiece)' : c.tokenizer} tokens`}${c.srcHangul === 'jamo' ? ' (Hangul read as jamo: each syllable as its 2 or 3 letters, shown under it)' : ''}, ${c.parameters.toLocaleString('en')} parameters.` +
+    `, ${entry.task === 'pron' && c.srcTokenizer === 'char' ? 'reads letters (Unicode code points), writes phones' : c.tokenizer === 'ids' ? 'token ids' : c.tokenizer === 'mixed' ? `${c.srcTokenizer} → ${c.tgtTokenizer} tokens` : `${c.tokenizer === 'spm' ? 'subword (SentencePiece)' : c.tokenizer} tokens`}${c.srcHangul === 'jamo' ? ' (Hangul read as jamo: each syllable as its 2 or 3 letters, shown under it)' : ''}, ${c.parameters.toLocaleString('en')} parameters.` +
     (entry.terms ? ` ${entry.terms}` : '');
 }
 
