@@ -51,7 +51,13 @@ function wire() {
       showError(errText(e));
     }
   });
-  $('play').addEventListener('click', play);
+  // Pressed by the visitor (not the opening autoplay): on a narrow screen the matrix is below the
+  // input, so it is brought into view as it starts to fill.
+  const revealMatrix = () => {
+    const top = $('watch').getBoundingClientRect().top;
+    if (top > innerHeight * 0.6) $('watch').scrollIntoView({ block: 'start', behavior: matchMedia('(prefers-reduced-motion: reduce)').matches ? 'auto' : 'smooth' });
+  };
+  $('play').addEventListener('click', (e) => { play(); if (e.isTrusted) revealMatrix(); });
   $('step').addEventListener('click', () => { stopLoop(); stepPressed(); });
   $('run').addEventListener('click', () => { stopLoop(); if (ensureSession()) loop('run'); });
   $('restart').addEventListener('click', restart);
@@ -61,7 +67,7 @@ function wire() {
   $('source').addEventListener('input', () => { state.sourceEdited = true; inputChanged(); });
   $('prefix').addEventListener('input', inputChanged);
   for (const id of ['source', 'prefix']) {
-    $(id).addEventListener('keydown', (e) => { if (e.key === 'Enter' && !$('play').disabled) { stopLoop(); play(); } });
+    $(id).addEventListener('keydown', (e) => { if (e.key === 'Enter' && !$('play').disabled) { stopLoop(); play(); revealMatrix(); } });
   }
   $('prev-step').addEventListener('click', () => stepBy(-1));
   $('next-step').addEventListener('click', () => stepBy(1));

@@ -42,13 +42,15 @@ export const PANELS = [['train-panel', '.ts-start'], ['length-study', '.ls-run']
 
 /**
  * Opens the demo page (web/) in a new tab and waits until a model is ready and each panel has either
- * mounted or shown its load error. opts.route(page) runs before navigation (request overrides).
+ * mounted or shown its load error. opts.route(page) runs before navigation (request overrides). The
+ * page asks for reduced motion unless opts.motion, so that it does not play its opening example on its
+ * own while a test drives it.
  */
-export async function openDemo(ctx, base, { width = 1280, height = 900, dark = false, route } = {}) {
+export async function openDemo(ctx, base, { width = 1280, height = 900, dark = false, route, motion = false } = {}) {
   const page = await ctx.newPage();
   const problems = watch(page);
   await page.setViewportSize({ width, height });
-  if (dark) await page.emulateMedia({ colorScheme: 'dark' });
+  await page.emulateMedia({ colorScheme: dark ? 'dark' : 'light', reducedMotion: motion ? 'no-preference' : 'reduce' });
   if (route) await route(page);
   await page.goto(`${base}/web/`);
   await page.waitForFunction(() => !document.getElementById('play').disabled);

@@ -16,6 +16,7 @@ after(async () => { await browser?.close(); srv?.server.close(); });
 test('the page steps the decoder row by row and matches translate()', async () => {
   const page = await browser.ctx.newPage();
   const problems = watch(page);
+  await page.emulateMedia({ reducedMotion: 'reduce' });  // no opening example playing on its own
   await page.goto(`${srv.base}/web/`);
   await page.setInputFiles('#file', FIXTURE);
   // Wait for the dropped file to be the model (Encode stays disabled while the input is empty).
@@ -45,6 +46,7 @@ test('the page steps the decoder row by row and matches translate()', async () =
 test('a corrupted checkpoint shows an error and the page keeps working', async () => {
   const page = await browser.ctx.newPage();
   const problems = watch(page);
+  await page.emulateMedia({ reducedMotion: 'reduce' });  // no opening example playing on its own
   await page.goto(`${srv.base}/web/`);
   const good = await readFile(FIXTURE);
   const bad = Buffer.from(good);

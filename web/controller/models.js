@@ -20,9 +20,18 @@ export async function startModels() {
   fillSelect();
   if (!state.current && state.pendingUser === 0) {
     const first = openingModel();
-    if (first) selectModel(first.id);
+    if (first) selectModel(first.id).then(() => autoplay(first));
     else $('model-info').textContent = 'No shipped models: load your own checkpoint.';
   }
+}
+
+// The page shows what it is for on its own: the opening model plays its first example, unless the
+// visitor asked the system for reduced motion or has already done something (another model, their
+// own input or file, a step).
+function autoplay(entry) {
+  if (globalThis.matchMedia?.('(prefers-reduced-motion: reduce)').matches) return;
+  if (state.current !== entry || state.sess || state.sourceEdited || $('play').disabled) return;
+  $('play').click();
 }
 
 // The model the page opens on: the first of models/index.json (translation from English), or the
@@ -41,7 +50,22 @@ function openingModel() {
   return first;
 }
 
+// What to type, in the terms of the model's task.
+const HINTS = {
+  pron: 'Type a word, or pick an example.',
+  dates: 'Type a date, in any common form, or pick an example.',
+  translate: 'Type a sentence, or pick an example.',
+  'en-ko': 'Type a sentence of the toy grammar (names, a verb, a place or thing), or pick an example.',
+  reverse: 'Type a few letters (a to z) to reverse, or pick an example.',
+};
+function inputHint(entry) {
+  const c = entry.model.config;
+  if (c.tokenizer === 'ids') return 'Type token ids separated by commas, or pick an example.';
+  return HINTS[entry.task] ?? (c.srcTokenizer === 'char' ? 'Type some text, or pick an example.' : 'Type a sentence, or pick an example.');
+}
+
 function fillExamples(entry) {
+  $('source-hint').textContent = inputHint(entry);
   const ex = entry.examples.length ? entry.examples : examplesFor(entry.task);
   $('examples').replaceChildren(...ex.map((text) => h('button', {
     type: 'button', class: 'chip', text, 'aria-label': `Use example: ${text}`,

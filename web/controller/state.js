@@ -14,8 +14,8 @@ export const state = {
 
   // The watched decode (web/controller/session.js makes it, playback.js steps it)
   sess: null,
-  byWords: true,
-  member: null,         // an ensemble's matrix: its members' mean (null) or member m's weights        // a subword model's matrix by words (pieces merged), or by pieces (the toggle)
+  byWords: true,        // a subword model's matrix by words (pieces merged), or by pieces (the toggle)
+  member: null,         // an ensemble's matrix: its members' mean (null) or member m's weights
   selected: null,       // the inspected step; null follows the latest
 
   // Playback (web/controller/playback.js)
