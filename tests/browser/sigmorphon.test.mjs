@@ -66,3 +66,34 @@ test('a low-resource language (Adyghe, an ensemble): a word plays to the package
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test('Korean: the sound-change examples play to the package\'s ensemble output, each syllable above its jamo', async () => {
+  const entry = manifest.find((m) => m.id === 'g2p-ko');
+  assert.deepEqual(entry.examples, ['국물', '음악', '같이', '신라', '좋다'], 'the issue\'s examples: nasalisation, liaison, palatalisation, lateralisation, aspiration');
+  const ensemble = await ensembleOf(entry);
+  const { page, problems } = await openDemo(browser.ctx, srv.base);
+  await page.selectOption('#model', entry.id);
+  await page.waitForFunction(() => /Hangul read as jamo/.test(document.getElementById('model-info').textContent) && !document.getElementById('play').disabled);
+  assert.match(await page.textContent('#model-info'), /^한국어 — Korean pronunciation \(IPA\)/);
+  assert.deepEqual(await page.$$eval('#examples button.chip', (bs) => bs.map((b) => b.textContent)), entry.examples);
+  for (const word of entry.examples) {
+    await play(page, word);
+    const r = ensemble.translate(word);
+    assert.equal(await page.textContent('#output'), r.text, `${word}: the page's output is the package's`);
+    const jamo = [...word.normalize('NFD')].length;
+    assert.deepEqual(await matrixShape(page), [r.rows, jamo], `${word}: a column per jamo`);
+    const syllables = await page.$$eval('#alignment thead th.syllable', (ths) => ths.map((t) => [t.textContent, Number(t.colSpan)]));
+    assert.deepEqual(syllables, [...word].map((s) => [s, [...s.normalize('NFD')].length]), `${word}: each syllable above its letters`);
+  }
+  await play(page, entry.examples[0]);
+  await page.screenshot({ path: path.join(OUT, 'demo-sigmorphon-ko.png') });
+  // Text in another script: its letters are unknown to the model, marked, and the output is still the package's.
+  await page.fill('#source', 'kimchi');
+  await page.waitForFunction(() => !document.getElementById('source-note').hidden);
+  assert.match(await page.textContent('#source-note'), /unknown to this model/i);
+  await page.click('#run');
+  await page.waitForFunction(() => document.getElementById('watch').dataset.state === 'done');
+  assert.equal(await page.textContent('#output'), ensemble.translate('kimchi').text);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
