@@ -1,7 +1,8 @@
 // Ships what scripts/train-sigmorphon.sh chose for each language of the SIGMORPHON 2021 G2P task:
 //   - copies the language's members (OUT/LANG.ship) to models/g2p/ID-K.safetensors (K from 1),
 //   - keeps the recipe's record (OUT/LANG.dev.txt, .time, .test.txt) as models/g2p/LANG.txt,
-//   - writes the language's models/index.json entry (after g2p-en, in the task's order),
+//   - writes the language's models/index.json entry (after g2p-en, in the task's order), and the
+//     models package's table of ids and sizes (tools/pack_models.mjs),
 //   - rewrites models/README.md's table of the languages shipped so far, with each one's dev WER at
 //     beam 5 and greedy (measured here, with the shipped files), its first member's alone (seed 1,
 //     beam 5), its test WER and PER (the recipe's one test decode) and the baseline
@@ -144,3 +145,4 @@ for (const s of only) if (!LANGUAGES.some((l) => l.stem === s)) throw new Error(
 const shipped = todo.map((l) => ship(out, l));
 writeIndex(shipped.map((s) => s.entry));
 writeTable(shipped.map((s) => s.row));
+execFileSync(process.execPath, [path.join(ROOT, 'tools/pack_models.mjs')], { stdio: 'inherit' });  // the models package's table

@@ -862,6 +862,11 @@ export class Ensemble {
           throw entryError('BAD_INPUT', k, 'an ensemble translates text or ids, not an Encoded (each member encodes the source itself)');
     return this.#batch(inputs, options, 'translateBatch');
   }
+  /** Disposes every member: an ensemble is its models (a second call does nothing). */
+  dispose() { for (const m of this.models) m.dispose(); }
+  [Symbol.dispose]() { this.dispose(); }
+  /** Whether any member has been disposed (the ensemble then refuses every call with DISPOSED). */
+  get disposed() { return this.models.some((m) => m.disposed); }
   #batch(inputs, options, where) {
     const [first, ...others] = this.models;
     return first._translateBatchWith(others, inputs, options, where);

@@ -279,6 +279,11 @@ export class Ensemble {
    * the decoder) and each step ranks tokens by the members' mean log-probability.
    */
   decoder(input: Input, options?: DecoderOptions): EnsembleDecoder;
+  /** Disposes every member: an ensemble is its models (a second call does nothing). */
+  dispose(): void;
+  [Symbol.dispose](): void;
+  /** Whether any member has been disposed (every call is then refused with DISPOSED). */
+  readonly disposed: boolean;
 }
 /** One member's own numbers at an ensemble's step (its sizes: members may differ). */
 export interface MemberStep {

@@ -197,3 +197,17 @@ test('decoder(): forced tokens, and what an ensemble decoder refuses; the models
   refused(() => dec.step(), 'DISPOSED', 'has been disposed');
   assert.equal(m['en-ko'].translate('jane went to the store').text.length > 0, true);
 });
+
+test('dispose(): an ensemble disposes its models; a second call does nothing; every call is then refused', async () => {
+  const a = await loadModel(new URL('models/en-ko.safetensors', ROOT)), b = await loadModel(new URL('models/en-ko-general.safetensors', ROOT));
+  const both = createEnsemble([a, b]);
+  assert.equal(both.disposed, false);
+  both.dispose();
+  assert.ok(a.disposed && b.disposed && both.disposed);
+  both.dispose();
+  refused(() => both.translate('jane went to the store'), 'DISPOSED', 'disposed');
+  // `using` (Symbol.dispose) does the same.
+  const c = await loadModel(new URL('models/en-ko.safetensors', ROOT));
+  createEnsemble([c])[Symbol.dispose]();
+  assert.ok(c.disposed);
+});
