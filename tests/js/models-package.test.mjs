@@ -8,32 +8,23 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ROOT } from './packed.mjs';
+import { ROOT, installPacked } from './packed.mjs';
 import { loadModel, createEnsemble } from '../../wasm/attnseq.js';
 
 const README = path.join(ROOT, 'packages/attnseq-models/README.md');
 const index = JSON.parse(await readFile(path.join(ROOT, 'models/index.json'), 'utf8')).models;
-let dir, pkg, readmeBefore;
-
-const pack = (cwd) => {
-  const out = execFileSync('npm', ['pack', '--json', '--pack-destination', dir], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-  return path.join(dir, JSON.parse(out)[0].filename);
-};
+let dir, pkg, readmeBefore, cleanup;
 
 before(async () => {
   readmeBefore = await readFile(README, 'utf8');
-  dir = await mkdtemp(path.join(os.tmpdir(), 'attnseq-models-'));
-  const tarballs = [pack(ROOT), pack(path.join(ROOT, 'packages/attnseq-models'))];
-  await writeFile(path.join(dir, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', ...tarballs], { cwd: dir, stdio: 'pipe' });
-  await writeFile(path.join(dir, 'entry.mjs'), "export * from 'attnseq-models';\n");
-  pkg = await import(pathToFileURL(path.join(dir, 'entry.mjs')).href);
+  ({ dir, cleanup } = await installPacked({ models: true }));
+  await writeFile(path.join(dir, 'models-entry.mjs'), "export * from 'attnseq-models';\n");
+  pkg = await import(pathToFileURL(path.join(dir, 'models-entry.mjs')).href);
 });
-after(async () => { if (dir) await rm(dir, { recursive: true, force: true }); });
+after(async () => { await cleanup?.(); });
 
 const repoModel = async (entry) => {
   const models = await Promise.all((entry.files ?? [entry.file]).map((f) => loadModel(path.join(ROOT, 'models', f))));
@@ -116,4 +107,13 @@ test('its types (index.d.ts) type-check a strict consumer, and refuse a wrong id
   await writeFile(path.join(dir, 'models.ts'), (await readFile(path.join(dir, 'models.ts'), 'utf8')).replace('// @ts-expect-error an id is a string\n', ''));
   const bad = (() => { try { execFileSync(process.execPath, [tsc, '-p', dir], { cwd: dir, encoding: 'utf8' }); return ''; } catch (e) { return `${e.stdout}`; } })();
   assert.match(bad, /models\.ts\(8,\d+\): error TS2345/);
+});
+
+test('README.md\'s download sizes are the files\' (g2p-en 4.6 MB, a translation model 13.4 MB, every other language at most 2 MB)', async () => {
+  const md = await readFile(path.join(ROOT, 'README.md'), 'utf8');
+  const all = await pkg.list();
+  const mb = (id) => all.find((m) => m.id === id).bytes.reduce((a, b) => a + b, 0) / 1e6;
+  assert.match(md, new RegExp(`\`g2p-en\` is ${mb('g2p-en').toFixed(1)} MB`));
+  for (const id of ['en-de', 'en-fr']) assert.match(md, new RegExp(`a translation model ${mb(id).toFixed(1)} MB`), id);
+  for (const m of all.filter((x) => x.task === 'pron' && x.id !== 'g2p-en')) assert.ok(mb(m.id) <= 2, `${m.id}: ${mb(m.id)} MB`);
 });

@@ -73,3 +73,29 @@ test('10,000 translations and 10,000 caught errors leak nothing', async () => {
   assert.equal(a2.heapBytes, b2.heapBytes);
   dec.dispose(); enc.dispose(); model.dispose();
 });
+
+test('README.md\'s package sizes are the packed package\'s, within 1 KB (tools/package_sizes.mjs writes them)', async () => {
+  const { measure, locate } = await import('../../tools/package_sizes.mjs');
+  const text = await readFile(path.join(ROOT, 'README.md'), 'utf8');
+  const [a, b] = locate(text);
+  const written = text.slice(a, b).replace(/\s+/g, ' ');
+  const m = measure();
+  const figures = (re) => { const x = re.exec(written); assert.ok(x, `${re} in "${written}"`); return x.slice(1).map(Number); };
+  const near = (got, bytes, what) => assert.ok(Math.abs(got - bytes / 1000) <= 1, `${what}: README says ${got} KB, measured ${(bytes / 1000).toFixed(1)} KB: run node tools/package_sizes.mjs --write`);
+  const [tarball, unpacked, files] = figures(/tarball (\d+) KB \((\d+) KB unpacked, (\d+) files\)/);
+  near(tarball, m.tarball, 'tarball');
+  near(unpacked, m.unpacked, 'unpacked');
+  assert.equal(files, m.files);
+  for (const [f, bytes, gz] of m.each) {
+    const [kb, gzkb] = figures(new RegExp(`[/\`]${path.basename(f).replace('.', '\\.')}\` (\\d+) KB \\((\\d+) KB gzipped\\)`));
+    near(kb, bytes, f);
+    near(gzkb, gz, `${f} gzipped`);
+  }
+});
+
+test('README.md (which the package ships) links only to files the package has', async () => {
+  const text = await readFile(path.join(ROOT, 'README.md'), 'utf8');
+  const shipped = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8')).files;
+  const links = [...text.matchAll(/\]\(([^)\s]+)\)/g)].map((x) => x[1]).filter((l) => !/^[a-z]+:/.test(l) && !l.startsWith('#'));
+  for (const l of links) assert.ok(shipped.includes(l.split('#')[0]), `README.md links to ${l}, which the package does not ship`);
+});
