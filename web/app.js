@@ -83,6 +83,23 @@ function wire() {
       renderLinksView();
     });
   }
+  // The matrix's cells: weights 0 → 1, weights on a log scale (0.0003 and 0.00002 differ), or each
+  // step's raw scores (which decide the weights however large they are: a model whose weights all read
+  // 1.00 or 0.00 still shows how close the runners-up were).
+  const SCALES = {
+    linear: 'weight 0 → 1 (viridis), two decimals',
+    log: 'weight on a log scale, 10⁻⁶ (dark) → 1 (bright): 3e-4 is 0.0003, 1−2e-5 is 0.99998',
+    scores: 'raw scores before the softmax, dark at the row\'s lowest, bright at its highest (a subword model\'s by pieces)',
+  };
+  for (const scale of Object.keys(SCALES)) {
+    $(`scale-${scale}`).addEventListener('click', () => {
+      if (state.scale === scale) return;
+      state.scale = scale;
+      for (const x of Object.keys(SCALES)) $(`scale-${x}`).setAttribute('aria-pressed', String(x === scale));
+      $('scale-legend').textContent = SCALES[scale];
+      redrawMatrix();
+    });
+  }
   // An ensemble's matrix: the members' mean or one member's weights (the inspector shows that member).
   $('member').addEventListener('change', () => {
     state.member = $('member').value === '' ? null : Number($('member').value);

@@ -66,3 +66,67 @@ test('the introduction says what attention is in words before its symbols; hints
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test('the log scale tells weights near 0 and near 1 apart; the note\'s claims about the dates model hold', async () => {
+  const { loadModel } = await import('../../wasm/attnseq.js');
+  const { page, problems } = await openDemo(browser.ctx, srv.base);
+  await page.selectOption('#model', 'g2p-en');
+  await page.waitForFunction(() => document.getElementById('model-info').textContent.startsWith('g2p-en'));
+  await page.fill('#source', 'photograph');
+  await page.click('#run');
+  await page.waitForFunction(() => document.getElementById('watch').dataset.state === 'done');
+  const cells = () => page.$$eval('#alignment tbody td[data-weight]', (tds) => tds.map((td) => [Number(td.dataset.weight), td.textContent]));
+  const linear = await cells();
+  assert.ok(linear.every(([, t]) => /^\d\.\d\d$/.test(t)), 'two decimals');
+  await page.click('#scale-log');
+  assert.equal(await page.getAttribute('#scale-log', 'aria-pressed'), 'true');
+  assert.match(await page.textContent('#scale-legend'), /log scale/);
+  const log = await cells();
+  assert.deepEqual(log.map(([w]) => w), linear.map(([w]) => w), 'the same weights');
+  for (const [w, t] of log) {
+    if (w > 0 && w < 0.01) assert.equal(t, w.toExponential(0), `${w}`);
+    if (w >= 0.995 && w < 1) assert.equal(t, `1−${(1 - w).toExponential(0)}`, `${w}`);
+  }
+  // g2p-en's scores are so far apart that most weights are exactly 0 in float32; the scores view
+  // shows how far below the row's highest each one was.
+  await page.click('#scale-scores');
+  assert.match(await page.textContent('#scale-legend'), /raw scores/);
+  const { loadModel: load } = await import('../../wasm/attnseq.js');
+  const g2p = await load(path.resolve('models/g2p-en.safetensors'));
+  const dec = g2p.decoder(g2p.encode('photograph'));
+  const s0 = dec.step();
+  const row0 = await page.$$eval('#alignment tbody tr:first-child td[data-weight]', (tds) => tds.map((td) => [td.textContent, td.style.backgroundColor]));
+  assert.equal(row0.length, s0.scores.length);
+  const { fmt } = await import('../../web/views/format.js');
+  assert.deepEqual(row0.map(([t]) => t), Array.from(s0.scores, (x) => fmt(x, 2)), 'each cell its score');
+  assert.ok(new Set(row0.map(([, c]) => c)).size > 3, 'scores of weights that read 0.00 get colours of their own');
+  assert.ok(Array.from(s0.attention).filter((w) => w.toFixed(2) === '0.00').length > 3, 'weights that read 0.00');
+  dec.dispose();
+  g2p.dispose();
+  await page.click('#scale-linear');
+  assert.deepEqual(await cells(), linear);
+  // On the dates model, whose weights are not all 0 or 1, the log scale gives small weights texts and
+  // colours of their own.
+  await page.selectOption('#model', 'dates');
+  await page.waitForFunction(() => document.getElementById('model-info').textContent.startsWith('dates'));
+  await page.fill('#source', '3 March 2018');
+  await page.click('#run');
+  await page.waitForFunction(() => document.getElementById('watch').dataset.state === 'done');
+  await page.click('#scale-log');
+  const small = (await cells()).filter(([w]) => w > 0 && w < 0.01);
+  assert.ok(new Set(small.map(([, t]) => t)).size > 3, `weights that read 0.00 differ: ${small.map(([, t]) => t).join(' ')}`);
+  small.forEach(([w, t]) => assert.equal(t, w.toExponential(0)));
+  await page.click('#scale-linear');
+  // The note: the dates model's "0" of the day looks at the space after "3", and the "2" of 2018 at its "0".
+  assert.match(await page.textContent('#attention-note'), /looks at the space after "3"/);
+  const dates = await loadModel(path.resolve('models/dates.safetensors'));
+  const r = dates.translate('3 March 2018');
+  assert.equal(r.text, '2018-03-03');
+  const looked = (k) => { const row = Array.from(r.attention.subarray(k * r.cols, (k + 1) * r.cols)); return r.srcTokens[row.indexOf(Math.max(...row))]; };
+  assert.equal(r.tgtTokens[8], '0');
+  assert.equal(looked(8), ' ', 'the 0 of the day "03" looks at the space after "3"');
+  assert.equal(looked(0), '0', 'the "2" of 2018 looks at its "0"');
+  dates.dispose();
+  assert.deepEqual(problems, []);
+  await page.close();
+});

@@ -15,7 +15,7 @@ import { matrixWindow } from '../views/matrix-canvas.js';
 import { LONG_SOURCE } from '../views/viewport.js';
 import { state } from './state.js';
 import { $, showTip, hideTip, markUnknown } from './page.js';
-import { gridOf, hasWords, isVanilla } from './session.js';
+import { gridOf, hasWords, isVanilla, inspectedStep } from './session.js';
 
 // What a press on a row does (inspect that step) and what a cell dragged onto another column does
 // (re-decode with that step looking only there): set by the page's wiring.
@@ -52,8 +52,10 @@ export function buildMatrix() {
     setupWindow(liveWin);
     t.after(liveWin.el);
     liveWin.set(liveAlignment());
+    $('scale').hidden = true;   // (the window draws 0 → 1 only)
     return;
   }
+  $('scale').hidden = false;
   table().replaceChildren(tableHead(g.srcTokens, isVanilla(sess), g.words ? 'word' : 'token', g.words ? null : hangulSyllables(g.srcTokens)), h('tbody'));
   table().classList.toggle('compact', g.cols > 10);  // long (character) sources: narrower cells
   const heads = () => table().querySelectorAll('thead th[data-col]');
@@ -106,7 +108,9 @@ function drawRows(from) {
   freshRow?.classList.remove('fresh');
   for (let row = from; row < g.rows; row++) {
     const r = { text: g.tgtTokens[row], attention: g.attention.subarray(row * g.cols, (row + 1) * g.cols), ...g.flags[row] };
-    const tr = tableRow(r, row, g.srcLabels, isVanilla(sess), selectRow, g.words ? 'word' : 'step');
+    const scale = state.scale === 'scores' && g.words ? 'linear' : state.scale;   // (a word's row has no scores of its own)
+    if (scale === 'scores') r.scores = inspectedStep(sess, row, state.member).scores;
+    const tr = tableRow(r, row, g.srcLabels, isVanilla(sess), selectRow, g.words ? 'word' : 'step', scale);
     if (body.rows[row]) {
       if (body.rows[row] === selectedRow) selectedRow = null;
       body.rows[row].replaceWith(tr);

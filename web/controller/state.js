@@ -16,6 +16,7 @@ export const state = {
   sess: null,
   byWords: true,        // a subword model's matrix by words (pieces merged), or by pieces (the toggle)
   member: null,         // an ensemble's matrix: its members' mean (null) or member m's weights
+  scale: 'linear',      // the matrix's cells: 'linear' weights, 'log' weights or raw 'scores' (a step's own)
   selected: null,       // the inspected step; null follows the latest
 
   // Playback (web/controller/playback.js)

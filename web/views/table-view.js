@@ -3,7 +3,7 @@
 // data-weight / data-row / data-col. The page appends rows as the engine computes them.
 import { viridis, css, inkFor } from './colormap.js';
 import { showToken } from './alignment.js';
-import { fmt } from './format.js';
+import { fmt, weightView, scoreView } from './format.js';
 import { h } from './dom.js';
 
 /**
@@ -30,7 +30,7 @@ export function tableHead(srcTokens, vanilla, noun = 'token', groups = null) {
  * overridden } (a StepResult, plus r.overridden for a what-if row); k: its row; onSelect(k): the row
  * header button's action (inspect this step, or the word's last).
  */
-export function tableRow(r, k, srcTokens, vanilla, onSelect, noun = 'step') {
+export function tableRow(r, k, srcTokens, vanilla, onSelect, noun = 'step', scale = 'linear') {
   const flags = [r.forced && 'forced by the prefix', r.overridden && 'attention moved by you'].filter(Boolean);
   const btn = h('button', {
     type: 'button', class: 'row-btn', dataset: { row: k },
@@ -48,8 +48,9 @@ export function tableRow(r, k, srcTokens, vanilla, onSelect, noun = 'step') {
       td.className = 'blind';
       td.setAttribute('aria-label', `${r.text} ← ${srcTokens[t]}: not visible to the vanilla decoder`);
     } else {
-      const c = viridis(w);
-      td.textContent = w.toFixed(2);
+      const v = scale === 'scores' ? scoreView(r.scores, t) : weightView(w, scale);
+      const c = viridis(v.level);
+      td.textContent = v.text;
       td.style.backgroundColor = css(c);   // CSSOM, not a style attribute: allowed by style-src 'self'
       td.style.color = inkFor(c);
       td.setAttribute('aria-label', `${r.text} ← ${srcTokens[t]}: weight ${fmt(w, 4)}`);
