@@ -7,6 +7,7 @@ import { $, codeText } from './page.js';
 import { sourceInput } from './session.js';
 import { auxSource } from './controls.js';
 import { translateInWorker } from './engine.js';
+import { writeLink } from './link.js';
 
 let seq = 0;   // bumped by every run and clear: a late answer of an older run is dropped
 
@@ -31,6 +32,7 @@ export function runBeam() {
     if (mine !== seq) return;
     list.replaceChildren(...r.hypotheses.map((hyp, i) => beamItem(hyp, i, vanilla)));
     $('beam').dataset.state = 'done';
+    writeLink();
   }, (e) => {
     if (mine !== seq) return;
     list.replaceChildren(h('li', { class: 'error', text: codeText(e) }));

@@ -7,6 +7,7 @@ import { state } from './state.js';
 import { $, refocus, setWatchState } from './page.js';
 import { sessionKey, parseIds, unknownAt } from './session.js';
 import { ARPABET_IPA } from '../pronunciation.js';
+import { writeLink } from './link.js';
 
 // Playback speeds of the slider (1..8): milliseconds between decoder steps.
 const SPEEDS = [
@@ -112,6 +113,7 @@ export function updateButtons() {
   $('beam-run').disabled = !ready;
   const rows = sess?.steps.length ?? 0;
   for (const id of ['export-png', 'export-svg', 'export-csv', 'export-json']) $(id).disabled = rows === 0;
+  writeLink();
   // Step or Run reaching the end disables the button that has the focus: hand it on instead of to <body>.
   if (had?.disabled && had.closest('.player')) refocus([$('restart'), $('play'), $('source')]);
 }

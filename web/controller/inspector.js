@@ -9,6 +9,7 @@ import { state } from './state.js';
 import { $, refocus, markUnknown } from './page.js';
 import { markSelectedRow } from './matrix.js';
 import { inspectedStep, inspectedMember } from './session.js';
+import { writeLink } from './link.js';
 
 let onLook = () => {};   // a ◎ press: onLook(k, i) makes step k look only at source token i
 
@@ -22,6 +23,7 @@ export function selectStep(k) {
   if (!sess || k < 0 || k >= sess.steps.length) return;
   state.selected = k;
   renderInspector();
+  writeLink();
 }
 
 /** Inspects the step d before (-1) or after (+1) the one inspected. */
@@ -32,6 +34,7 @@ export function stepBy(d) {
 export function followLatest() {
   state.selected = null;
   renderInspector();
+  writeLink();
 }
 
 // A long source's inspector is the heaviest thing drawn per step. It is drawn in a task of its own

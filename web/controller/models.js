@@ -13,14 +13,24 @@ import { stopLoop, disposeSession, resetWatch, inputChanged } from './playback.j
 import { clearCompare } from './compare.js';
 import { clearBeam } from './beam.js';
 import { translateInWorker } from './engine.js';
+import { readLink, restoreLink } from './link.js';
 
 /** Reads the shipped list, fills the picker and selects its first model, unless a user's file came first. */
 export async function startModels() {
   await readManifest();
   fillSelect();
   if (!state.current && state.pendingUser === 0) {
-    const first = openingModel();
-    if (first) selectModel(first.id).then(() => autoplay(first));
+    const link = readLink();
+    const linked = link && state.entries.get(link.model);
+    const first = linked ?? openingModel();
+    if (linked) {
+      selectModel(linked.id).then(() => { if (state.current === linked && linked.model) restoreLink(link); });
+    } else if (first) {
+      selectModel(first.id).then(() => {
+        if (link) showError(`This link names the model “${link.model}”, which this page does not have; it opens on its first model instead.`);
+        else autoplay(first);
+      });
+    }
     else $('model-info').textContent = 'No shipped models: load your own checkpoint.';
   }
 }
