@@ -130,3 +130,36 @@ test('the log scale tells weights near 0 and near 1 apart; the note\'s claims ab
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test('by touch, a what-if is a tap on a cell and a tap on another cell of its row (390 px)', async () => {
+  const { loadModel } = await import('../../wasm/attnseq.js');
+  const { page, problems } = await openDemo(browser.ctx, srv.base, { width: 390, height: 844 });
+  await page.selectOption('#model', 'en-ko');
+  await page.waitForFunction(() => document.getElementById('model-info').textContent.startsWith('en-ko.safetensors'));
+  await page.fill('#source', 'Jane went to the store');
+  await page.click('#run');
+  await page.waitForFunction(() => document.getElementById('watch').dataset.state === 'done');
+  assert.match(await page.textContent('.legend.attn-only'), /by touch: tap it, then another cell of its row/);
+  const tap = (row, col) => page.evaluate(([r, c]) => {
+    const td = document.querySelector(`#alignment tbody td[data-row="${r}"][data-col="${c}"]`);
+    const o = { bubbles: true, cancelable: true, pointerType: 'touch', isPrimary: true, button: 0 };
+    td.dispatchEvent(new PointerEvent('pointerdown', o));
+    td.dispatchEvent(new PointerEvent('pointerup', o));
+  }, [row, col]);
+  await tap(1, 1);
+  await page.waitForSelector('#inspector-body[data-step="1"]');
+  assert.ok(await page.$eval('#alignment tbody td[data-row="1"][data-col="1"]', (td) => td.classList.contains('picked')), 'the first tap picks the cell');
+  await tap(1, 3);   // step 2 looks only at "to"
+  await page.waitForFunction(() => document.getElementById('watch').dataset.state === 'done' && !document.getElementById('whatif-note').hidden);
+  const row1 = await page.$$eval('#alignment tbody tr[data-row="1"] td[data-weight]', (tds) => tds.map((td) => Number(td.dataset.weight)));
+  assert.deepEqual(row1, [0, 0, 0, 1, 0]);
+  const m = await loadModel(path.resolve('models/en-ko.safetensors'));
+  const dec = m.decoder(m.encode('Jane went to the store'));
+  const out = [];
+  for (let j = 0; !dec.done; j++) out.push(dec.step(j === 1 ? { attention: [0, 0, 0, 1, 0] } : {}).text);
+  assert.equal(await page.textContent('#output'), out.filter((x) => x !== '</s>').join(' '));
+  dec.dispose();
+  m.dispose();
+  assert.deepEqual(problems, []);
+  await page.close();
+});

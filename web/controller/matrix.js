@@ -44,6 +44,7 @@ const cellAt = (row, col) => bodyRow(row)?.cells[col + 1];          // (after th
 /** Draws the empty matrix of a new session: its header, or a window for a long source. */
 export function buildMatrix() {
   const sess = state.sess;
+  tapped = null;
   clearMatrix();
   const g = grid();
   if (sess.src.length > LONG_SOURCE) {
@@ -267,11 +268,13 @@ function hoverAt(el) {
   }
 }
 
-let drag = null;   // the table cell a mouse press started on: { row, col }
+let drag = null;    // the table cell a mouse press started on: { row, col }
+let tapped = null;  // a touch or pen's first tap on a cell: { row, col, td } (a second tap in its row moves the attention)
 
 /**
  * Listens to the table: hover and focus for tips and links, a row's button to inspect it, a cell
- * dragged sideways (mouse) to move that step's attention. onSelect(k), onMove(k, col): the actions.
+ * dragged sideways (mouse) to move that step's attention, or by touch a cell tapped and then another
+ * of its row (a drag along a row would fight the page's scrolling). onSelect(k), onMove(k, col).
  */
 export function setupMatrix({ onSelect, onMove }) {
   on.select = onSelect;
@@ -309,7 +312,22 @@ export function setupMatrix({ onSelect, onMove }) {
     const td = e.target instanceof Element ? e.target.closest('#alignment td') : null;
     if (!td || td.dataset.col === undefined) return;
     const row = Number(td.dataset.row), col = Number(td.dataset.col);
-    if (row === from.row && col !== from.col && e.pointerType === 'mouse') moveRow(row, col);
+    if (e.pointerType !== 'mouse') {
+      // Touch or pen: a tap picks a cell (and inspects its step), a second tap in its row moves there.
+      const first = tapped;
+      first?.td.classList.remove('picked');
+      tapped = null;
+      if (first && first.row === row && first.col !== col && !isVanilla(state.sess)) return moveRow(row, col);
+      if (row !== from.row) return;
+      selectRow(row);
+      if (!isVanilla(state.sess)) {
+        tapped = { row, col, td };
+        td.classList.add('picked');
+        showTip(td, `Tap another cell of row ${row + 1}: the step will look only at its source token`);
+      }
+      return;
+    }
+    if (row === from.row && col !== from.col) moveRow(row, col);
     else if (row === from.row) selectRow(row);
   });
 }
