@@ -19,7 +19,7 @@ import { setupMatrix, highlight, redrawMatrix, showUnits } from './controller/ma
 import { renderLinksView } from './controller/links.js';
 import { setupInspector, selectStep, stepBy, followLatest, renderInspector } from './controller/inspector.js';
 import { whatIf, afterFinish, clearWhatIfs, hideWhatIfNote } from './controller/whatif.js';
-import { runCompare } from './controller/compare.js';
+import { runCompare, compareInputs } from './controller/compare.js';
 import { runBeam } from './controller/beam.js';
 import { exportAs } from './controller/exports.js';
 
@@ -108,6 +108,10 @@ function wire() {
     renderInspector();
   });
   $('compare-run').addEventListener('click', runCompare);
+  // Two inputs on one model: the second input is the visitor's once typed (until then an example).
+  $('compare-input').addEventListener('input', () => { $('compare-input').dataset.auto = 'false'; });
+  $('compare-input-run').addEventListener('click', compareInputs);
+  $('compare-input').addEventListener('keydown', (e) => { if (e.key === 'Enter' && !$('compare-input-run').disabled) compareInputs(); });
   $('beam-run').addEventListener('click', runBeam);
   $('beam-size').addEventListener('keydown', (e) => { if (e.key === 'Enter') runBeam(); });
   for (const kind of ['png', 'svg', 'csv', 'json']) $(`export-${kind}`).addEventListener('click', () => exportAs(kind));

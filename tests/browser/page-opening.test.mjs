@@ -163,3 +163,27 @@ test('by touch, a what-if is a tap on a cell and a tap on another cell of its ro
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test('two inputs side by side on one model (pronunciation has no sibling models to compare)', async () => {
+  const { loadModel } = await import('../../wasm/attnseq.js');
+  const { page, problems } = await openDemo(browser.ctx, srv.base);
+  await page.selectOption('#model', 'g2p-en');
+  await page.waitForFunction(() => document.getElementById('model-info').textContent.startsWith('g2p-en'));
+  await page.fill('#source', 'knight');
+  await page.click('#run');
+  await page.waitForFunction(() => document.getElementById('compare').dataset.state === 'done');
+  const m = await loadModel(path.resolve('models/g2p-en.safetensors'));
+  const figs = () => page.$$eval('#compare-inputs figure', (fs) => fs.map((f) => [f.querySelector('figcaption').textContent, f.querySelector('.out span').textContent]));
+  const second = await page.inputValue('#compare-input');
+  assert.ok(second && second !== 'knight', 'an example fills the second input');
+  assert.deepEqual(await figs(), [['“knight”', m.translate('knight').text], [`“${second}”`, m.translate(second).text]]);
+  await page.fill('#compare-input', 'night');
+  await page.press('#compare-input', 'Enter');
+  await page.waitForFunction(() => document.querySelector('#compare-inputs figure[data-input="b"] figcaption')?.textContent === '“night”');
+  const got = await figs();
+  assert.deepEqual(got, [['“knight”', m.translate('knight').text], ['“night”', m.translate('night').text]]);
+  assert.equal(got[0][1], got[1][1], 'knight and night sound alike');
+  m.dispose();
+  assert.deepEqual(problems, []);
+  await page.close();
+});

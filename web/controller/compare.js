@@ -1,8 +1,9 @@
-// Compare on the same input: the current model beside every shipped model of its task, vanilla vs
+// Compare: the current model beside every shipped model of its task on the same input, vanilla vs
 // attention first (the vanilla one with its h_T strip), then each score function and decoder style;
 // every translation runs in the engine Worker. A model that cannot be loaded or cannot translate the
-// input is listed with the reason. Interface: runCompare(), clearCompare().
-import { modelFigure, finalStateStrip, styleOrder } from '../views/figure-view.js';
+// input is listed with the reason; and two inputs on the current model side by side. Interface:
+// runCompare(), compareInputs(), clearCompare().
+import { modelFigure, finalStateStrip, styleOrder, inputFigure } from '../views/figure-view.js';
 import { h } from '../views/dom.js';
 import { state } from './state.js';
 import { $, codeText } from './page.js';
@@ -18,7 +19,42 @@ export function clearCompare() {
   $('compare-vanilla').replaceChildren();
   $('compare-scores').replaceChildren();
   $('compare-errors').replaceChildren();
+  $('compare-inputs').replaceChildren();
   $('compare').dataset.state = 'idle';
+}
+
+let inputsSeq = 0;
+/**
+ * Two inputs on the selected model side by side: the watched input and the second field's (an
+ * example of the model's other than the first, until the visitor types one), each translated in the
+ * engine Worker.
+ */
+export async function compareInputs() {
+  const entry = state.current;
+  if (!entry?.model) return;
+  const mine = ++inputsSeq;
+  const { text } = auxSource();
+  const field = $('compare-input');
+  if (!field.value.trim() || field.dataset.auto === 'true') {
+    field.value = entry.examples.find((x) => x !== text) ?? '';
+    field.dataset.auto = 'true';
+  }
+  const other = field.value;
+  const m = entry.model, vanilla = m.config.style === 'none';
+  const out = $('compare-inputs');
+  out.dataset.state = 'running';
+  const figs = [];
+  for (const [which, t] of [['a', text], ['b', other]]) {
+    if (!t.trim()) continue;
+    try {
+      figs.push(inputFigure(t, await translateInWorker(entry, sourceInput(m, t), {}, vanilla), vanilla, which));
+    } catch (err) {
+      figs.push(h('p', { class: 'error', dataset: { input: which }, text: `“${t}”: ${codeText(err)}` }));
+    }
+    if (mine !== inputsSeq || state.current !== entry) return;
+  }
+  out.replaceChildren(...figs);
+  out.dataset.state = 'done';
 }
 
 export async function runCompare() {
@@ -63,5 +99,7 @@ export async function runCompare() {
   }
   sc.replaceChildren(...(attn.length ? attn.map((x) => modelFigure(x.e, x.m.config, x.r, { isCurrent: x.e === entry }))
     : [h('p', { class: 'hint', text: 'No attention models for this task.' })]));
+  await compareInputs();
+  if (mine !== seq) return;
   $('compare').dataset.state = 'done';
 }

@@ -110,6 +110,7 @@ export function updateButtons() {
   $('run').disabled = !decodable || finished;
   $('restart').disabled = !decodable || !sess;
   $('compare-run').disabled = !ready;
+  $('compare-input-run').disabled = !ready;
   $('beam-run').disabled = !ready;
   const rows = sess?.steps.length ?? 0;
   for (const id of ['export-png', 'export-svg', 'export-csv', 'export-json']) $(id).disabled = rows === 0;

@@ -49,6 +49,14 @@ export function modelFigure(entry, config, result, { vanilla = false, isCurrent 
     extra);
 }
 
+/** One input's alignment by the selected model, captioned with the input (two inputs side by side). */
+export function inputFigure(text, result, vanilla, which) {
+  return h('figure', { class: 'multiple', dataset: { input: which } },
+    h('figcaption', {}, h('strong', { lang: langOf(text), text: `“${text}”` })),
+    matrixView(result, result.cols > 12 ? 14 : 24, vanilla, `alignment of “${text}” → “${result.text}”`),
+    h('p', { class: 'out' }, '→ ', h('span', { lang: langOf(result.text), text: result.text || '(empty)' })));
+}
+
 /** One beam hypothesis (rank i, from 0) as a list item with its own alignment. */
 export function beamItem(hyp, i, vanilla) {
   return h('li', { class: 'multiple hyp', dataset: { score: String(hyp.score), rank: i + 1 } },
