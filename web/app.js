@@ -54,8 +54,8 @@ function wire() {
   // Pressed by the visitor (not the opening autoplay): on a narrow screen the matrix is below the
   // input, so it is brought into view as it starts to fill.
   const revealMatrix = () => {
-    const top = $('watch').getBoundingClientRect().top;
-    if (top > innerHeight * 0.6) $('watch').scrollIntoView({ block: 'start', behavior: matchMedia('(prefers-reduced-motion: reduce)').matches ? 'auto' : 'smooth' });
+    const top = $('alignment').getBoundingClientRect().top;
+    if (top > innerHeight - 200) $('watch').scrollIntoView({ block: 'start', behavior: matchMedia('(prefers-reduced-motion: reduce)').matches ? 'auto' : 'smooth' });
   };
   $('play').addEventListener('click', (e) => { play(); if (e.isTrusted) revealMatrix(); });
   $('step').addEventListener('click', () => { stopLoop(); stepPressed(); });
