@@ -216,3 +216,18 @@ test('390 x 844: the matrix, its labels and its tooltips fit the viewport (g2p-e
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test('1280 x 900: a 13-letter word, and 14 letters with the vanilla model\'s h_T column, fit without scrolling sideways', async () => {
+  const { page, problems } = await openDemo(browser.ctx, srv.base);
+  for (const [id, input] of [['g2p-en', 'photographers'], ['reverse-vanilla', 'abcdefghijklmn']]) {
+    await page.selectOption('#model', id);
+    await page.waitForFunction((x) => document.getElementById('model').value === x && !document.getElementById('play').disabled, id);
+    await page.fill('#source', input);
+    await page.click('#run');
+    await page.waitForFunction(() => document.getElementById('watch').dataset.state === 'done');
+    const [client, scroll] = await page.evaluate(() => { const w = document.querySelector('.matrix-wrap'); return [w.clientWidth, w.scrollWidth]; });
+    assert.ok(scroll <= client, `${id}: the matrix is ${scroll} px in a ${client} px column`);
+  }
+  assert.deepEqual(problems, []);
+  await page.close();
+});
