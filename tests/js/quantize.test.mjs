@@ -113,7 +113,9 @@ test("loadModel(bytes, { quantize: 'int8' }) is the int8 file, to the bit, and n
 
 test('an int8 shipped model translates its examples as the f32 model does', async () => {
   const index = JSON.parse(readFileSync(new URL('../../models/index.json', import.meta.url), 'utf8'));
-  for (const { id, examples } of index.models) {
+  // The single-file models (the SIGMORPHON languages' ensembles ship int8 already where dev kept it:
+  // tests/cpp/test_models.cpp measures them as shipped).
+  for (const { id, examples } of index.models.filter((m) => m.file)) {
     const f32 = await loadModel(MODEL(id)), q8 = await loadModel(MODEL(id), { quantize: 'int8' });
     for (const text of examples) assert.equal(q8.translate(text).text, f32.translate(text).text, `${id}: "${text}"`);
     f32.dispose();
