@@ -202,5 +202,5 @@ export function showFileError(label, e) {
     h('p', { text: `“${label}” was not loaded: ${why}.${state.current?.model ? ` Still using ${state.current.title}.` : ''}` }),
     h('details', {}, h('summary', { text: 'Details' }), h('code', { text: errText(e) })));
   box.hidden = false;
-  box.scrollIntoView({ block: 'nearest' });
+  box.scrollIntoView({ block: 'center' });
 }
