@@ -5,7 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { readFile } from 'node:fs/promises';
-import { startServer, launch, openDemo } from './helpers.mjs';
+import { startServer, launch, openDemo, pickModel, runToEnd } from './helpers.mjs';
 
 const AXE = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 let srv, browser;
@@ -14,11 +14,8 @@ after(async () => { await browser?.close(); srv?.server.close(); });
 
 async function violations(opts) {
   const { page, problems } = await openDemo(browser.ctx, srv.base, opts);
-  await page.selectOption('#model', 'en-ko');
-  await page.waitForFunction(() => !document.getElementById('play').disabled);
-  await page.fill('#source', 'Jane went to the store');
-  await page.click('#run');
-  await page.waitForFunction(() => document.getElementById('watch').dataset.state === 'done');
+  await pickModel(page, 'en-ko', 'Jane went to the store');
+  await runToEnd(page);
   // The state a person sees: the last row's arrival animation has finished.
   await page.evaluate(() => Promise.all(document.getAnimations().map((a) => a.finished)));
   await page.evaluate(AXE);  // through DevTools, so the page's CSP (no inline scripts) stays as it is

@@ -6,7 +6,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { readFile } from 'node:fs/promises';
-import { startServer, launch, openDemo, panelErrors } from './helpers.mjs';
+import { startServer, launch, openDemo, panelErrors, runToEnd, pickModel } from './helpers.mjs';
 
 const manifest = JSON.parse(await readFile(path.resolve('models/index.json'), 'utf8')).models;
 const chips = manifest.find((m) => m.id === 'dates').examples;
@@ -29,14 +29,9 @@ after(async () => { await browser?.close(); srv?.server.close(); });
 async function openDates() {
   const { page, problems } = await openDemo(browser.ctx, srv.base);
   assert.deepEqual(await panelErrors(page), [], 'both panels load on the demo page');
-  await page.selectOption('#model', 'dates');
-  await page.waitForFunction(() => !document.getElementById('play').disabled);
+  await pickModel(page, 'dates');
   return { page, problems };
 }
-const runToEnd = async (page) => {
-  await page.click('#run');
-  await page.waitForFunction(() => document.getElementById('watch').dataset.state === 'done');
-};
 
 test('the dates chips show a capitalised and a European form, and each decodes to its ISO date', async () => {
   const capitalised = chips.filter((c) => CAPITALISED.test(c)), european = chips.filter((c) => EUROPEAN.test(c));

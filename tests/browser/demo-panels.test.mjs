@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { readFile } from 'node:fs/promises';
-import { startServer, launch, openDemo, panelErrors, OUT } from './helpers.mjs';
+import { startServer, launch, openDemo, panelErrors, OUT, runToEnd } from './helpers.mjs';
 import { loadModel } from '../../wasm/attnseq.js';
 import { reverseSet, lengthGrid } from '../../web/study/data.js';
 
@@ -21,10 +21,6 @@ async function open(opts) {
   return r;
 }
 const matrix = (page) => page.$$eval('#alignment tbody tr', (trs) => trs.map((tr) => Array.from(tr.querySelectorAll('td[data-col]'), (td) => Number(td.dataset.weight))));
-const runToEnd = async (page) => {
-  await page.click('#run');
-  await page.waitForFunction(() => document.getElementById('watch').dataset.state === 'done');
-};
 
 test('training on the page: loss curve and probe redrawn while it runs; the stopped model is handed to the translator', async () => {
   const { page, problems } = await open();

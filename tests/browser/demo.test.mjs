@@ -8,7 +8,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { readFile, writeFile } from 'node:fs/promises';
-import { startServer, launch, openDemo, panelErrors, OUT } from './helpers.mjs';
+import { startServer, launch, openDemo, panelErrors, OUT, runToEnd, pickModel } from './helpers.mjs';
 import { loadModel } from '../../wasm/attnseq.js';
 
 const ROOT = path.resolve('.');
@@ -37,16 +37,8 @@ async function open(opts = {}) {
   return { page, problems };
 }
 
-async function pick(page, id, source = SRC) {
-  await page.selectOption('#model', id);
-  await page.waitForFunction(() => !document.getElementById('play').disabled);
-  await page.fill('#source', source);
-}
+const pick = (page, id, source = SRC) => pickModel(page, id, source);
 
-const runToEnd = async (page) => {
-  await page.click('#run');
-  await page.waitForFunction(() => document.getElementById('watch').dataset.state === 'done');
-};
 const matrix = (page) => page.$$eval('#alignment tbody tr', (trs) => trs.map((tr) => Array.from(tr.querySelectorAll('td[data-col]'), (td) => Number(td.dataset.weight))));
 const rowTokens = (page) => page.$$eval('#alignment tbody th', (ths) => ths.map((th) => th.querySelector('button').firstChild.textContent));
 const values = (page, sel) => page.$$eval(sel, (els) => els.map((e) => Number(e.dataset.value)));

@@ -8,7 +8,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { readFile } from 'node:fs/promises';
-import { startServer, launch, openDemo, panelErrors, OUT } from './helpers.mjs';
+import { startServer, launch, openDemo, panelErrors, OUT, runToEnd } from './helpers.mjs';
 import { loadModel } from '../../wasm/attnseq.js';
 import { toIPA } from '../../web/pronunciation.js';
 
@@ -23,10 +23,6 @@ before(async () => {
 });
 after(async () => { model?.dispose(); await browser?.close(); srv?.server.close(); });
 
-const runToEnd = async (page) => {
-  await page.click('#run');
-  await page.waitForFunction(() => document.getElementById('watch').dataset.state === 'done');
-};
 const matrixShape = (page) => page.$$eval('#alignment tbody tr', (trs) => [trs.length, trs[0]?.querySelectorAll('td[data-col]').length ?? 0]);
 
 test('English pronunciation: a word in any case plays to the package\'s phonemes, with IPA', async () => {

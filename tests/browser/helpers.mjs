@@ -69,3 +69,16 @@ export async function openDemo(ctx, base, { width = 1280, height = 900, dark = f
 export function panelErrors(page) {
   return page.$$eval('.panel-error', (els) => els.map((e) => ({ id: e.closest('section')?.id, text: e.textContent })));
 }
+
+/** Picks model `id` in the page's menu, waits until it is ready to play, and types `source` if given. */
+export async function pickModel(page, id, source) {
+  await page.selectOption('#model', id);
+  await page.waitForFunction(() => !document.getElementById('play').disabled);
+  if (source !== undefined) await page.fill('#source', source);
+}
+
+/** Runs the input to its end (the Run button) and waits for the last step. */
+export async function runToEnd(page) {
+  await page.click('#run');
+  await page.waitForFunction(() => document.getElementById('watch').dataset.state === 'done');
+}

@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { readFile } from 'node:fs/promises';
-import { startServer, launch, openDemo, panelErrors, OUT } from './helpers.mjs';
+import { startServer, launch, openDemo, panelErrors, OUT, runToEnd, pickModel } from './helpers.mjs';
 import { loadModel } from '../../wasm/attnseq.js';
 
 const models = new Map();
@@ -28,15 +28,7 @@ async function open(opts = {}) {
   assert.deepEqual(await panelErrors(page), [], 'both panels load on the demo page');
   return { page, problems };
 }
-async function pick(page, id, source) {
-  await page.selectOption('#model', id);
-  await page.waitForFunction(() => !document.getElementById('play').disabled);
-  await page.fill('#source', source);
-}
-const runToEnd = async (page) => {
-  await page.click('#run');
-  await page.waitForFunction(() => document.getElementById('watch').dataset.state === 'done');
-};
+const pick = pickModel;
 const rows = (page) => page.locator('#alignment tbody tr').count();
 const focused = (page) => page.evaluate(() => {
   const a = document.activeElement;

@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { readFile } from 'node:fs/promises';
-import { startServer, launch, openDemo, panelErrors } from './helpers.mjs';
+import { startServer, launch, openDemo, panelErrors, pickModel } from './helpers.mjs';
 import { loadModel } from '../../wasm/attnseq.js';
 
 const SRC = 'abcdefghijklmnopqrst'.repeat(15);   // 300 letters, as in long-input.test.mjs
@@ -67,9 +67,7 @@ test('300 letters: while Compare and Search (beam 16) are under way, Step works;
     if (requests++ > 0) await held;
     await route.continue().catch(() => {});   // (the page may be closed by then)
   });
-  await page.selectOption('#model', 'reverse');
-  await page.waitForFunction(() => !document.getElementById('play').disabled);
-  await page.fill('#source', SRC);
+  await pickModel(page, 'reverse', SRC);
   await page.fill('#beam-size', '16');
   // The first step encodes the input and draws the empty 300-column window (bounded by
   // long-input.test.mjs); what is measured here starts after it.
@@ -122,8 +120,7 @@ test('the prefix hint and the what-if note\'s output without the edit are transl
   const m = await model('en-ko-general');
   const src = 'Jane went to the store';
   // The hint under the prefix field: the first output token of the model's example.
-  await page.selectOption('#model', 'en-ko-general');
-  await page.waitForFunction(() => !document.getElementById('play').disabled);
+  await pickModel(page, 'en-ko-general');
   assert.equal(await page.inputValue('#source'), src);
   const hint = `e.g. ${m.translate(src, { maxLength: 4 }).tgtTokens[0]}`;
   await page.waitForFunction((want) => document.getElementById('prefix').placeholder === want, hint);

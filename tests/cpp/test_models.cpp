@@ -35,6 +35,19 @@ Model load(const std::string& name) { return load_checkpoint_file(kModels + "/" 
 constexpr std::uint64_t kHeldOut = train::kHeldOutSeed;
 constexpr int kTableN = 2000;    // dates and en-ko rows: `attnseq eval --n 2000`
 constexpr int kReverseN = 1200;  // reverse rows and the length study: `node tools/length_study.mjs --n 1200`
+// The slow builds (WebAssembly, reference kernels, ASan) re-measure one row of each big table (a whole
+// test set at beam 5 takes minutes there); the native build re-measures every row. Threads of the
+// evaluations: one in WebAssembly (no threads in the test build), both cores natively.
+#if defined(__EMSCRIPTEN__) || defined(ATTNSEQ_REFERENCE_KERNELS) || defined(__SANITIZE_ADDRESS__)
+constexpr bool kFullTables = false;
+#else
+constexpr bool kFullTables = true;
+#endif
+#if defined(__EMSCRIPTEN__)
+constexpr int kEvalThreads = 1;
+#else
+constexpr int kEvalThreads = 2;
+#endif
 
 std::string read_text(const std::string& path) {
   const auto b = read_file_bytes(path);
@@ -287,11 +300,6 @@ TEST_CASE("shipped g2p-en model: its models/README.md table (CMUdict test and de
   const auto test_words = train::read_pron_file(std::string(ATTNSEQ_DATA_DIR) + "/cmudict/g014b2b.ref");
   const auto dev =
       train::split_dev(train::read_pron_file(std::string(ATTNSEQ_DATA_DIR) + "/cmudict/g014b2b.train"), 0.03, 1).dev;
-#if defined(__EMSCRIPTEN__) || defined(ATTNSEQ_REFERENCE_KERNELS) || defined(__SANITIZE_ADDRESS__)
-  const bool full = false;  // the first-1000 row only: the whole test set at beam 5 takes minutes here
-#else
-  const bool full = true;
-#endif
   int checked = 0;
   for (std::size_t i = 1; i < t.size(); ++i) {
     const auto& row = t[i];
@@ -304,15 +312,10 @@ TEST_CASE("shipped g2p-en model: its models/README.md table (CMUdict test and de
     else
       entries.assign(test_words.entries.begin(), test_words.entries.begin() + words);
     REQUIRE(int(entries.size()) == words);
-    if (!full && words != 1000) continue;
+    if (!kFullTables && words != 1000) continue;
     CAPTURE(row[0]);
     CAPTURE(row[1]);
-#if defined(__EMSCRIPTEN__)
-    const int threads = 1;
-#else
-    const int threads = 2;
-#endif
-    const auto r = train::evaluate_refs(m, train::pron_items(m.config(), entries, "g2p-en"), beam, threads);
+    const auto r = train::evaluate_refs(m, train::pron_items(m.config(), entries, "g2p-en"), beam, kEvalThreads);
     char line[160];
     std::snprintf(line, sizeof line, "g2p-en %s, %s: %ld/%ld words wrong, %ld/%ld phoneme edits", row[0].c_str(),
                   row[1].c_str(), r.errors, r.words, r.edits, r.ref_tokens);
@@ -321,27 +324,20 @@ TEST_CASE("shipped g2p-en model: its models/README.md table (CMUdict test and de
     check_rate(r.edits, r.ref_tokens, figure(row[4]), "PER");
     ++checked;
   }
-  CHECK(checked == (full ? 4 : 1));
+  CHECK(checked == (kFullTables ? 4 : 1));
 }
 
 TEST_CASE("shipped translation models: their models/README.md table (Multi30K val and test sets)") {
   const auto t = table(read_text(kModels + "/README.md"),
                        "| model | set | sentences | decoding | BLEU (Multi30K) | BLEU (13a) | chrF2 |");
   REQUIRE(t.size() >= 2);
-#if defined(__EMSCRIPTEN__) || defined(ATTNSEQ_REFERENCE_KERNELS) || defined(__SANITIZE_ADDRESS__)
-  const bool full = false;
-  const int threads = 1;
-#else
-  const bool full = true;
-  const int threads = 2;
-#endif
   int checked = 0, expected = 0;
   for (std::size_t i = 1; i < t.size(); ++i) {
     const auto& row = t[i];
     const std::string name = row[0].substr(1, row[0].size() - 2);  // `en-de`
     const std::string lang = name.substr(3);
     const int n = std::stoi(row[2]);
-    if (!full && n > 100) continue;
+    if (!kFullTables && n > 100) continue;
     ++expected;
     CAPTURE(name);
     CAPTURE(row[1]);
@@ -360,7 +356,7 @@ TEST_CASE("shipped translation models: their models/README.md table (Multi30K va
     const auto refs = train::parallel_refs(m.config(), data, dir + ".en");
     std::vector<train::Ids> sources;
     for (const auto& r : refs) sources.push_back(r.src);
-    const auto out = train::decode_all(m, sources, beam, threads, float(lp), "translation table");
+    const auto out = train::decode_all(m, sources, beam, kEvalThreads, float(lp), "translation table");
     const Vocab tv = Vocab::target(m.config());
     std::vector<std::string> hyps;
     for (const auto& o : out) hyps.push_back(tv.decode(o.data(), o.size()));
@@ -455,13 +451,6 @@ TEST_CASE("shipped SIGMORPHON 2021 pronunciation models: their models/README.md 
                     c_dev5 = column(h, "dev WER, beam 5"), c_dev1 = column(h, "dev WER, greedy"),
                     c_one = column(h, "dev WER, one model"), c_wer = column(h, "test WER"),
                     c_per = column(h, "test PER"), c_base = column(h, "baseline");
-#if defined(__EMSCRIPTEN__) || defined(ATTNSEQ_REFERENCE_KERNELS) || defined(__SANITIZE_ADDRESS__)
-  const bool full = false;
-  const int threads = 1;
-#else
-  const bool full = true;
-  const int threads = 2;
-#endif
   std::set<std::string> rows;
   bool partial_done = false;
   for (std::size_t i = 1; i < t.size(); ++i) {
@@ -485,7 +474,7 @@ TEST_CASE("shipped SIGMORPHON 2021 pronunciation models: their models/README.md 
     rows.insert(id);
     CAPTURE(stem);
     CHECK(row[c_base] == baseline_of(stem));
-    if (!full && (partial_done || row[c_sub] != "low")) continue;
+    if (!kFullTables && (partial_done || row[c_sub] != "low")) continue;
     Shipped s;
     s.files = index_files(id);
     REQUIRE(!s.files.empty());
@@ -498,7 +487,7 @@ TEST_CASE("shipped SIGMORPHON 2021 pronunciation models: their models/README.md 
                                train::read_pron_file(dir + "_" + split + ".tsv", train::PronFormat::Ipa).entries,
                                stem + " " + split);
     };
-    const auto test = train::evaluate_refs(e, items("test"), 5, threads);
+    const auto test = train::evaluate_refs(e, items("test"), 5, kEvalThreads);
     char line[200];
     std::snprintf(line, sizeof line, "%s test, beam 5: %ld/%ld words wrong, %ld/%ld phone edits", stem.c_str(),
                   test.errors, test.words, test.edits, test.ref_tokens);
@@ -506,10 +495,10 @@ TEST_CASE("shipped SIGMORPHON 2021 pronunciation models: their models/README.md 
     check_percent(test.errors, test.words, row[c_wer], "test WER");
     check_percent(test.edits, test.ref_tokens, row[c_per], "test PER");
     partial_done = true;
-    if (!full) continue;
+    if (!kFullTables) continue;
     const auto dev = items("dev");
-    const auto d5 = train::evaluate_refs(e, dev, 5, threads), d1 = train::evaluate_refs(e, dev, 1, threads);
-    const auto one = train::evaluate_refs(s.ensemble(1), dev, 5, threads);
+    const auto d5 = train::evaluate_refs(e, dev, 5, kEvalThreads), d1 = train::evaluate_refs(e, dev, 1, kEvalThreads);
+    const auto one = train::evaluate_refs(s.ensemble(1), dev, 5, kEvalThreads);
     check_percent(d5.errors, d5.words, row[c_dev5], "dev WER, beam 5");
     check_percent(d1.errors, d1.words, row[c_dev1], "dev WER, greedy");
     check_percent(one.errors, one.words, row[c_one], "dev WER, one model");
