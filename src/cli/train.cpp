@@ -131,6 +131,7 @@ const std::vector<Option>& train_options() {
         {"--bridge", "", "", "a learned map from the encoder's final state to the decoder's initial state"},
         {"--tie-embeddings", "", "",
          "the output layer shares the target embedding matrix (--embedding must equal --hidden)"},
+        {"--attn-query-bias", "", "", "a bias on the additive score's query projection (--score additive)"},
         {"--steps", "N", train::default_text(train::setting("--steps")),
          "total optimiser steps (counted from the start when resuming; not in epoch runs)"},
         {"--epochs", "N", "40", "epoch runs (--pron, --src): at most this many passes over the data"},
@@ -275,6 +276,7 @@ ModelConfig architecture(const Flags& f, const std::vector<Option>& table) {
   m.input_feeding = f.has("input-feeding");
   m.bridge = f.has("bridge");
   m.tie_embeddings = f.has("tie-embeddings");
+  m.attn_query_bias = f.has("attn-query-bias");
   // Ranges and defaults from the one settings table (train/settings.hpp), shared with createTrainer.
   auto integer = [&](const char* flag, const std::string& v) {
     const auto& s = train::setting(flag);

@@ -624,6 +624,7 @@ int info(const std::vector<std::string>& argv) {
   std::printf("vocab %d -> %d, embedding %d/%d, hidden %d/%d, attn_dim %d, tokenizer %s\n", c.src_vocab, c.tgt_vocab,
               c.src_emb, c.tgt_emb, c.enc_hidden, c.dec_hidden, c.attn_dim, tokenizer_str(c).c_str());
   if (c.tie_embeddings) std::printf("tied embeddings: the output layer's weight is decoder.embedding.weight\n");
+  if (c.attn_query_bias) std::printf("additive score with a query bias: v^T tanh(W_q s + b_q + W_k h_i)\n");
   for (const auto& kv : c.extra)
     std::printf("%s: %s\n", printable(kv.first, true).c_str(), printable(kv.second).c_str());
   std::size_t n = model.params().data.size();

@@ -5,6 +5,7 @@
 #include "model/checkpoint.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -113,6 +114,58 @@ std::shared_ptr<const SpmTokenizer> read_spm(const safetensors::File& f, const s
   return std::make_shared<const SpmTokenizer>(parse_spm_model(bytes, name), name, std::string(bytes));
 }
 
+// Tensors of a feature attnseq's models do not have, as a PyTorch model renamed to attnseq's names
+// (docs/porting.md) may carry: refused naming the feature, before the shapes are read as some other
+// configuration and the message speaks of a shape instead.
+void refuse_foreign_features(const safetensors::File& f) {
+  const bool combine = f.find("decoder.combine.weight") != nullptr;
+  for (const auto& t : f.tensors) {
+    const std::string& n = t.name;
+    if (has_prefix(n, "decoder.attention.") && !combine)
+      fail("tensor '" + n +
+           "' is attention, but the decoder has no combine layer ('decoder.combine.weight'): attnseq's attentive "
+           "decoders read the output layer from h~ = tanh(W_c [c; s] + b_c); a decoder whose output layer reads the "
+           "RNN's output (or [output; context]) directly, as the PyTorch tutorial's AttnDecoderRNN does, is not one "
+           "attnseq runs (docs/porting.md)");
+    if (n == "decoder.attention.key.bias")
+      fail(
+          "tensor 'decoder.attention.key.bias': a bias on the additive score's key projection adds inside the tanh "
+          "as the query's does, so it belongs in 'decoder.attention.query.bias' (add the two; docs/porting.md)");
+    if (n == "decoder.attention.v.bias")
+      fail(
+          "tensor 'decoder.attention.v.bias': a bias on v adds the same number to every score of a step and "
+          "changes no attention weight; leave it out (docs/porting.md)");
+    if (n == "decoder.attention.bias")
+      fail(
+          "tensor 'decoder.attention.bias': a bias on the general score's W_a adds <s, b> to every position's "
+          "score alike and changes no attention weight; leave it out (docs/porting.md)");
+    if (n == "decoder.attention.query.bias" && !f.find("decoder.attention.query.weight"))
+      fail(
+          "tensor 'decoder.attention.query.bias' is the additive score's query bias, but the file has no "
+          "'decoder.attention.query.weight'");
+    if (n.find(".weight_hr_l") != std::string::npos)
+      fail("tensor '" + n + "' is an LSTM's projection (PyTorch's proj_size), which attnseq's cells do not have");
+    for (const char* side : {"encoder.rnn.", "decoder.rnn."}) {
+      const std::string w = std::string(side) + "weight_ih_";
+      if (!has_prefix(n, w)) continue;
+      const std::string k = n.substr(w.size());  // l0, l1_reverse, ... (not an int8 matrix's l0.scale)
+      if (k.size() < 2 || k[0] != 'l' || !(std::isdigit(static_cast<unsigned char>(k[1]))) ||
+          k.find('.') != std::string::npos)
+        continue;
+      const std::string bi = side + std::string("bias_ih_") + k, bh = side + std::string("bias_hh_") + k;
+      // (a stray weight_ih of a layer the file does not have is an unexpected tensor, named later)
+      if (f.find(side + std::string("weight_hh_") + k) && !f.find(bi) && !f.find(bh))
+        fail("tensor '" + n + "' has no biases ('" + bi + "' and '" + bh +
+             "' are missing): an RNN made with bias=False is one whose biases are zero, so write zeros for both "
+             "(docs/porting.md)");
+    }
+  }
+  if (combine && !f.find("decoder.combine.bias"))
+    fail(
+        "missing tensor 'decoder.combine.bias': a combine layer without a bias (OpenNMT-py's dot and general "
+        "attention have none) is one whose bias is zero, so write zeros (docs/porting.md)");
+}
+
 ModelConfig infer_config(const safetensors::File& f) {
   ModelConfig c;
   const auto& se = need(f, "encoder.embedding.weight", 2);
@@ -158,7 +211,10 @@ ModelConfig infer_config(const safetensors::File& f) {
     c.score = Score::Additive;
   else
     c.score = Score::Dot;
-  if (c.score == Score::Additive) c.attn_dim = int(need(f, "decoder.attention.v.weight", 2).shape[1]);
+  if (c.score == Score::Additive) {
+    c.attn_dim = int(need(f, "decoder.attention.v.weight", 2).shape[1]);
+    c.attn_query_bias = f.find("decoder.attention.query.bias") != nullptr;
+  }
 
   // Style from the shapes where they decide it; the metadata settles luong vs bahdanau otherwise.
   const auto& dih = need(f, "decoder.rnn.weight_ih_l0", 2);
@@ -347,6 +403,7 @@ void read_q8(const safetensors::File& f, const ParamSpec& spec, Q8Matrix& m) {
 
 Model load(const std::uint8_t* bytes, std::size_t size) {
   const safetensors::File f = safetensors::parse(bytes, size);
+  refuse_foreign_features(f);
   ModelConfig c = infer_config(f);
   // Every expected tensor must be present with its exact shape before anything is allocated, so
   // the allocation is bounded by what the file really holds.
@@ -394,9 +451,14 @@ Model load(const std::uint8_t* bytes, std::size_t size) {
              ", not I8, so it has no scales");
     }
     if ((t.name == kSrcSpmTensor && c.src_spm) || (t.name == kTgtSpmTensor && c.tgt_spm)) continue;
+    const bool ours = has_prefix(t.name, "encoder.") || has_prefix(t.name, "decoder.") ||
+                      has_prefix(t.name, "bridge.") || has_prefix(t.name, "tokenizer.");
     if (!expected)
       fail("unexpected tensor '" + t.name + "' for a " + std::string(to_string(c.cell)) + " " + to_string(c.style) +
-           " model");
+           " model" +
+           (ours ? std::string()
+                 : std::string(": not one of attnseq's tensor names (a model from elsewhere is renamed to them: "
+                               "docs/porting.md)")));
   }
   return Model(std::move(c), std::move(p));
 }

@@ -70,6 +70,8 @@ void ModelConfig::validate() const {
   check_dim("layers", layers);
   if (layers > 16) throw std::invalid_argument("model config: layers = " + std::to_string(layers) + " exceeds 16");
   if (score == Score::Additive && style != Style::None) check_dim("attn_dim", attn_dim);
+  if (attn_query_bias && (score != Score::Additive || style == Style::None))
+    throw std::invalid_argument("model config: a bias on the attention's query projection needs the additive score");
   if (!bridge && enc_out() != dec_hidden)
     throw std::invalid_argument("model config: without a bridge the encoder's output size (" +
                                 std::to_string(enc_out()) + ") must equal the decoder's hidden size (" +
@@ -149,6 +151,7 @@ std::vector<ParamSpec> param_specs(const ModelConfig& c) {
     if (c.score == Score::General) p.push_back({"decoder.attention.weight", S{Hd, Ho}, true});
     if (c.score == Score::Additive) {
       p.push_back({"decoder.attention.query.weight", S{c.attn_dim, Hd}, true});
+      if (c.attn_query_bias) p.push_back({"decoder.attention.query.bias", S{c.attn_dim}});
       p.push_back({"decoder.attention.key.weight", S{c.attn_dim, Ho}, true});
       p.push_back({"decoder.attention.v.weight", S{1, c.attn_dim}});
     }

@@ -57,6 +57,9 @@ struct ModelConfig {
   int enc_hidden = 0;  // He, per direction
   int dec_hidden = 0;  // Hd
   int attn_dim = 0;    // A, additive score only
+  // Additive score only: W_q s + b_q inside the tanh (tensor decoder.attention.query.bias, as
+  // OpenNMT-py's "mlp" attention and the PyTorch tutorials have it). Read off the tensors.
+  bool attn_query_bias = false;
   // How text becomes ids, per side (Ids: callers pass ids; then both sides are Ids). Checkpoint
   // metadata: src_tokenizer / tgt_tokenizer, and the older single `tokenizer` (README "Decisions").
   TokenizerKind src_tokenizer = TokenizerKind::Ids;

@@ -110,6 +110,7 @@ void Model::bind() {
   attn_ = nn::AttentionWeights{};
   attn_.score = c.score;
   attn_.w_q = params_.find("decoder.attention.query.weight");
+  attn_.b_q = params_.find("decoder.attention.query.bias");
   attn_.v = params_.find("decoder.attention.v.weight");
   attn_.attn_dim = c.attn_dim;
   combine_w_ = params_.find("decoder.combine.weight");

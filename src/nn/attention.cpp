@@ -14,11 +14,11 @@ void attention_scores(const AttentionWeights& a, const float* Q, std::size_t B, 
     kernels::gemm_nt(Q, Hd, keys, scores, T, B, T, Hd, false);
     return;
   }
-  // additive: v^T tanh(W_q s + W_k h_i); W_k h_i precomputed as keys (T, A).
+  // additive: v^T tanh(W_q s + b_q + W_k h_i); W_k h_i precomputed as keys (T, A); b_q optional.
   const std::size_t A = a.attn_dim;
   float* qp = scratch;           // (B, A)
   float* tmp = scratch + B * A;  // (T, A)
-  linear_any(Q, Hd, a.w_q, a.w_q_packed, nullptr, qp, A, B, A, Hd, a.w_q_q8);
+  linear_any(Q, Hd, a.w_q, a.w_q_packed, a.b_q, qp, A, B, A, Hd, a.w_q_q8);
   for (std::size_t b = 0; b < B; ++b) {
     std::memcpy(tmp, keys, T * A * sizeof(float));
     for (std::size_t t = 0; t < T; ++t) kernels::add(qp + b * A, tmp + t * A, A);

@@ -81,7 +81,7 @@ void lstm_cell_backward(const RnnWeights& w, const float* gates, const float* h_
 void attention_backward(const AttentionWeights& a, const float* q, std::size_t Hd, const float* keys, std::size_t Kd,
                         const float* values, std::size_t Ho, const float* weights, const float* u, std::size_t T,
                         std::size_t valid, const float* dcontext, const float* dweights_extra, float* dvalues,
-                        float* dkeys, float* dq, float* dW_q, float* dv, float* scratch) {
+                        float* dkeys, float* dq, float* dW_q, float* db_q, float* dv, float* scratch) {
   float* dw = scratch;      // (T) gradient w.r.t. the weights
   float* ds = scratch + T;  // (T) gradient w.r.t. the scores
   // c = sum_t w_t v_t
@@ -115,7 +115,7 @@ void attention_backward(const AttentionWeights& a, const float* q, std::size_t H
       dqp[j] += du;
     }
   }
-  linear_backward(q, Hd, a.w_q, dqp, A, dq, dW_q, nullptr, 1, A, Hd);
+  linear_backward(q, Hd, a.w_q, dqp, A, dq, dW_q, db_q, 1, A, Hd);
 }
 
 }  // namespace attnseq::nn

@@ -83,8 +83,9 @@ struct AttentionWeights {
   const float* w_q = nullptr;  // additive: W_q (A, Hd)
   const float* w_q_packed = nullptr;
   Q8Weights w_q_q8;
-  const float* v = nullptr;  // additive: v (A)
-  int attn_dim = 0;          // A
+  const float* b_q = nullptr;  // additive: b_q (A), or null (no bias)
+  const float* v = nullptr;    // additive: v (A)
+  int attn_dim = 0;            // A
 };
 // scores (B, T) for queries Q (B, Hd). scratch: additive needs B*A + T*A floats, others none.
 void attention_scores(const AttentionWeights& a, const float* Q, std::size_t B, std::size_t Hd, const float* keys,
@@ -122,10 +123,10 @@ void lstm_cell_backward(const RnnWeights& w, const float* gates, const float* h_
 // Attention for one row (one query, T positions, the first `valid` real). Forward stored
 // q (Hd), keys (T, Kd), weights (T); additive also u (T, A) = tanh(W_q q + keys). Given dcontext (Ho)
 // and the values (T, Ho): accumulates dvalues (T, Ho), dkeys (T, Kd), dq (Hd), and for additive
-// dW_q (A, Hd) and dv (A). scratch: 2 T + A floats.
+// dW_q (A, Hd), db_q (A; null when the score has no query bias) and dv (A). scratch: 2 T + A floats.
 void attention_backward(const AttentionWeights& a, const float* q, std::size_t Hd, const float* keys, std::size_t Kd,
                         const float* values, std::size_t Ho, const float* weights, const float* u, std::size_t T,
                         std::size_t valid, const float* dcontext, const float* dweights_extra, float* dvalues,
-                        float* dkeys, float* dq, float* dW_q, float* dv, float* scratch);
+                        float* dkeys, float* dq, float* dW_q, float* db_q, float* dv, float* scratch);
 
 }  // namespace attnseq::nn

@@ -103,8 +103,8 @@ struct Workspace::Impl {
   const float* key_data = nullptr;
   std::uint64_t key_id = 0;
   const float *enc_emb = nullptr, *dec_emb = nullptr, *att_w = nullptr, *att_k = nullptr, *att_q = nullptr,
-              *att_v = nullptr, *bridge_w = nullptr, *bridge_b = nullptr, *comb_w = nullptr, *comb_b = nullptr,
-              *out_w = nullptr, *out_b = nullptr;
+              *att_qb = nullptr, *att_v = nullptr, *bridge_w = nullptr, *bridge_b = nullptr, *comb_w = nullptr,
+              *comb_b = nullptr, *out_w = nullptr, *out_b = nullptr;
   std::vector<RnnParams> enc_rnn;  // layer * dirs + direction
   std::vector<RnnParams> dec_rnn;  // per layer
   // Packed copies (kernels::pack) of the matrices the forward pass multiplies by, refreshed each call
@@ -152,6 +152,7 @@ struct Workspace::Impl {
     att_w = get("decoder.attention.weight");
     att_k = get("decoder.attention.key.weight");
     att_q = get("decoder.attention.query.weight");
+    att_qb = get("decoder.attention.query.bias");
     att_v = get("decoder.attention.v.weight");
     bridge_w = get("bridge.weight");
     bridge_b = get("bridge.bias");
@@ -305,7 +306,7 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad, con
     src_ptrs[b] = &src_rows[b * Ts];
   }
   const PG enc_emb = net.get(ws.enc_emb), att_w = net.get(ws.att_w), att_k = net.get(ws.att_k);
-  const PG att_q = net.get(ws.att_q), att_v = net.get(ws.att_v);
+  const PG att_q = net.get(ws.att_q), att_qb = net.get(ws.att_qb), att_v = net.get(ws.att_v);
   const PG bridge_w = net.get(ws.bridge_w), bridge_b = net.get(ws.bridge_b);
   auto& ew = ws.ew;
   ew.rnn.clear();
@@ -336,6 +337,7 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad, con
   dw.attn = nn::AttentionWeights{};
   dw.attn.score = c.score;
   dw.attn.w_q = att_q.w;
+  dw.attn.b_q = att_qb.w;
   dw.attn.v = att_v.w;
   dw.attn.attn_dim = int(A);
   const auto& drnn = dw.rnn;  // what backward reads: the weights the forward step multiplied by
@@ -484,7 +486,7 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad, con
                              &s.weights[r * Ts], s.u.empty() ? nullptr : &s.u[r * Ts * A], Ts, ws.sources[r].valid,
                              dcontext + r * Ho, nullptr, &dmemory[j * Ts * Ho],
                              c.score == Score::Dot ? &dmemory[j * Ts * Ho] : &dkeys[j * Ts * Kd], dquery + r * Hd,
-                             att_q.g, att_v.g, ascratch.data());
+                             att_q.g, att_qb.g, att_v.g, ascratch.data());
     }
   };
   // RNN backward for one step: dh[l] holds the gradient w.r.t. this step's outputs; on exit dh/dc

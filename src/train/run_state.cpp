@@ -30,6 +30,7 @@ RunRecord architecture_record(const ModelConfig& c) {
                  {"--bridge", yes_no(c.bridge)}};
   // Recorded only when set, so that states saved before the option existed still resume.
   if (c.tie_embeddings) r.push_back({"--tie-embeddings", "yes"});
+  if (c.attn_query_bias) r.push_back({"--attn-query-bias", "yes"});
   return r;
 }
 

@@ -66,6 +66,7 @@ ModelConfig architecture(const ModelChoice& m, const std::string& hidden_name) {
   c.input_feeding = m.input_feeding;
   c.bridge = m.bridge;
   c.tie_embeddings = m.tie_embeddings;
+  c.attn_query_bias = m.attn_query_bias;
   if (m.bidirectional && !m.bridge && m.hidden % 2)
     throw std::invalid_argument(hidden_name + " must be even for a bidirectional encoder without a bridge");
   c.dec_hidden = m.hidden;

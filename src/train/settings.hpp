@@ -43,6 +43,7 @@ struct ModelChoice {
   Cell cell = Cell::GRU;
   int hidden = 64, embedding = 0, layers = 1, attn_dim = 0;
   bool bidirectional = false, input_feeding = false, bridge = false, tie_embeddings = false;
+  bool attn_query_bias = false;  // additive score: W_q s + b_q
 };
 // The configuration it implies: the decoder's hidden size, and the encoder's (half of it per
 // direction for a bidirectional encoder without a bridge, which then needs an even size: else

@@ -77,6 +77,22 @@ TEST_CASE("whole-model gradient check, every configuration, padded batch") {
   }
 }
 
+TEST_CASE("whole-model gradient check with a bias on the additive attention's query projection") {
+  for (const auto& base :
+       {tiny(Cell::GRU, Style::Luong, Score::Additive, true), tiny(Cell::LSTM, Style::Bahdanau, Score::Additive)}) {
+    ModelConfig cfg = base;
+    cfg.attn_query_bias = true;
+    CAPTURE(describe(cfg));
+    Model m(cfg);
+    REQUIRE(m.params().find("decoder.attention.query.bias") != nullptr);
+    test::randomize(m, 5, 0.8f);
+    const auto batch = train::make_batch(kSrc, kTgt, cfg);
+    const auto err = gradient_error(m, batch, {});
+    INFO("worst relative error ", err.first, " in ", err.second);
+    CHECK(err.first < 5e-3);
+  }
+}
+
 TEST_CASE("whole-model gradient check with tied target embeddings (the output layer's weight is the embedding)") {
   // Both uses of the shared matrix add into its gradient: checked with and without dropout, smoothing.
   for (const auto& base :

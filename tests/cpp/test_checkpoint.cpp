@@ -705,6 +705,92 @@ TEST_CASE("checkpoint: an unexpected extra tensor is named") {
   }
 }
 
+// A PyTorch model renamed to attnseq's names (docs/porting.md) may carry what attnseq's models do not
+// have: the message names the feature, and says what to do where there is something to do.
+TEST_CASE("checkpoint: a feature attnseq's models do not have is named, not read as another shape") {
+  const ModelConfig add = test::small_config(Cell::GRU, Style::Luong, Score::Additive);  // A 11, Hd 16
+  const ModelConfig gen = test::small_config(Cell::GRU, Style::Luong, Score::General);
+  SUBCASE("a decoder without the combine layer (the PyTorch tutorial's AttnDecoderRNN)") {
+    ModelConfig c = test::small_config(Cell::GRU, Style::Bahdanau, Score::Additive);
+    Draft d = draft_of(save_checkpoint(random_model(c, 4)));
+    d.erase("decoder.combine.weight");
+    d.erase("decoder.combine.bias");
+    d.erase_meta("style");
+    check_refused(d.bytes(), {"no combine layer", "AttnDecoderRNN", "decoder.attention."});
+  }
+  SUBCASE("a bias on the additive score's key projection") {
+    Draft d = draft_of(save_checkpoint(random_model(add, 4)));
+    d.add("decoder.attention.key.bias", {11});
+    check_refused(d.bytes(), {"'decoder.attention.key.bias'", "key projection", "decoder.attention.query.bias"});
+  }
+  SUBCASE("a bias on v") {
+    Draft d = draft_of(save_checkpoint(random_model(add, 4)));
+    d.add("decoder.attention.v.bias", {1});
+    check_refused(d.bytes(), {"'decoder.attention.v.bias'", "changes no attention weight"});
+  }
+  SUBCASE("a bias on the general score") {
+    Draft d = draft_of(save_checkpoint(random_model(gen, 4)));
+    d.add("decoder.attention.bias", {16});
+    check_refused(d.bytes(), {"'decoder.attention.bias'", "changes no attention weight"});
+  }
+  SUBCASE("a query bias without the additive score") {
+    Draft d = draft_of(save_checkpoint(random_model(gen, 4)));
+    d.add("decoder.attention.query.bias", {11});
+    check_refused(d.bytes(), {"'decoder.attention.query.bias'", "additive"});
+  }
+  SUBCASE("an LSTM with projections") {
+    Draft d = draft_of(save_checkpoint(random_model(test::small_config(Cell::LSTM, Style::Luong, Score::Dot), 4)));
+    d.add("encoder.rnn.weight_hr_l0", {8, 16});
+    check_refused(d.bytes(), {"'encoder.rnn.weight_hr_l0'", "proj_size"});
+  }
+  SUBCASE("an RNN made with bias=False") {
+    Draft d = draft_of(save_checkpoint(random_model(gen, 4)));
+    d.erase("decoder.rnn.bias_ih_l0");
+    d.erase("decoder.rnn.bias_hh_l0");
+    check_refused(d.bytes(), {"'decoder.rnn.weight_ih_l0' has no biases", "bias=False", "zeros"});
+  }
+  SUBCASE("a combine layer without a bias") {
+    Draft d = draft_of(save_checkpoint(random_model(gen, 4)));
+    d.erase("decoder.combine.bias");
+    check_refused(d.bytes(), {"missing tensor 'decoder.combine.bias'", "zeros"});
+  }
+  SUBCASE("a name from another code base") {
+    Draft d = draft_of(save_checkpoint(random_model(gen, 4)));
+    d.add("decoder.gru.weight_ih_l0", {48, 9});
+    check_refused(d.bytes(), {"unexpected tensor 'decoder.gru.weight_ih_l0'"});
+    Draft e = draft_of(save_checkpoint(random_model(gen, 4)));
+    e.add("generator.0.weight", {19, 16});
+    check_refused(e.bytes(),
+                  {"unexpected tensor 'generator.0.weight'", "not one of attnseq's tensor names", "docs/porting.md"});
+  }
+}
+
+// The additive score with a bias on its query projection (OpenNMT-py's "mlp" attention; the PyTorch
+// tutorials' Bahdanau attention once its key bias is added in): read off the tensor, kept on save.
+TEST_CASE("checkpoint: the additive score's query bias is read, used and written back") {
+  for (Style style : {Style::Luong, Style::Bahdanau}) {
+    CAPTURE(to_string(style));
+    ModelConfig c = test::small_config(Cell::GRU, style, Score::Additive);
+    c.attn_query_bias = true;
+    const Model m = random_model(c, 6);
+    const Bytes b = save_checkpoint(m);
+    const Model back = load_checkpoint(b.data(), b.size());
+    CHECK(back.config().attn_query_bias);
+    REQUIRE(back.params().find("decoder.attention.query.bias") != nullptr);
+    CHECK(save_checkpoint(back) == b);
+    // The bias is used: the same file without it (a model whose bias is zero) attends differently.
+    Draft d = draft_of(b);
+    d.erase("decoder.attention.query.bias");
+    const Bytes nb = d.bytes();
+    const Model nobias = load_checkpoint(nb.data(), nb.size());
+    CHECK_FALSE(nobias.config().attn_query_bias);
+    const std::vector<std::int32_t> src = {4, 5, 6, 7, 8};
+    const Trace a = trace(back, src), z = trace(nobias, src);
+    REQUIRE(!a.greedy_attention.empty());
+    CHECK(a.greedy_attention != z.greedy_attention);
+  }
+}
+
 TEST_CASE("checkpoint: a wrong shape is refused with both shapes") {
   const ModelConfig c = test::small_config(Cell::GRU, Style::Luong, Score::General);  // Vs 23 Vt 19 E 7/9 H 16
   const Bytes base = save_checkpoint(random_model(c, 3));

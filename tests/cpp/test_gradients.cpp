@@ -130,18 +130,23 @@ TEST_CASE("GRU and LSTM cells from a zero state: skipping the recurrent product 
     }
 }
 
-TEST_CASE("gradient check: attention (dot, general keys, additive)") {
-  for (Score score : {Score::Dot, Score::Additive}) {
+TEST_CASE("gradient check: attention (dot, general keys, additive with and without a query bias)") {
+  for (int variant : {0, 1, 2}) {
+    const Score score = variant == 0 ? Score::Dot : Score::Additive;
+    const bool query_bias = variant == 2;
     CAPTURE(to_string(score));
+    CAPTURE(query_bias);
     const std::size_t T = 5, valid = 4, Hd = 6, Ho = 7, A = 3;
     const std::size_t Kd = score == Score::Additive ? A : Hd;  // dot/general keys live in Hd
     auto q = rnd(Hd, 12), keys = rnd(T * Kd, 13), values = rnd(T * Ho, 14), Wq = rnd(A * Hd, 15), v = rnd(A, 16);
+    auto bq = rnd(A, 19);
     auto Cc = rnd(Ho, 17), Cw = rnd(T, 18);
     nn::AttentionWeights a;
     a.score = score;
     a.attn_dim = int(A);
     auto forward = [&](std::vector<float>& w, std::vector<float>& ctx, std::vector<float>& u) {
       a.w_q = Wq.data();
+      a.b_q = query_bias ? bq.data() : nullptr;
       a.v = v.data();
       std::vector<float> s(T), scratch(A + T * A);
       nn::attention_scores(a, q.data(), 1, Hd, keys.data(), T, s.data(), scratch.data());
@@ -158,16 +163,21 @@ TEST_CASE("gradient check: attention (dot, general keys, additive)") {
     };
     std::vector<float> w, ctx, u;
     forward(w, ctx, u);
-    std::vector<float> dq(Hd, 0.f), dk(T * Kd, 0.f), dvals(T * Ho, 0.f), dWq(A * Hd, 0.f), dv(A, 0.f),
+    std::vector<float> dq(Hd, 0.f), dk(T * Kd, 0.f), dvals(T * Ho, 0.f), dWq(A * Hd, 0.f), dbq(A, 0.f), dv(A, 0.f),
         scratch(2 * T + A);
     nn::attention_backward(a, q.data(), Hd, keys.data(), Kd, values.data(), Ho, w.data(), u.data(), T, valid, Cc.data(),
-                           Cw.data(), dvals.data(), dk.data(), dq.data(), dWq.data(), dv.data(), scratch.data());
+                           Cw.data(), dvals.data(), dk.data(), dq.data(), dWq.data(), query_bias ? dbq.data() : nullptr,
+                           dv.data(), scratch.data());
     check_grad("dq", q, dq, loss);
     check_grad("dkeys", keys, dk, loss);
     check_grad("dvalues", values, dvals, loss);
     if (score == Score::Additive) {
       check_grad("dW_q", Wq, dWq, loss);
       check_grad("dv", v, dv, loss);
+    }
+    if (query_bias) {
+      check_grad("db_q", bq, dbq, loss);
+      CHECK(std::any_of(dbq.begin(), dbq.end(), [](float g) { return g != 0.f; }));
     }
   }
 }

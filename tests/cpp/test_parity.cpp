@@ -15,24 +15,14 @@ using namespace attnseq;
 
 namespace {
 
-const char* kFixtures[] = {"gru_luong_dot",
-                           "gru_luong_general",
-                           "gru_luong_additive",
-                           "gru_luong_dot_if",
-                           "gru_bahdanau_additive",
-                           "gru_bahdanau_dot",
-                           "gru_none",
-                           "gru_bi_luong_dot",
-                           "gru_bi_bridge_luong_general",
-                           "gru_2layer_luong_dot",
-                           "lstm_luong_dot",
-                           "lstm_luong_general_if",
-                           "lstm_bahdanau_additive",
-                           "lstm_none",
-                           "lstm_bi_2layer_bridge_luong_additive",
-                           "lstm_bi_bahdanau_dot",
-                           "gru_bi_luong_general_if_tied",
-                           "tensors_only"};
+const char* kFixtures[] = {
+    "gru_luong_dot", "gru_luong_general", "gru_luong_additive", "gru_luong_dot_if", "gru_bahdanau_additive",
+    "gru_bahdanau_dot", "gru_none", "gru_bi_luong_dot", "gru_bi_bridge_luong_general", "gru_2layer_luong_dot",
+    "lstm_luong_dot", "lstm_luong_general_if", "lstm_bahdanau_additive", "lstm_none",
+    "lstm_bi_2layer_bridge_luong_additive", "lstm_bi_bahdanau_dot", "gru_bi_luong_general_if_tied",
+    "gru_bi_luong_additive_qbias_if", "lstm_bahdanau_additive_qbias",
+    // not the twin: tools/pytorch/port_example.py's own module, exported by names
+    "ported_opennmt_mlp", "tensors_only"};
 
 json::Value load_json(const std::string& path) {
   const auto bytes = read_file_bytes(path);
@@ -57,6 +47,8 @@ void check_fixture(const std::string& name, bool tables) {
   CHECK(model.config().input_feeding == cfg.find("input_feeding")->boolean);
   const auto* tie = cfg.find("tie_embeddings");  // fixtures made before the option have no key
   CHECK(model.config().tie_embeddings == (tie && tie->boolean));
+  const auto* qbias = cfg.find("attn_query_bias");
+  CHECK(model.config().attn_query_bias == (qbias && qbias->boolean));
   if (model.config().style != Style::None) CHECK(to_string(model.config().score) == cfg.find("score")->string);
   const int max_len = int(fx.find("max_len")->number);
   for (const auto& cs : fx.find("cases")->array) {

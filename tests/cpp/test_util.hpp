@@ -65,7 +65,8 @@ inline std::string describe(const ModelConfig& c) {
 
 // The configurations the model-level suites run, made by `make` (small_config, or a suite's own
 // smaller one with the same parameters): both cells, every style and score, and among them a
-// bidirectional encoder, input feeding, a bridge and two layers.
+// bidirectional encoder, input feeding, a bridge, two layers, and an additive score with a query bias
+// (and one without).
 template <class Make>
 std::vector<ModelConfig> covering_configs(Make make) {
   std::vector<ModelConfig> v;
@@ -73,6 +74,7 @@ std::vector<ModelConfig> covering_configs(Make make) {
     v.push_back(make(cell, Style::Luong, Score::Dot, false, false, 1, false));
     v.push_back(make(cell, Style::Luong, Score::General, false, true, 1, false));
     v.push_back(make(cell, Style::Luong, Score::Additive, true, false, 2, true));
+    v.back().attn_query_bias = true;
     v.push_back(make(cell, Style::Bahdanau, Score::Additive, false, false, 1, false));
     v.push_back(make(cell, Style::Bahdanau, Score::Dot, true, false, 1, false));
     v.push_back(make(cell, Style::None, Score::Dot, false, false, 2, false));

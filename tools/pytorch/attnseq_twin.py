@@ -42,6 +42,7 @@ class Config:
     enc_hidden: int = 12         # He, per direction
     dec_hidden: int = 12         # Hd
     attn_dim: int = 0            # A, additive only (0 otherwise)
+    attn_query_bias: bool = False  # additive only: W_q s + b_q (decoder.attention.query.bias)
     src_vocab_size: int = 13     # Vs
     tgt_vocab_size: int = 11     # Vt
     bos: int = 1
@@ -67,6 +68,8 @@ class Config:
             raise ValueError(f"tied embeddings need emb ({self.emb}) == dec_hidden ({self.dec_hidden})")
         if self.style != "none" and self.score == "additive" and self.attn_dim <= 0:
             raise ValueError("additive score needs attn_dim > 0")
+        if self.attn_query_bias and (self.style == "none" or self.score != "additive"):
+            raise ValueError("a query bias needs the additive score")
 
     def decoder_input_size(self) -> int:
         if self.style == "luong":
@@ -101,10 +104,11 @@ class GeneralScore(nn.Module):
 
 
 class AdditiveScore(nn.Module):
-    """score_i = v^T tanh(W_q s + W_k h_i); no biases (the checkpoint has none)."""
-    def __init__(self, dec_hidden: int, enc_out: int, attn_dim: int):
+    """score_i = v^T tanh(W_q s + b_q + W_k h_i); b_q only with query_bias (no other biases: a key
+    bias adds into b_q, and one on v changes no weight; docs/porting.md)."""
+    def __init__(self, dec_hidden: int, enc_out: int, attn_dim: int, query_bias: bool = False):
         super().__init__()
-        self.query = nn.Linear(dec_hidden, attn_dim, bias=False)  # W_q (A, Hd)
+        self.query = nn.Linear(dec_hidden, attn_dim, bias=query_bias)  # W_q (A, Hd), b_q (A)
         self.key = nn.Linear(enc_out, attn_dim, bias=False)       # W_k (A, He_out)
         self.v = nn.Linear(attn_dim, 1, bias=False)               # v   (1, A)
 
@@ -132,7 +136,7 @@ class Decoder(nn.Module):
             elif cfg.score == "general":
                 self.attention = GeneralScore(cfg.dec_hidden, cfg.enc_out)
             else:
-                self.attention = AdditiveScore(cfg.dec_hidden, cfg.enc_out, cfg.attn_dim)
+                self.attention = AdditiveScore(cfg.dec_hidden, cfg.enc_out, cfg.attn_dim, cfg.attn_query_bias)
             self.combine = nn.Linear(cfg.enc_out + cfg.dec_hidden, cfg.dec_hidden)  # W_c on [c; s]
         self.out = nn.Linear(cfg.dec_hidden, cfg.tgt_vocab_size)
         if cfg.tie_embeddings:  # one Parameter: both uses add into its gradient, as in attnseq
@@ -393,6 +397,7 @@ def load_attnseq(path: str):
     cfg = Config(cell=cell, style=style, score=score if style != "none" else meta.get("score", "dot"),
                  input_feeding=input_feeding, bidirectional=bidirectional, layers=layers,
                  bridge="bridge.weight" in t, tie_embeddings=tie, emb=E, enc_hidden=He, dec_hidden=Hd, attn_dim=attn_dim,
+                 attn_query_bias=score == "additive" and "decoder.attention.query.bias" in t,
                  src_vocab_size=Vs, tgt_vocab_size=Vt,
                  **{k: int(meta.get(k, v)) for k, v in DEFAULT_SPECIALS.items()})
     model = Seq2Seq(cfg)
@@ -412,4 +417,5 @@ def config_dict(cfg: Config) -> dict:
     """The fixture JSON's "config" object."""
     d = asdict(cfg)
     return {k: d[k] for k in ("cell", "style", "score", "input_feeding", "bidirectional", "layers",
-                              "bridge", "tie_embeddings", "emb", "enc_hidden", "dec_hidden", "attn_dim")}
+                              "bridge", "tie_embeddings", "emb", "enc_hidden", "dec_hidden", "attn_dim",
+                              "attn_query_bias")}

@@ -74,8 +74,8 @@ def check_case(W, doc, case):
         elif score == "general":
             e = Hs @ (W["decoder.attention.weight"].T @ q)
         else:
-            e = np.tanh(W["decoder.attention.query.weight"] @ q + Hs @ W["decoder.attention.key.weight"].T) \
-                @ W["decoder.attention.v.weight"][0]
+            qp = W["decoder.attention.query.weight"] @ q + W.get("decoder.attention.query.bias", 0.0)
+            e = np.tanh(qp + Hs @ W["decoder.attention.key.weight"].T) @ W["decoder.attention.v.weight"][0]
         w = np.exp(e - e.max())
         w /= w.sum()
         return e, w, w @ Hs
@@ -99,7 +99,9 @@ def check_case(W, doc, case):
                 e, w, ctx = attend(s[-1])
             htilde = np.tanh(W["decoder.combine.weight"] @ np.concatenate([ctx, s[-1]]) + W["decoder.combine.bias"])
             logits = W["decoder.out.weight"] @ htilde + W["decoder.out.bias"]
-            for mine, recorded in ((e, case["scores"][k]), (w, case["attention"][k]), (ctx, case["context"][k])):
+            # score_offset: a ported model's v bias (port_example.py), which attnseq's file leaves out
+            e_rec = np.array(case["scores"][k]) - doc.get("score_offset", 0.0)
+            for mine, recorded in ((e, e_rec), (w, case["attention"][k]), (ctx, case["context"][k])):
                 worst = max(worst, float(np.abs(mine - np.array(recorded)).max()))
         worst = max(worst, float(np.abs(logits - np.array(case["logits"][k])).max()))
         assert int(np.argmax(logits)) == tok, f"step {k}: argmax {int(np.argmax(logits))}, recorded {tok}"

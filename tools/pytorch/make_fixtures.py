@@ -27,9 +27,11 @@ MIN_SHARPNESS = 0.25    # mean of the attention rows' maxima on the length-9 sou
 MIN_MARGIN = 1e-3       # greedy's top-2 logit gap; keeps float32 rounding from flipping an argmax
 
 
-def cfg(cell, style, score="dot", input_feeding=False, bidirectional=False, layers=1, bridge=False, he=12, tie=False):
+def cfg(cell, style, score="dot", input_feeding=False, bidirectional=False, layers=1, bridge=False, he=12, tie=False,
+        query_bias=False):
     return Config(cell=cell, style=style, score=score, input_feeding=input_feeding,
                   bidirectional=bidirectional, layers=layers, bridge=bridge, tie_embeddings=tie,
+                  attn_query_bias=query_bias,
                   emb=HD if tie else E, enc_hidden=he,
                   dec_hidden=HD, attn_dim=A if score == "additive" and style != "none" else 0,
                   src_vocab_size=VS, tgt_vocab_size=VT)
@@ -56,6 +58,10 @@ CONFIGS = {
     # The output layer shares the target embedding (emb = Hd; the file stores the matrix once).
     "gru_bi_luong_general_if_tied": cfg("gru", "luong", "general", input_feeding=True, bidirectional=True, he=6,
                                         tie=True),
+    # Additive with a bias on the query projection (OpenNMT-py's "mlp" attention), with input feeding.
+    "gru_bi_luong_additive_qbias_if": cfg("gru", "luong", "additive", input_feeding=True, bidirectional=True, he=6,
+                                          query_bias=True),
+    "lstm_bahdanau_additive_qbias": cfg("lstm", "bahdanau", "additive", query_bias=True),
 }
 # Saved with no __metadata__ at all: must load as a luong/dot GRU without input feeding.
 TENSORS_ONLY = ("tensors_only", cfg("gru", "luong", "dot"))

@@ -250,7 +250,7 @@ class Trainable(nn.Module):
             scores = q @ memory.transpose(1, 2)
         elif cfg.score == "general":
             scores = q @ keys.transpose(1, 2)
-        else:  # v^T tanh(W_q s + W_k h_i)
+        else:  # v^T tanh(W_q s + b_q + W_k h_i) (b_q when the model has it: att.query's own bias)
             scores = att.v(torch.tanh(att.query(q).unsqueeze(2) + keys.unsqueeze(1))).squeeze(-1)
         scores = scores.masked_fill(~mask[:, None, :], float("-inf"))
         w = torch.softmax(scores, dim=-1)
@@ -372,6 +372,7 @@ def parse_args(argv=None):
     p.add_argument("--input-feeding", action="store_true")
     p.add_argument("--bridge", action="store_true")
     p.add_argument("--attn-dim", type=int, default=None, help="A for --score additive (default: --hidden)")
+    p.add_argument("--attn-query-bias", action="store_true", help="a bias on the additive score's query projection")
     p.add_argument("--steps", type=int, default=3000, help="optimizer steps")
     p.add_argument("--batch", type=int, default=32, help="examples per step, over all processes")
     p.add_argument("--lr", type=float, default=0.003, help="peak Adam learning rate")
@@ -471,6 +472,7 @@ def model_config(a, src_vocab, tgt_vocab) -> Config:
                   tie_embeddings=a.tie_embeddings, emb=a.embedding,
                   enc_hidden=enc_hidden, dec_hidden=a.hidden,
                   attn_dim=a.attn_dim if a.style != "none" and a.score == "additive" else 0,
+                  attn_query_bias=a.attn_query_bias,
                   src_vocab_size=len(src_vocab), tgt_vocab_size=len(tgt_vocab),
                   bos=BOS, eos=EOS, pad=PAD, unk=UNK)
 
