@@ -575,8 +575,10 @@ export class Model extends Disposable {
     const enc = own ? this.encode(input) : input;
     try {
       const r = check(this._M.translate(this._h, enc._h, this.#options(options, 'translate')));
-      return this.#translation(r.hypotheses, enc.tokens, r.cols, options.replaceUnknowns,
+      const out = this.#translation(r.hypotheses, enc.tokens, r.cols, options.replaceUnknowns,
         (ids) => check(this._h.detokenize(ids, 1)).tokens, enc.ids);
+      if (r.trace) out.beamTrace = this.#beamTrace(r.trace);
+      return out;
     } finally {
       if (own) enc.dispose();
     }
@@ -789,9 +791,26 @@ export class Model extends Disposable {
     return c.tgtTokenizer === 'char' ? keep.join('') : keep.join(' ');
   }
 
+  // The engine's flat trace (bindings.cpp, trace_val) as steps of nodes: step k's node i extended
+  // node `parent` of step k - 1 (-1: the start) by `token`.
+  #beamTrace(t) {
+    const steps = [];
+    for (let k = 0; k + 1 < t.starts.length; k++) {
+      const nodes = [];
+      for (let i = t.starts[k]; i < t.starts[k + 1]; i++)
+        nodes.push({ parent: t.parent[i], token: t.token[i], text: this.tgtVocab[t.token[i]], logProb: t.logProb[i], score: t.score[i], ended: t.ended[i] === 1 });
+      steps.push(nodes);
+    }
+    return steps;
+  }
+
   #options(o, where) {
     checkOptions(o, where);
     const out = {};
+    if (o.trace !== undefined) {
+      if (typeof o.trace !== 'boolean') throw new AttnseqError('BAD_INPUT', `option 'trace' must be true or false, got ${describe(o.trace)}`);
+      out.trace = o.trace;
+    }
     for (const k of ['beam', 'maxLength', 'lengthPenalty', 'temperature', 'seed', 'numHypotheses']) {
       if (o[k] === undefined) continue;
       if (typeof o[k] !== 'number' || !Number.isFinite(o[k]))
@@ -828,6 +847,8 @@ export class Ensemble {
     checkOptions(options, 'translate');
     if (input instanceof Encoded)
       throw new AttnseqError('BAD_INPUT', 'an ensemble translates text or ids, not an Encoded (each member encodes the source itself)');
+    if (options.trace)
+      throw new AttnseqError('BAD_INPUT', "option 'trace': an ensemble's beam is not recorded; trace one model's translate()");
     try {
       return this.#batch([input], options, 'translate')[0];
     } catch (e) {
@@ -1189,7 +1210,7 @@ const OPTION_NAMES = {
   init: ['locateFile', 'wasmBinary'],
   loadModel: ['quantize'],
   createPool: ['workers', 'quantize'],
-  translate: ['beam', 'maxLength', 'lengthPenalty', 'temperature', 'seed', 'numHypotheses', 'prefix', 'replaceUnknowns'],
+  translate: ['beam', 'maxLength', 'lengthPenalty', 'temperature', 'seed', 'numHypotheses', 'prefix', 'replaceUnknowns', 'trace'],
   translateBatch: ['beam', 'maxLength', 'lengthPenalty', 'temperature', 'seed', 'numHypotheses', 'prefix', 'replaceUnknowns',
     'maxRows'],
   translateStream: ['beam', 'maxLength', 'lengthPenalty', 'temperature', 'seed', 'numHypotheses', 'prefix', 'replaceUnknowns',
@@ -1198,7 +1219,7 @@ const OPTION_NAMES = {
   step: ['force', 'attention'],
   createTrainer: ['task', 'model', 'batchSize', 'lr', 'steps', 'warmup', 'clip', 'seed', 'minLength', 'maxLength'],
   'createTrainer model': ['style', 'score', 'cell', 'hidden', 'embedding', 'layers', 'bidirectional', 'inputFeeding',
-    'bridge', 'tieEmbeddings', 'attentionSize', 'name'],
+    'bridge', 'tieEmbeddings', 'attentionSize', 'attentionQueryBias', 'name'],
   'createTrainer task': ['tsv', 'tokenizer', 'srcTokenizer', 'tgtTokenizer'],
 };
 

@@ -143,6 +143,7 @@ class ModelHandle {
       r.set("bidirectional", c.bidirectional);
       r.set("bridge", c.bridge);
       r.set("tieEmbeddings", c.tie_embeddings);
+      r.set("attentionQueryBias", c.attn_query_bias);
       r.set("layers", c.layers);
       r.set("srcVocabSize", c.src_vocab);
       r.set("tgtVocabSize", c.tgt_vocab);
@@ -321,7 +322,37 @@ DecodeOptions parse_options(const val& o) {
                                   "; it must be in [0, beam = " + std::to_string(d.beam) + "]");
   }
   if (has("prefix")) d.prefix = from_js_array<std::int32_t>(o["prefix"], "prefix");
+  if (has("trace")) {
+    if (o["trace"].typeOf().as<std::string>() != "boolean")
+      throw std::invalid_argument("option 'trace' must be true or false");
+    d.trace = o["trace"].as<bool>();
+  }
   return d;
+}
+
+// A beam search's trace (DecodeResult::trace) as flat arrays: step k's nodes are [starts[k], starts[k+1]).
+val trace_val(const std::vector<std::vector<BeamNode>>& trace) {
+  std::vector<std::int32_t> starts{0}, parent, token;
+  std::vector<float> log_prob, score;
+  std::vector<std::uint8_t> ended;
+  for (const auto& step : trace) {
+    for (const BeamNode& n : step) {
+      parent.push_back(n.parent);
+      token.push_back(n.token);
+      log_prob.push_back(n.log_prob);
+      score.push_back(n.score);
+      ended.push_back(n.ended ? 1 : 0);
+    }
+    starts.push_back(std::int32_t(parent.size()));
+  }
+  val t = val::object();
+  t.set("starts", copy_array(starts.data(), starts.size()));
+  t.set("parent", copy_array(parent.data(), parent.size()));
+  t.set("token", copy_array(token.data(), token.size()));
+  t.set("logProb", copy_array(log_prob.data(), log_prob.size()));
+  t.set("score", copy_array(score.data(), score.size()));
+  t.set("ended", copy_array(ended.data(), ended.size()));
+  return t;
 }
 
 val hypothesis_val(const Hypothesis& h) {
@@ -345,6 +376,7 @@ val translate(const ModelHandle& m, const SourceHandle& s, const val& options) {
     val out = ok();
     out.set("hypotheses", hs);
     out.set("cols", r.src_len);
+    if (!r.trace.empty()) out.set("trace", trace_val(r.trace));
     return out;
   });
 }
@@ -748,6 +780,7 @@ class TrainerHandle {
       mc.input_feeding = flag(cfg, "inputFeeding");
       mc.bridge = flag(cfg, "bridge");
       mc.tie_embeddings = flag(cfg, "tieEmbeddings");
+      mc.attn_query_bias = flag(cfg, "attentionQueryBias");
       mc.hidden = int(setting(cfg, "--hidden", dflt("--hidden")));
       mc.embedding = int(setting(cfg, "--embedding", mc.hidden));
       mc.layers = int(setting(cfg, "--layers", dflt("--layers")));

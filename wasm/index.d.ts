@@ -53,6 +53,8 @@ export interface ModelConfig {
   readonly bridge: boolean;
   /** The output layer's weight is the target embedding matrix (no decoder.out.weight in the file). */
   readonly tieEmbeddings: boolean;
+  /** The additive score has a bias on its query projection, v^T tanh(W_q s + b_q + W_k h_i). */
+  readonly attentionQueryBias: boolean;
   readonly layers: number;
   readonly srcVocabSize: number;
   readonly tgtVocabSize: number;
@@ -119,6 +121,25 @@ export interface TranslateOptions extends DecodeOptions {
   /** Replace each emitted <unk> by the source token with the highest attention weight. */
   replaceUnknowns?: boolean | undefined;
 }
+export interface TraceOption {
+  /**
+   * Beam search (beam >= 2) only: record the hypotheses of every step in Translation.beamTrace. One
+   * model's translate() only (not a batch, not an ensemble: BAD_INPUT). Changes no result.
+   */
+  trace?: boolean | undefined;
+}
+/** One hypothesis of a beam search step (Translation.beamTrace). */
+export interface BeamNode {
+  /** The node of the step before that this one extends (-1 at step 0: the start). Only live nodes are extended. */
+  parent: number;
+  token: number;
+  text: string;
+  /** log p of the whole hypothesis so far, and what the beam ranks by: logProb / length^lengthPenalty. */
+  logProb: number;
+  score: number;
+  /** Finished at this step (EOS, or the last step allowed); the others live on into the next step. */
+  ended: boolean;
+}
 export interface TranslateBatchOptions extends TranslateOptions {
   /**
    * Decoder rows (inputs x beam) per group of inputs of similar length, default 256, at most 1024.
@@ -183,6 +204,8 @@ export interface Translation {
   words: WordView | null;
   /** An ensemble's (createEnsemble): each member's own attention for the best hypothesis. */
   memberAttention?: Float32Array[];
+  /** With option trace: the beam's hypotheses at every step, best first, each pointing at its parent. */
+  beamTrace?: BeamNode[][];
 }
 
 /**
@@ -237,7 +260,7 @@ export class Model implements Disposable_ {
   words(srcIds: ArrayLike<number>, tgtIds: ArrayLike<number>, attention?: Float32Array | number[] | null): WordView;
   encode(input: Input): Encoded;
   decoder(enc: Encoded, options?: DecoderOptions): Decoder;
-  translate(input: Input | Encoded, options?: TranslateOptions): Translation;
+  translate(input: Input | Encoded, options?: TranslateOptions & TraceOption): Translation;
   /**
    * Many inputs in one call into the engine: result i deep-equals translate(inputs[i], options), and
    * each decoder step is one product over every input's rows. [] for []. A bad entry throws before any
@@ -404,6 +427,8 @@ export interface TrainerModelOptions {
   /** The output layer shares the target embedding matrix (embedding must equal hidden). */
   tieEmbeddings?: boolean | undefined;
   attentionSize?: number | undefined;
+  /** The additive score gets a bias on its query projection (score 'additive' only). */
+  attentionQueryBias?: boolean | undefined;
   name?: string | undefined;
 }
 export interface TrainerOptions {

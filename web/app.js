@@ -20,7 +20,7 @@ import { renderLinksView } from './controller/links.js';
 import { setupInspector, selectStep, stepBy, followLatest, renderInspector } from './controller/inspector.js';
 import { whatIf, afterFinish, clearWhatIfs, hideWhatIfNote } from './controller/whatif.js';
 import { runCompare, compareInputs } from './controller/compare.js';
-import { runBeam } from './controller/beam.js';
+import { runBeam, setupBeam } from './controller/beam.js';
 import { exportAs } from './controller/exports.js';
 
 // How the modules reach each other where a lower one acts on a higher one's behalf.
@@ -113,6 +113,7 @@ function wire() {
   $('compare-input-run').addEventListener('click', compareInputs);
   $('compare-input').addEventListener('keydown', (e) => { if (e.key === 'Enter' && !$('compare-input-run').disabled) compareInputs(); });
   $('beam-run').addEventListener('click', runBeam);
+  setupBeam();
   $('beam-size').addEventListener('keydown', (e) => { if (e.key === 'Enter') runBeam(); });
   for (const kind of ['png', 'svg', 'csv', 'json']) $(`export-${kind}`).addEventListener('click', () => exportAs(kind));
 

@@ -61,6 +61,8 @@ std::vector<DecodeResult> beam_search(const Ensemble& e, const Encoded* const* e
     std::vector<float> live_lp;
     std::vector<History> hist;
     std::vector<Hypothesis> finished;
+    std::vector<std::vector<BeamNode>> trace;  // o.trace: every step's nodes
+    std::vector<std::int32_t> live_node;       // o.trace: live row -> its node in the last step
   };
   std::vector<Source> S(N);
   for (std::size_t i = 0; i < N; ++i) {
@@ -105,8 +107,20 @@ std::vector<DecodeResult> beam_search(const Ensemble& e, const Encoded* const* e
       int kb = 0;
       kept.clear();
       const bool last = k + 1 == s.max_len;
+      std::vector<BeamNode>* nodes = nullptr;
+      std::vector<std::int32_t> node_of_row;
+      if (o.trace) {
+        s.trace.emplace_back();
+        nodes = &s.trace.back();
+      }
       for (const auto& cd : cands) {
         if (kb >= K) break;
+        if (nodes) {
+          const bool ends = cd.token == c.eos || last;
+          if (!ends) node_of_row.push_back(std::int32_t(nodes->size()));
+          nodes->push_back({k > 0 ? s.live_node[cd.parent] : -1, cd.token, cd.log_prob,
+                            normalised(cd.log_prob, std::size_t(k) + 1, o.length_penalty), ends});
+        }
         if (cd.token == c.eos || last) {
           Hypothesis hy;
           if (k > 0) hy = backtrack(s.hist, k - 1, cd.parent, T, M);
@@ -145,6 +159,7 @@ std::vector<DecodeResult> beam_search(const Ensemble& e, const Encoded* const* e
         s.hist.push_back(std::move(rec));
         nb += kb;
       }
+      if (nodes) s.live_node = std::move(node_of_row);
       off += rows;
       s.live = done ? 0 : kb;
     }
@@ -160,6 +175,7 @@ std::vector<DecodeResult> beam_search(const Ensemble& e, const Encoded* const* e
     if (f.size() > wanted) f.resize(wanted);
     out[i].src_len = encs[i * M]->T;
     out[i].hypotheses = std::move(f);
+    out[i].trace = std::move(S[i].trace);
   }
   return out;
 }

@@ -21,6 +21,7 @@ struct DecodeOptions {
   std::uint64_t seed = 0;            // sampling seed (same seed, same output, native or wasm)
   std::vector<std::int32_t> prefix;  // forced first target tokens (they count toward max_length)
   int num_hypotheses = 0;            // hypotheses returned; 0 = all beam hypotheses (1 for greedy)
+  bool trace = false;                // beam search (beam >= 2): record every step (DecodeResult::trace)
 };
 
 struct Hypothesis {
@@ -34,9 +35,23 @@ struct Hypothesis {
   std::vector<std::vector<float>> member_attention;
 };
 
+// One hypothesis of a beam search step: the candidate that extended live hypothesis `parent` of the
+// step before (an index into that step's nodes; -1 at step 0, whose parent is the start) by `token`.
+// A node that ended (EOS, or max_length reached) is not extended; the others are the step's live
+// hypotheses, best first. Only candidates that made the beam are recorded.
+struct BeamNode {
+  std::int32_t parent = -1;
+  std::int32_t token = 0;
+  float log_prob = 0.f;  // of the whole hypothesis so far
+  float score = 0.f;     // log_prob / length^length_penalty
+  bool ended = false;    // finished here: EOS (finished) or the last step allowed
+};
+
 struct DecodeResult {
   int src_len = 0;
   std::vector<Hypothesis> hypotheses;  // best first
+  // DecodeOptions::trace: step k's nodes, in the order the search ranked its candidates.
+  std::vector<std::vector<BeamNode>> trace;
 };
 
 constexpr int kMaxMembers = 16;  // most models in one ensemble

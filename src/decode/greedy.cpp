@@ -68,6 +68,8 @@ void validate(const DecodeOptions& o, const ModelConfig& c, int src_len) {
   if (o.num_hypotheses < 0 || o.num_hypotheses > o.beam)
     bad("num_hypotheses is " + std::to_string(o.num_hypotheses) +
         "; it must be in [0, beam = " + std::to_string(o.beam) + "]");
+  if (o.trace && o.beam < 2)
+    bad("a trace records a beam search: beam must be at least 2, not " + std::to_string(o.beam));
   const int max_len = effective_max_length(o, src_len);
   if (int(o.prefix.size()) > max_len)
     bad("the prefix has " + std::to_string(o.prefix.size()) + " tokens, more than max_length " +

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -344,6 +345,91 @@ TEST_CASE("beam search returns the exhaustive optimum of log p / length^alpha, a
   const auto r = run_beam(m, enc, 2, max_len, 1.0);
   REQUIRE(r.hypotheses[0].tokens.size() == 4);
   CHECK(r.hypotheses[0].score == doctest::Approx(r.hypotheses[0].log_prob / 4).epsilon(1e-6));
+}
+
+// The beam's trace (DecodeOptions::trace, the page's "beam unfolding"): every node's path, followed
+// through its parents, has the log p the reference computes; live nodes are at most `beam` per step
+// and are the ones the next step extends; every returned hypothesis is an ended node of the trace;
+// and tracing changes nothing about the search.
+TEST_CASE("beam trace: each step's hypotheses, where each came from, and their exact log p") {
+  for (const Table& table : {two_answers(), slow_starter(0.06)}) {
+    const Model m = markov_model(table);
+    const Reference ref(m);
+    const Encoded enc = encode(m);
+    for (int beam : {2, 3}) {
+      for (double alpha : {0.0, 1.0}) {
+        CAPTURE(beam);
+        CAPTURE(alpha);
+        DecodeOptions o;
+        o.beam = beam;
+        o.max_length = 6;
+        o.length_penalty = float(alpha);
+        const DecodeResult plain = decode(m, enc, o);
+        CHECK(plain.trace.empty());
+        o.trace = true;
+        const DecodeResult r = decode(m, enc, o);
+        REQUIRE(r.hypotheses.size() == plain.hypotheses.size());
+        for (std::size_t h = 0; h < r.hypotheses.size(); ++h) {
+          CHECK(r.hypotheses[h].tokens == plain.hypotheses[h].tokens);
+          CHECK(r.hypotheses[h].score == plain.hypotheses[h].score);
+        }
+        REQUIRE(!r.trace.empty());
+        CHECK(r.trace.size() <= 6);
+        auto path = [&](std::size_t k, std::int32_t i) {
+          Seq toks(k + 1);
+          for (std::size_t j = k + 1; j-- > 0;) {
+            toks[j] = r.trace[j][std::size_t(i)].token;
+            i = r.trace[j][std::size_t(i)].parent;
+          }
+          CHECK(i == -1);
+          return toks;
+        };
+        for (std::size_t k = 0; k < r.trace.size(); ++k) {
+          const auto& nodes = r.trace[k];
+          int live = 0;
+          for (std::size_t i = 0; i < nodes.size(); ++i) {
+            const BeamNode& n = nodes[i];
+            live += !n.ended;
+            if (k == 0) {
+              CHECK(n.parent == -1);
+            } else {
+              REQUIRE(n.parent >= 0);
+              REQUIRE(std::size_t(n.parent) < r.trace[k - 1].size());
+              CHECK_FALSE(r.trace[k - 1][std::size_t(n.parent)].ended);  // only live hypotheses grow
+              CHECK(n.log_prob <= r.trace[k - 1][std::size_t(n.parent)].log_prob);
+            }
+            const Seq toks = path(k, std::int32_t(i));
+            CHECK(n.log_prob == doctest::Approx(ref.log_prob(kSrc, toks)).epsilon(1e-5));
+            CHECK(n.score == doctest::Approx(ranked(n.log_prob, k + 1, alpha)).epsilon(1e-6));
+            CHECK(n.ended == (n.token == kEos || k + 1 == 6));
+            if (i > 0) CHECK(nodes[i - 1].log_prob >= n.log_prob);  // ranked best first
+          }
+          CHECK(live <= beam);
+          if (k + 1 < r.trace.size()) {  // the next step extends exactly this step's live nodes
+            std::vector<int> children(nodes.size(), 0);
+            for (const auto& n : r.trace[k + 1]) children[std::size_t(n.parent)]++;
+            for (std::size_t i = 0; i < nodes.size(); ++i)
+              if (nodes[i].ended) CHECK(children[i] == 0);
+          }
+        }
+        for (const auto& h : r.hypotheses) {  // each answer ends a path of the trace
+          const std::size_t k = h.tokens.size() - 1;
+          REQUIRE(k < r.trace.size());
+          bool found = false;
+          for (std::size_t i = 0; i < r.trace[k].size(); ++i)
+            found = found || (r.trace[k][i].ended && path(k, std::int32_t(i)) == h.tokens &&
+                              r.trace[k][i].log_prob == h.log_prob);
+          CHECK(found);
+        }
+      }
+    }
+  }
+  // A trace records a beam: asked of greedy (beam 1), it is refused, naming why.
+  const Model m = markov_model(two_answers());
+  const Encoded enc = encode(m);
+  DecodeOptions o;
+  o.trace = true;
+  CHECK_THROWS_WITH_AS(decode(m, enc, o), doctest::Contains("beam must be at least 2"), std::invalid_argument);
 }
 
 TEST_CASE("beam size 1 is greedy: the reference's argmax chain, under any length penalty") {
