@@ -115,13 +115,13 @@ std::vector<DecodeResult> beam_search(const Ensemble& e, const Encoded* const* e
       }
       for (const auto& cd : cands) {
         if (kb >= K) break;
+        const bool ends = cd.token == c.eos || last;
         if (nodes) {
-          const bool ends = cd.token == c.eos || last;
           if (!ends) node_of_row.push_back(std::int32_t(nodes->size()));
           nodes->push_back({k > 0 ? s.live_node[cd.parent] : -1, cd.token, cd.log_prob,
                             normalised(cd.log_prob, std::size_t(k) + 1, o.length_penalty), ends});
         }
-        if (cd.token == c.eos || last) {
+        if (ends) {
           Hypothesis hy;
           if (k > 0) hy = backtrack(s.hist, k - 1, cd.parent, T, M);
           hy.tokens.push_back(cd.token);

@@ -2,7 +2,7 @@
 // with its own alignment, and how the search unfolded step by step (a model's trace: not an
 // ensemble's); the search runs in the engine Worker. Interface: runBeam(), clearBeam(), setupBeam().
 import { beamItem } from '../views/figure-view.js';
-import { beamTreeLayout, renderBeamTree, pathKeys, endOf } from '../views/beam-tree.js';
+import { beamTreeLayout, renderBeamTree, pathKeys, endOf, columnsThatFit } from '../views/beam-tree.js';
 import { fmt } from '../views/format.js';
 import { h } from '../views/dom.js';
 import { state } from './state.js';
@@ -41,8 +41,7 @@ function drawUnfold() {
   const { trace, best, textOf, eos } = unfold;
   const k = Number($('unfold-step').value);
   const box = $('unfold-tree');
-  const window = Math.max(2, Math.floor((box.clientWidth - 96) / 104) + 1);
-  const layout = beamTreeLayout(trace, k - 1, { best, textOf, window, eos });
+  const layout = beamTreeLayout(trace, k - 1, { best, textOf, window: columnsThatFit(box.clientWidth), eos });
   const nodes = trace[k - 1];
   const live = nodes.filter((n) => !n.ended).length, ended = nodes.length - live;
   box.replaceChildren(renderBeamTree(layout, `beam search, steps ${layout.first + 1} to ${k}`));

@@ -7,6 +7,9 @@ import { svgEl } from './render.js';
 
 const COL = 104, ROW = 24, BOX_W = 84, BOX_H = 18, PAD = 6;
 
+/** How many step columns a box `width` px wide holds (at least two). */
+export const columnsThatFit = (width) => Math.max(2, Math.floor((width - BOX_W - 2 * PAD) / COL) + 1);
+
 /** The nodes on the path that ends at node i of step k: a Set of "k:i". */
 export function pathKeys(trace, k, i) {
   const keys = new Set();
