@@ -188,7 +188,7 @@ test('two inputs side by side on one model (pronunciation has no sibling models 
   await page.close();
 });
 
-test('390 x 844: the matrix, its labels and its tooltips fit the viewport (g2p-en, reverse-vanilla with h_T, en-de, Korean)', async () => {
+test('390 x 844: the matrix, its labels and its tooltips fit the viewport, and the links view is readable (g2p-en, reverse-vanilla with h_T, en-de, Korean)', async (t) => {
   const { page, problems } = await openDemo(browser.ctx, srv.base, { width: 390, height: 844 });
   // On a phone the input comes right after the model, before the forced prefix.
   const y = (sel) => page.$eval(sel, (e) => e.getBoundingClientRect().top);
@@ -211,6 +211,35 @@ test('390 x 844: the matrix, its labels and its tooltips fit the viewport (g2p-e
       await page.waitForFunction(() => !document.getElementById('tip').hidden);
       const tip = await page.$eval('#tip', (e) => { const r = e.getBoundingClientRect(); return [r.left, r.right]; });
       assert.ok(tip[0] >= 0 && tip[1] <= 390, `${id}: the tooltip of the ${pick} cell is within the viewport: ${tip}`);
+    }
+    // (A vanilla model has no attention to draw as links: its box is empty.)
+    if (id === 'reverse-vanilla') {
+      assert.equal(await page.locator('#links svg').count(), 0, 'no links for the vanilla model');
+      continue;
+    }
+    // The links view is readable: its box is in the viewport, its labels are drawn at 10 px or more,
+    // no two labels of a side overlap, and every label is in the box (or, for a long alignment, in
+    // the drawing the box scrolls sideways).
+    const links = await page.evaluate(() => {
+      const box = document.getElementById('links'), svg = box.querySelector('svg'), b = box.getBoundingClientRect(), s = svg.getBoundingClientRect();
+      const font = Number(svg.getAttribute('font-size')) * (s.width / svg.viewBox.baseVal.width);
+      const labels = [...svg.querySelectorAll('text.label')].map((e) => {
+        const r = e.getBoundingClientRect();
+        return { side: e.classList.contains('src') ? 'src' : 'tgt', text: e.textContent, left: r.left, right: r.right };
+      });
+      return { box: [b.left, b.right], drawing: [s.left, s.right], scrolls: box.scrollWidth > box.clientWidth, font, labels };
+    });
+    t.diagnostic(`${id}: links box ${links.box.map(Math.round)}, labels at ${links.font.toFixed(1)} px, ${links.scrolls ? 'scrolls' : 'fits'}`);
+    assert.ok(links.box[0] >= 0 && links.box[1] <= 390, `${id}: the links box ${links.box} is within the viewport`);
+    assert.ok(links.font >= 10, `${id}: the links' labels are drawn at ${links.font.toFixed(1)} px (at least 10)`);
+    const [lo, hi] = links.scrolls ? links.drawing : links.box;
+    for (const side of ['src', 'tgt']) {
+      const ls = links.labels.filter((l) => l.side === side);
+      assert.ok(ls.length > 0, `${id}: the ${side} side has labels`);
+      for (const l of ls) assert.ok(l.left >= lo - 0.5 && l.right <= hi + 0.5, `${id}: the ${side} label "${l.text}" [${l.left}, ${l.right}] lies within [${lo}, ${hi}]`);
+      for (let i = 1; i < ls.length; i++) {
+        assert.ok(ls[i].left >= ls[i - 1].right - 0.5, `${id}: the ${side} labels "${ls[i - 1].text}" and "${ls[i].text}" overlap`);
+      }
     }
   }
   assert.deepEqual(problems, []);

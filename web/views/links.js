@@ -10,10 +10,10 @@ import { textWidth } from './alignment.js';
 /** Tokens per side that are spread over the box; beyond this the layout uses a fixed pitch. */
 export const LINKS_FIT = 20;
 
-/** The pitch (px per token) of a long layout: the widest label plus a gap, from 16 to 64 px. */
+/** The pitch (px per token) of a long layout: the widest label plus a gap, from 16 to 120 px. */
 export function linksPitch(labels, font = 12) {
   const widest = Math.max(0, ...labels.map((s) => textWidth(s, font)));
-  return Math.max(16, Math.min(64, Math.ceil(widest + 6)));
+  return Math.max(16, Math.min(120, Math.ceil(widest + 8)));
 }
 
 /**
