@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { resolve } from 'node:path';
 import os from 'node:os';
-import { loadModel, createPool, createEnsemble, AttnseqError } from '../wasm/attnseq.js';
+import { loadModel, createPool, createEnsemble, decodeOptions, AttnseqError } from '../wasm/attnseq.js';
 // The package's one viridis table, shared with the demo page (the package ships it next to attnseq.js).
 import { viridis } from '../wasm/colormap.js';
 import { checkArgsUtf8, openInput, streamLines } from './input.js';
@@ -19,12 +19,6 @@ import { checkArgsUtf8, openInput, streamLines } from './input.js';
 const OPTIONS = {
   translate: {
     model: { value: 'FILE', short: 'm', repeat: true, help: ['.safetensors checkpoint (a path, or an http(s) URL);', 'again for an ensemble (the models decode together)'] },
-    beam: { value: 'K', short: 'b', default: '1', help: ['beam width (1 = greedy); K > 1 lists every hypothesis'] },
-    hypotheses: { value: 'N', short: 'n', help: ['hypotheses to keep from the beam (default: all K)'] },
-    'max-length': { value: 'N', help: ['most target tokens, EOS included (default: 2 * source length + 10)'] },
-    'length-penalty': { value: 'A', default: '1', help: ['beam ranking log p / length^A'] },
-    temperature: { value: 'T', help: ['sample from softmax(logits / T) instead of the argmax (beam 1 only)'] },
-    seed: { value: 'S', default: '0', help: ['sampling seed'] },
     prefix: { value: 'TEXT', help: ['force the first target tokens (ids like 5,6 for an ids-only model)'] },
     ids: { value: '5,17,42', help: ['the source as token ids instead of TEXT'] },
     'batch-file': { value: 'FILE', help: ['translate every non-blank line of FILE (- = stdin) in batches', 'as it is read (model.translateStream), each printed as TEXT would be'] },
@@ -43,6 +37,24 @@ const OPTIONS = {
   },
 };
 
+// The decode options (--beam, --length-penalty, ...) are the engine's table's (decodeOptions(), scope
+// 'one'), added to translate's after --model when the command line starts (addDecodeOptions), with
+// these short names.
+const DECODE_SHORT = { '--beam': 'b', '--num-hypotheses': 'n' };
+
+async function addDecodeOptions() {
+  const rows = (await decodeOptions()).filter((r) => r.flag !== '' && r.scope.includes('one'));
+  const { model, ...rest } = OPTIONS.translate;
+  const decode = {};
+  for (const r of rows) {
+    decode[r.flag.slice(2)] = {
+      value: r.metavar, short: DECODE_SHORT[r.flag], default: r.note ? undefined : String(r.default),
+      help: [r.note ? `${r.help} (${r.note})` : r.help], row: r,
+    };
+  }
+  OPTIONS.translate = { model, ...decode, ...rest };
+}
+
 /** One command's options as help lines: "  -b, --beam K   help (default 1)". */
 function optionLines(command) {
   const lines = [];
@@ -55,7 +67,7 @@ function optionLines(command) {
   return lines.join('\n');
 }
 
-const USAGE = `usage:
+const usage = () => `usage:
   attnseq translate --model FILE [options] TEXT      (or --ids 5,17,42; or --batch-file FILE; or lines on stdin)
   attnseq info --model FILE [--json]
   attnseq --help | --version
@@ -440,12 +452,12 @@ async function translate(opts, positional) {
   for (const [name, o] of Object.entries(OPTIONS.translate)) if (o.default !== undefined) opts[name] ??= o.default;
   const options = {};
   const set = (k, v) => { if (v !== undefined) options[k] = v; };
-  set('beam', intOpt(opts, 'beam', 1));
-  set('numHypotheses', intOpt(opts, 'hypotheses', 1));
-  set('maxLength', intOpt(opts, 'max-length', 1));
-  set('lengthPenalty', numOpt(opts, 'length-penalty'));
-  set('temperature', numOpt(opts, 'temperature', 0));
-  set('seed', intOpt(opts, 'seed', 0));
+  for (const [name, o] of Object.entries(OPTIONS.translate)) {
+    if (!o.row) continue;  // the decode options' rows: each checked against the engine's range
+    const v = o.row.kind === 'integer' ? intOpt(opts, name, o.row.min) : numOpt(opts, name, o.row.min);
+    if (v !== undefined && v > o.row.max) throw new UsageError(`--${name} must be at most ${o.row.max}, got '${opts[name]}'`);
+    set(o.row.name, v);
+  }
   if (opts['replace-unknowns']) options.replaceUnknowns = true;
   if ([opts['batch-file'] !== undefined, opts.ids !== undefined, positional.length > 0].filter(Boolean).length > 1)
     throw new UsageError('give one of --batch-file, --ids or TEXT');
@@ -550,14 +562,15 @@ function version() {
 }
 
 async function main(argv) {
+  await addDecodeOptions();
   checkArgsUtf8(argv);
   const [command, ...rest] = argv;
   if (command === undefined) throw new UsageError('no command given');
-  if (command === '-h' || command === '--help' || command === 'help') { process.stdout.write(USAGE + '\n'); return 0; }
+  if (command === '-h' || command === '--help' || command === 'help') { process.stdout.write(usage() + '\n'); return 0; }
   if (command === '-V' || command === '--version') { process.stdout.write(version() + '\n'); return 0; }
   if (!Object.hasOwn(OPTIONS, command)) throw new UsageError(`unknown command '${command}'`);
   const { opts, positional } = parseArgs(command, rest);
-  if (opts.help) { process.stdout.write(USAGE + '\n'); return 0; }
+  if (opts.help) { process.stdout.write(usage() + '\n'); return 0; }
   await (command === 'translate' ? translate : info)(opts, positional);
   return 0;
 }
@@ -578,7 +591,7 @@ try {
   process.exitCode = await main(process.argv.slice(2));
 } catch (e) {
   if (e instanceof UsageError) {
-    process.stderr.write(`attnseq: USAGE: ${e.message}\n\n${USAGE}\n`);
+    process.stderr.write(`attnseq: USAGE: ${e.message}\n\n${usage()}\n`);
     process.exitCode = 2;
   } else {
     const code = e instanceof AttnseqError ? e.code : 'INTERNAL';

@@ -4,14 +4,10 @@
 import createAttnseqCore from '../dist/attnseq-core.mjs';
 import { isNode, nodeModule } from './platform.js';
 
-/** Error thrown by every attnseq call; `code` is stable (BAD_INPUT, BAD_CHECKPOINT, TOO_LONG, DISPOSED, ...). */
-export class AttnseqError extends Error {
-  constructor(code, message) {
-    super(message);
-    this.name = 'AttnseqError';
-    this.code = code;
-  }
-}
+import { AttnseqError } from './errors.js';
+
+export { AttnseqError };
+export { ARPABET_IPA, toIPA, speaksARPAbet, splitWords, pronounce } from './pronounce.js';
 
 let corePromise = null;
 let coreBytes = null;   // the .wasm this thread's engine started from (a pool's Workers start from it too)
@@ -60,6 +56,7 @@ async function core() {
         throw new AttnseqError('LOAD_FAILED', `the engine's .wasm is not a WebAssembly module (${wasmBinary.length} bytes)`);
       const M = await startEngine(wasmBinary);
       coreBytes = wasmBinary;
+      learnDecodeOptions(M.decodeOptions());
       return M;
     })();
     corePromise.catch(() => { corePromise = null; });
@@ -187,6 +184,17 @@ async function sourceBytes(source, what) {
 /** Diagnostics: wasm heap bytes in use (malloc), the stack pointer and the memory size. */
 export async function memoryStats() {
   return (await core()).memoryStats();
+}
+
+/**
+ * The decode options, as the engine's one table has them (src/decode/options.hpp): each with its
+ * name, kind ('integer', 'number' or 'boolean'), range [min, max], default, note, help and scope
+ * (where it applies: 'one' translate(), 'batch' translateBatch() and translateStream(), 'step'
+ * decoder(), 'eval' the command line's eval).
+ */
+export async function decodeOptions() {
+  await core();
+  return decodeTable;
 }
 
 /** Diagnostics: the engine's build (xsimd arch). */
@@ -353,7 +361,8 @@ export class Pool {
       throw this.#broken;
     }
     this.#workers.push(worker);
-    await this.#run(worker, { op: 'start', wasm, model: bytes, quantize });
+    const started = await this.#run(worker, { op: 'start', wasm, model: bytes, quantize });
+    learnDecodeOptions(started.decodeOptions);  // the Workers' engine's table (this thread may run none)
   }
 
   #run(worker, message, transfer = []) {
@@ -379,7 +388,7 @@ export class Pool {
     if (!j) return;
     this.#jobs.delete(m.job);
     if (this.#jobs.size === 0) for (const w of this.#workers) w.unref();
-    if (m.ok) j.resolve(m.results);
+    if (m.ok) j.resolve(m.op === 'start' ? m : m.results);
     else j.reject(Object.assign(new AttnseqError(m.code, m.message), m.index === undefined ? {} : { index: m.index }));
   }
 
@@ -811,10 +820,13 @@ export class Model extends Disposable {
       if (typeof o.trace !== 'boolean') throw new AttnseqError('BAD_INPUT', `option 'trace' must be true or false, got ${describe(o.trace)}`);
       out.trace = o.trace;
     }
-    for (const k of ['beam', 'maxLength', 'lengthPenalty', 'temperature', 'seed', 'numHypotheses']) {
-      if (o[k] === undefined) continue;
-      if (typeof o[k] !== 'number' || !Number.isFinite(o[k]))
+    for (const { name: k, kind } of decodeTable) {  // the engine checks each against its row's range
+      if (o[k] === undefined || k === 'trace') continue;
+      if (kind === 'boolean') {
+        if (typeof o[k] !== 'boolean') throw new AttnseqError('BAD_INPUT', `option '${k}' must be true or false, got ${describe(o[k])}`);
+      } else if (typeof o[k] !== 'number' || !Number.isFinite(o[k])) {
         throw new AttnseqError('BAD_INPUT', `option '${k}' must be a finite number, got ${String(o[k])}`);
+      }
       out[k] = o[k];
     }
     if (o.prefix !== undefined) {
@@ -1206,22 +1218,32 @@ function tokenName(names, id) {
 
 // The option names each function takes. A misspelt name (`bem: 3`) must not silently run the default,
 // so any other name is refused, naming the nearest valid one.
+// The decode options' names come from the engine's table (decodeOptions(), by scope), learnt when the
+// first engine of this thread starts or a pool's Worker reports its own; the rest are the wrapper's.
 const OPTION_NAMES = {
   init: ['locateFile', 'wasmBinary'],
   loadModel: ['quantize'],
   createPool: ['workers', 'quantize'],
-  translate: ['beam', 'maxLength', 'lengthPenalty', 'temperature', 'seed', 'numHypotheses', 'prefix', 'replaceUnknowns', 'trace'],
-  translateBatch: ['beam', 'maxLength', 'lengthPenalty', 'temperature', 'seed', 'numHypotheses', 'prefix', 'replaceUnknowns',
-    'maxRows'],
-  translateStream: ['beam', 'maxLength', 'lengthPenalty', 'temperature', 'seed', 'numHypotheses', 'prefix', 'replaceUnknowns',
-    'maxRows', 'window'],
-  decoder: ['maxLength', 'temperature', 'seed', 'prefix', 'topk'],
+  translate: ['prefix', 'replaceUnknowns'],
+  translateBatch: ['prefix', 'replaceUnknowns', 'maxRows'],
+  translateStream: ['prefix', 'replaceUnknowns', 'maxRows', 'window'],
+  decoder: ['prefix', 'topk'],
   step: ['force', 'attention'],
   createTrainer: ['task', 'model', 'batchSize', 'lr', 'steps', 'warmup', 'clip', 'seed', 'minLength', 'maxLength'],
   'createTrainer model': ['style', 'score', 'cell', 'hidden', 'embedding', 'layers', 'bidirectional', 'inputFeeding',
     'bridge', 'tieEmbeddings', 'attentionSize', 'attentionQueryBias', 'name'],
   'createTrainer task': ['tsv', 'tokenizer', 'srcTokenizer', 'tgtTokenizer'],
 };
+
+const DECODE_SCOPE = { translate: 'one', translateBatch: 'batch', translateStream: 'batch', decoder: 'step' };
+let decodeTable = null;
+
+function learnDecodeOptions(rows) {
+  if (decodeTable) return;
+  decodeTable = Object.freeze(rows.map((r) => Object.freeze({ ...r, scope: Object.freeze([...r.scope]) })));
+  for (const [where, scope] of Object.entries(DECODE_SCOPE))
+    OPTION_NAMES[where] = [...decodeTable.filter((r) => r.scope.includes(scope)).map((r) => r.name), ...OPTION_NAMES[where]];
+}
 
 // step()'s check, without the array Object.keys() would make per call: any own name other than
 // 'force' and 'attention' (or a non-object) goes to checkOptions, which throws with its message.

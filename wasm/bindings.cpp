@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "decode/decode.hpp"
+#include "decode/options.hpp"
 #include "decode/step_record.hpp"
 #include "kernels/kernels.hpp"
 #include "model/checkpoint.hpp"
@@ -290,44 +291,65 @@ class SourceHandle {
 // A number as a person writes it: 5000, 0.5, 1e+06 (not 5000.000000).
 std::string num_str(double x) { return number_text(x); }
 
+// The options object of translate(), translateBatch() and decoder(): each member the decode options'
+// table names (decode/options.hpp) is checked against its row, and `prefix` (token ids) is read apart.
 DecodeOptions parse_options(const val& o) {
   DecodeOptions d;
   if (o.isNull() || o.isUndefined()) return d;
-  auto num = [&](const char* k, double lo, double hi) -> double {
-    val v = o[k];
-    if (v.typeOf().as<std::string>() != "number")
-      throw std::invalid_argument(std::string("option '") + k + "' must be a number");
-    const double x = v.as<double>();
-    if (!(x >= lo && x <= hi))
-      throw std::invalid_argument(std::string("option '") + k + "' is " + num_str(x) + "; it must be in [" +
-                                  num_str(lo) + ", " + num_str(hi) + "]");
-    return x;
-  };
   auto has = [&](const char* k) { return !o[k].isUndefined() && !o[k].isNull(); };
-  auto integer = [&](const char* k, double lo, double hi) {  // wasm's long is 32 bits: check in double
-    const double x = num(k, lo, hi);
-    if (x != std::floor(x)) throw std::invalid_argument(std::string("option '") + k + "' must be an integer");
-    return x;
-  };
-  if (has("beam")) d.beam = int(integer("beam", 1, kMaxBeam));
-  if (has("maxLength")) d.max_length = int(integer("maxLength", 1, kMaxTargetLength));
-  if (has("lengthPenalty")) d.length_penalty = float(num("lengthPenalty", 0, 10));
-  if (has("temperature")) d.temperature = float(num("temperature", 0, 1e6));
-  if (has("seed")) d.seed = std::uint64_t(integer("seed", 0, 9007199254740991.0));
+  for (const DecodeOptionSpec& s : decode_option_table()) {
+    if (!has(s.js)) continue;
+    const val v = o[s.js];
+    const std::string type = v.typeOf().as<std::string>(), label = std::string("option '") + s.js + "'";
+    double x;
+    if (s.kind == OptionKind::Flag) {
+      if (type != "boolean") throw std::invalid_argument(label + " must be true or false");
+      x = v.as<bool>() ? 1 : 0;
+    } else {
+      if (type != "number") throw std::invalid_argument(label + " must be a number");
+      x = v.as<double>();  // checked as a double: wasm's long is 32 bits
+    }
+    const std::string e = option_value_error(s, x, label);
+    if (!e.empty()) throw std::invalid_argument(e);
+    s.set(d, x);
+  }
   // Its upper bound is the beam asked for (validate() says so too), not the largest beam there is.
-  if (has("numHypotheses")) {
-    d.num_hypotheses = int(integer("numHypotheses", 0, kMaxBeam));
-    if (d.num_hypotheses > d.beam)
-      throw std::invalid_argument("option 'numHypotheses' is " + std::to_string(d.num_hypotheses) +
-                                  "; it must be in [0, beam = " + std::to_string(d.beam) + "]");
-  }
+  if (d.num_hypotheses > d.beam)
+    throw std::invalid_argument("option 'numHypotheses' is " + std::to_string(d.num_hypotheses) +
+                                "; it must be in [0, beam = " + std::to_string(d.beam) + "]");
   if (has("prefix")) d.prefix = from_js_array<std::int32_t>(o["prefix"], "prefix");
-  if (has("trace")) {
-    if (o["trace"].typeOf().as<std::string>() != "boolean")
-      throw std::invalid_argument("option 'trace' must be true or false");
-    d.trace = o["trace"].as<bool>();
-  }
   return d;
+}
+
+// The decode options' table for the JavaScript wrapper: [{name, kind, min, max, default, note, flag,
+// metavar, help, scope}], scope naming where the option applies ('one', 'batch', 'step', 'eval').
+val decode_options_val() {
+  val out = val::array();
+  int i = 0;
+  for (const DecodeOptionSpec& s : decode_option_table()) {
+    val r = val::object();
+    r.set("name", std::string(s.js));
+    r.set("kind", std::string(s.kind == OptionKind::Integer  ? "integer"
+                              : s.kind == OptionKind::Number ? "number"
+                                                             : "boolean"));
+    r.set("min", s.min);
+    r.set("max", s.max);
+    r.set("default", s.get(DecodeOptions{}));
+    r.set("note", std::string(s.note));
+    r.set("flag", std::string(s.flag));
+    r.set("metavar", std::string(s.metavar));
+    r.set("help", std::string(s.help));
+    val scope = val::array();
+    int j = 0;
+    for (auto [bit, name] : {std::pair<unsigned, const char*>{kScopeOne, "one"},
+                             {kScopeBatch, "batch"},
+                             {kScopeStep, "step"},
+                             {kScopeEval, "eval"}})
+      if (s.scope & bit) scope.set(j++, std::string(name));
+    r.set("scope", scope);
+    out.set(i++, r);
+  }
+  return out;
 }
 
 // A beam search's trace (DecodeResult::trace) as flat arrays: step k's nodes are [starts[k], starts[k+1]).
@@ -960,6 +982,7 @@ EMSCRIPTEN_BINDINGS(attnseq) {
   function("checkEnsemble", &check_ensemble);
   function("buildInfo", &build_info);
   function("memoryStats", &memory_stats);
+  function("decodeOptions", &decode_options_val);        // the decode options' table (decode/options.hpp)
   constant("maxTopk", kMaxTopk);                         // the top-k limit decoder() checks in JavaScript
   constant("heldOutSeed", double(train::kHeldOutSeed));  // Trainer.evaluate()'s default seed
   constant("maxMembers", kMaxMembers);                   // createEnsemble()'s most models, checked in JavaScript

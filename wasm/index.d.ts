@@ -104,8 +104,15 @@ export interface DecodeOptions {
   temperature?: number | undefined;
   /** Sampling seed. */
   seed?: number | undefined;
-  /** Most target tokens, EOS included (default 2 * source length + 10). */
+  /** Most target tokens, EOS included (default 2 * source length + 10; 0 = that default). */
   maxLength?: number | undefined;
+  /** > 0: at most ceil(maxLengthRatio * source tokens) tokens before EOS (maxLength still holds; default 0 = no such limit). */
+  maxLengthRatio?: number | undefined;
+  /**
+   * > 0: never choose a token that would repeat a sequence of this many tokens already in the
+   * hypothesis (EOS and forced tokens excepted): a guard against loops (default 0 = off).
+   */
+  noRepeatNgram?: number | undefined;
 }
 export interface DecoderOptions extends DecodeOptions {
   /** How many of the most likely next tokens each step reports (default 5, 0 for none). */
@@ -116,6 +123,12 @@ export interface TranslateOptions extends DecodeOptions {
   beam?: number | undefined;
   /** Beam ranking: log p / length^lengthPenalty (default 1). */
   lengthPenalty?: number | undefined;
+  /**
+   * Beam search (beam >= 2) of a model with attention: the ranking adds coveragePenalty times the sum,
+   * over source tokens, of log min(attention the token received, 1), GNMT's coverage penalty: a
+   * hypothesis that leaves source tokens unread ranks lower (default 0 = none).
+   */
+  coveragePenalty?: number | undefined;
   /** Hypotheses returned (default: all of the beam). */
   numHypotheses?: number | undefined;
   /** Replace each emitted <unk> by the source token with the highest attention weight. */
@@ -486,6 +499,24 @@ export function createTrainer(options?: TrainerOptions): Promise<Trainer>;
 
 export function memoryStats(): Promise<{ heapBytes: number; stackPointer: number; memoryBytes: number }>;
 export function buildInfo(): Promise<string>;
+/** One decode option, as the engine's table has it (src/decode/options.hpp). */
+export interface DecodeOptionInfo {
+  readonly name: string;
+  readonly kind: 'integer' | 'number' | 'boolean';
+  readonly min: number;
+  readonly max: number;
+  readonly default: number;
+  /** What the range leaves unsaid ("0 = automatic ..."), or "". */
+  readonly note: string;
+  /** The command lines' flag ("--length-penalty"; "" for none) and its value's name ("A"). */
+  readonly flag: string;
+  readonly metavar: string;
+  readonly help: string;
+  /** Where it applies: 'one' translate(), 'batch' translateBatch() and translateStream(), 'step' decoder(), 'eval' the command line's eval. */
+  readonly scope: readonly ('one' | 'batch' | 'step' | 'eval')[];
+}
+/** The decode options: names, kinds, ranges, defaults and help, from the engine's one table. */
+export function decodeOptions(): Promise<readonly DecodeOptionInfo[]>;
 
 export interface AlignmentLike {
   srcTokens: string[];
@@ -499,3 +530,46 @@ export function alignmentToCSV(r: AlignmentLike): string;
 export function alignmentToJSON(r: AlignmentLike): string;
 /** "i-j" links, the heaviest source i of each target j; a row without weight links nothing ('' for style 'none'). */
 export function alignmentToPharaoh(r: AlignmentLike): string;
+
+/** CMUdict's 39 stressless ARPAbet phonemes and their IPA (General American; AH is ə, ER is ɚ). */
+export const ARPABET_IPA: Readonly<Record<string, string>>;
+/** IPA of an ARPAbet phoneme string ("N AY T" -> "naɪt"); null when a token is not one of the 39. */
+export function toIPA(phonemes: string): string | null;
+/** Whether a target vocabulary is ARPAbet (every token but the specials one of the 39). */
+export function speaksARPAbet(targetTokens: readonly string[] | null): boolean;
+/** A piece of text: a word (letters, with apostrophes between them) or what lies between words. */
+export interface TextPart {
+  readonly text: string;
+  /** UTF-16 offsets into the text. */
+  readonly start: number;
+  readonly end: number;
+  readonly word: boolean;
+}
+/** text split into words and what lies between them, in order, covering it whole. */
+export function splitWords(text: string): TextPart[];
+export interface PronouncedWord extends TextPart {
+  readonly word: true;
+  /** Where the pronunciation came from: the lexicon given, or the model. */
+  readonly source: 'lexicon' | 'model';
+  /** The pronunciation as the model writes it ("N AY T"); a lexicon word's first. */
+  readonly phonemes: string;
+  /** Every pronunciation the lexicon gives for the word, or [phonemes]. */
+  readonly alternatives: readonly string[];
+  /** IPA: an ARPAbet model's through toIPA, an IPA model's phones joined; null otherwise. */
+  readonly ipa: string | null;
+  /** The model's result for the word (its alignment too); null for a lexicon word. */
+  readonly translation: Translation | null;
+}
+export interface PronounceOptions extends TranslateOptions {
+  /** Words and their pronunciations, consulted before the model (as written, lower-cased, upper-cased). */
+  lexicon?: ReadonlyMap<string, string | readonly string[]> | undefined;
+}
+/**
+ * Every word of text pronounced by a model that reads letters: a lexicon word as the lexicon says,
+ * the others by the model (each distinct word once, in one batch); digits, spaces and punctuation
+ * stay as written.
+ */
+export function pronounce(model: Model | Ensemble, text: string, options?: PronounceOptions): {
+  readonly text: string;
+  readonly parts: ReadonlyArray<PronouncedWord | (TextPart & { readonly word: false })>;
+};

@@ -1,11 +1,11 @@
 // One Worker of a pool (createPool() in attnseq.js): its own engine, started from the .wasm bytes the
 // pool sends, and its own copy of the model. Messages, each with a job id that the answer repeats:
-//   { op: 'start', wasm, model, quantize }  ->  { ok: true }
+//   { op: 'start', wasm, model, quantize }  ->  { ok: true, op: 'start', decodeOptions } (the engine's table)
 //   { op: 'batch', inputs, options }        ->  { ok: true, results } (model.translateBatch's array)
 // and { ok: false, code, message, index } for an error (index: translateBatch's bad entry).
 // The same file runs as a browser module Worker and as a Node worker_threads Worker.
 // No top-level await: a bundler may build this file as a classic script (Vite's default, "iife").
-import { init, loadModel, AttnseqError } from './attnseq.js';
+import { init, loadModel, decodeOptions, AttnseqError } from './attnseq.js';
 import { isNode, nodeModule } from './platform.js';
 
 let model = null;
@@ -15,7 +15,7 @@ async function answer(m) {
     case 'start':
       await init({ wasmBinary: m.wasm });
       model = await loadModel(m.model, m.quantize === undefined ? {} : { quantize: m.quantize });
-      return { ok: true };
+      return { ok: true, op: 'start', decodeOptions: await decodeOptions() };
     case 'batch': {
       if (!model) throw new AttnseqError('NOT_LOADED', 'this pool Worker has no model');
       const results = model.translateBatch(m.inputs, m.options);

@@ -1,5 +1,5 @@
 // Types of attnseq-models (hand-written; see its README).
-import type { Model, Ensemble, LoadOptions } from 'attnseq';
+import type { Model, Ensemble, LoadOptions, DecodeOptions } from 'attnseq';
 
 export interface ModelEntry {
   /** What load() takes: 'g2p-en', 'g2p-ko', 'en-de', 'dates', ... */
@@ -20,6 +20,11 @@ export interface ModelEntry {
   readonly terms?: string;
   /** Inputs that show what the model does. */
   readonly examples: readonly string[];
+  /**
+   * The decode options the model is meant to be decoded with, chosen on its dev data (g2p-en:
+   * { noRepeatNgram: 4 }, a guard against loops on long words): pass them to translate() or decoder().
+   */
+  readonly decode?: Readonly<DecodeOptions>;
 }
 
 /** Every model of the package, in the demo page's order. Rejects with LOAD_FAILED if its list cannot be read. */

@@ -17,6 +17,7 @@
 
 #include "cli/args.hpp"
 #include "cli/commands.hpp"
+#include "cli/decode_flags.hpp"
 #include "cli/files.hpp"
 #include "cli/models.hpp"
 #include "model/checkpoint.hpp"
@@ -164,6 +165,32 @@ const std::vector<Option>& train_options() {
   return t;
 }
 
+// eval's decode options: the table's rows of scope kScopeEval, those that shape the one answer scored.
+DecodeOptions eval_decode_options(const Flags& f) {
+  DecodeOptions o;
+  for (const DecodeOptionSpec& s : decode_option_table())
+    if ((s.scope & kScopeEval) && *s.flag)
+      if (const auto* v = f.get(s.flag + 2)) set_from_flag(o, s, *v);
+  return o;
+}
+
+// The options as JSON members, every one of eval's ("beam":5,"length_penalty":1,...), and as text
+// (those that differ from their default, after the beam: "beam 5, no_repeat_ngram 4").
+std::string decode_options_json(const DecodeOptions& o) {
+  std::string out;
+  for (const DecodeOptionSpec& s : decode_option_table())
+    if (s.scope & kScopeEval) out += std::string(out.empty() ? "" : ",") + "\"" + s.key + "\":" + value_text(s, o);
+  return out;
+}
+std::string decode_options_text(const DecodeOptions& o) {
+  std::string out = "beam " + std::to_string(o.beam);
+  const DecodeOptions d;
+  for (const DecodeOptionSpec& s : decode_option_table())
+    if ((s.scope & kScopeEval) && std::string(s.key) != "beam" && s.get(o) != s.get(d))
+      out += ", " + std::string(s.key) + " " + value_text(s, o);
+  return out;
+}
+
 const std::vector<Option>& eval_options() {
   static const std::vector<Option> t = [] {
     std::vector<Option> v = {
@@ -177,8 +204,6 @@ const std::vector<Option>& eval_options() {
          "held-out examples of a built-in task (not with --data or --pron: every line is scored once)"},
         {"--seed", "S", std::to_string(train::kHeldOutSeed),
          "seed of a built-in task's held-out examples (not with --data or --pron)"},
-        {"--beam", "K", "1", "beam width"},
-        {"--length-penalty", "X", "1", "--src/--tgt: beam ranking by log p / length^X (0: raw log p)"},
         {"--hyp", "FILE", "", "--src/--tgt: also write the translations there, one a line"},
         {"--lang", "en|de|fr", "", "--src/--tgt: the target language of the Moses tokens (default: --tgt's extension)"},
         {"--threads", "N", "",
@@ -188,6 +213,10 @@ const std::vector<Option>& eval_options() {
         {"--help", "", "", "print this help"},
     };
     v.insert(v.end(), rest.begin(), rest.end());
+    // The decode options that shape a search (decode/options.hpp), before --hyp.
+    const std::vector<Option> decode = decode_cli_options(kScopeEval);
+    const auto hyp = std::find_if(v.begin(), v.end(), [](const Option& o) { return o.flag == "--hyp"; });
+    v.insert(hyp, decode.begin(), decode.end());
     return v;
   }();
   return t;
@@ -719,13 +748,9 @@ int eval_parallel(const Flags& f, const std::vector<Option>& table, const std::v
   refuse_flags(f, {"min-len", "max-len"}, "applies to the reverse and copy tasks only");
   refuse_flags(f, {"dev-fraction", "dev-seed", "phones", "pron-dev", "hangul"}, "applies to --pron only");
   if (!f.get("src") || !f.get("tgt")) throw UsageError("--src and --tgt go together (source lines, references)");
-  const int beam = int(parse_int_in("--beam", value_or_default(f, table, "beam"), 1, kMaxBeam));
+  const DecodeOptions opt = eval_decode_options(f);
   const auto* t = f.get("threads");
   const int threads = int(parse_int_in("--threads", t ? *t : std::to_string(default_threads()), 1, kMaxThreads));
-  const double lp = parse_number("--length-penalty", value_or_default(f, table, "length-penalty"));
-  if (!(lp >= 0.0 && lp <= 10.0))
-    throw UsageError("--length-penalty expects a number in [0, 10], got '" +
-                     value_or_default(f, table, "length-penalty") + "'");
   // The Multi30K convention tokenises both sides as the references were (Moses, per language).
   std::string lang;
   if (const auto* l = f.get("lang")) {
@@ -746,7 +771,7 @@ int eval_parallel(const Flags& f, const std::vector<Option>& table, const std::v
   const auto refs = train::parallel_refs(model.config(), data, *f.get("src"));
   std::vector<train::Ids> sources;
   for (const auto& r : refs) sources.push_back(r.src);
-  const auto outputs = train::decode_all(*loaded.ensemble, sources, beam, threads, float(lp));
+  const auto outputs = train::decode_all(*loaded.ensemble, sources, opt, threads);
   const Vocab tv = Vocab::target(model.config());
   std::vector<std::string> hyps;
   for (const auto& o : outputs) hyps.push_back(tv.decode(o.data(), o.size()));
@@ -760,15 +785,15 @@ int eval_parallel(const Flags& f, const std::vector<Option>& table, const std::v
   }
   if (f.has("json")) {
     std::printf(
-        "{\"lines\":%zu,\"models\":%zu,\"beam\":%d,\"length_penalty\":%s,\"lang\":\"%s\",\"bleu\":%.4f,"
+        "{\"lines\":%zu,\"models\":%zu,%s,\"lang\":\"%s\",\"bleu\":%.4f,"
         "\"bleu_bp\":%.4f,\"bleu_13a\":%.4f,\"bleu_13a_bp\":%.4f,\"chrf\":%.4f}\n",
-        hyps.size(), model_paths.size(), beam, train::number_text(lp).c_str(), lang.c_str(), conv.score(),
+        hyps.size(), model_paths.size(), decode_options_json(opt).c_str(), lang.c_str(), conv.score(),
         conv.brevity_penalty(), bleu.score(), bleu.brevity_penalty(), chrf.score());
     return 0;
   }
   std::printf(
-      "%s -> %s: %zu lines, beam %d, length penalty %s%s\n", f.get("src")->c_str(), f.get("tgt")->c_str(), hyps.size(),
-      beam, train::number_text(lp).c_str(),
+      "%s -> %s: %zu lines, %s, length penalty %s%s\n", f.get("src")->c_str(), f.get("tgt")->c_str(), hyps.size(),
+      decode_options_text(opt).c_str(), number_text(opt.length_penalty).c_str(),
       model_paths.size() > 1 ? (", an ensemble of " + std::to_string(model_paths.size()) + " models").c_str() : "");
   const auto line = [](const char* what, const train::BleuStats& b) {
     std::printf("%-52s %6.2f  (%.1f/%.1f/%.1f/%.1f, BP %.3f, %lld/%lld tokens)\n", what, b.score(),
@@ -789,7 +814,7 @@ int eval_pron(const Flags& f, const std::vector<Option>& table, const std::vecto
                "does not apply to --pron: the model's own tokenizers read it");
   refuse_flags(f, {"min-len", "max-len"}, "applies to the reverse and copy tasks only");
   const std::string path = *f.get("pron");
-  const int beam = int(parse_int_in("--beam", value_or_default(f, table, "beam"), 1, kMaxBeam));
+  const DecodeOptions opt = eval_decode_options(f);
   const auto* t = f.get("threads");
   const int threads = int(parse_int_in("--threads", t ? *t : std::to_string(default_threads()), 1, kMaxThreads));
   const auto* df = f.get("dev-fraction");
@@ -803,15 +828,15 @@ int eval_pron(const Flags& f, const std::vector<Option>& table, const std::vecto
   if (entries.empty())
     throw std::invalid_argument("'" + path + "'" + (df ? ": the dev split holds no word" : ": no word"));
   const auto items = train::pron_items(model.config(), entries, path);
-  const auto r = train::evaluate_refs(*loaded.ensemble, items, beam, threads);
+  const auto r = train::evaluate_refs(*loaded.ensemble, items, opt, threads);
   const std::string scope =
       df ? " of its dev split (--dev-fraction " + *df + ", --dev-seed " + std::to_string(dev_seed) + ")" : "";
   if (f.has("json")) {
     std::printf(
         "{\"words\":%ld,\"wer\":%.6f,\"per\":%.6f,\"word_errors\":%ld,\"phoneme_edits\":%ld,\"ref_phonemes\":%ld,"
-        "\"beam\":%d,"
+        "%s,"
         "\"by_length\":[",
-        r.words, r.wer(), r.per(), r.errors, r.edits, r.ref_tokens, beam);
+        r.words, r.wer(), r.per(), r.errors, r.edits, r.ref_tokens, decode_options_json(opt).c_str());
     for (std::size_t i = 0; i < r.by_length.size(); ++i) {
       const auto& b = r.by_length[i];
       std::printf(
@@ -823,7 +848,7 @@ int eval_pron(const Flags& f, const std::vector<Option>& table, const std::vecto
     std::printf("]}\n");
     return 0;
   }
-  std::printf("pron %s: %ld words%s, beam %d\n", path.c_str(), r.words, scope.c_str(), beam);
+  std::printf("pron %s: %ld words%s, %s\n", path.c_str(), r.words, scope.c_str(), decode_options_text(opt).c_str());
   std::printf("WER  %.4f (%ld/%ld words wrong: the output equals none of the word's pronunciations)\n", r.wer(),
               r.errors, r.words);
   std::printf("PER  %.4f (%ld phoneme edits / %ld phonemes of the closest pronunciations)\n", r.per(), r.edits,
@@ -978,7 +1003,9 @@ int eval_cmd(const std::vector<std::string>& args) {
   const auto& task = choice.task;
   const int n = int(parse_int_in("--n", value_or_default(f, table, "n"), 1, 1000000));
   const auto seed = std::uint64_t(parse_int_in("--seed", value_or_default(f, table, "seed"), 0, 1L << 62));
-  const int beam = int(parse_int_in("--beam", value_or_default(f, table, "beam"), 1, kMaxBeam));
+  refuse_flags(f, {"max-length", "max-length-ratio", "length-penalty", "coverage-penalty", "no-repeat-ngram"},
+               "applies to --src/--tgt and --pron (a task is scored at --beam alone)");
+  const int beam = eval_decode_options(f).beam;
   const int threads = int(parse_int_in(
       "--threads", f.get("threads") ? *f.get("threads") : std::to_string(default_threads()), 1, kMaxThreads));
   // The dates task also reports exact match per form (format and letter case) of the same examples.

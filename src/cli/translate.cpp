@@ -17,6 +17,7 @@
 
 #include "cli/args.hpp"
 #include "cli/commands.hpp"
+#include "cli/decode_flags.hpp"
 #include "cli/models.hpp"
 #include "cli/terminal.hpp"
 #include "decode/decode.hpp"
@@ -48,35 +49,26 @@ struct Args {
   DecodeOptions opt;
 };
 
-// The JS API's largest seed (Number.MAX_SAFE_INTEGER): a seed gives the same output in both.
-constexpr std::int64_t kMaxSeed = (std::int64_t(1) << 53) - 1;
-
-std::string num(double x) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", x);
-  return buf;
-}
-
-// translate's options; the defaults are read from DecodeOptions, which is what the parser starts from.
+// translate's options: the decode options' table (decode/options.hpp) and translate's own.
 const std::vector<Option>& translate_options() {
-  static const DecodeOptions d;
-  static const std::vector<Option> t = {
-      {"--model", "FILE", "", ".safetensors checkpoint (required); again for an ensemble (decoding together)"},
-      {"--beam", "K", num(d.beam), "beam width; 1 = greedy, K > 1 prints every hypothesis"},
-      {"--max-length", "N", "", "most target tokens, EOS included (default: 2 * source length + 10)"},
-      {"--length-penalty", "A", num(d.length_penalty), "beam ranking: log p / length^A"},
-      {"--temperature", "T", num(d.temperature), "> 0: sample from softmax(logits / T) (beam 1 only); 0 = argmax"},
-      {"--seed", "S", num(double(d.seed)), "sampling seed"},
-      {"--prefix", "TEXT", "", "force the first target tokens (ids like 5,6 for an ids-only model)"},
-      {"--ids", "5,17,42", "", "the source as token ids instead of TEXT"},
-      {"--batch-file", "FILE", "",
-       "translate every non-blank line of FILE (- = standard input) in one batch, printing each as TEXT would"},
-      {"--threads", "N", "",
-       "--batch-file: threads sharing the batch (default: every core, at most " + std::to_string(kMaxThreads) +
-           "; the output is the same for any N)"},
-      {"--json", "", "", "print one JSON object (README.md, \"Command line\") instead of text"},
-      {"--help", "", "", "print this help"},
-  };
+  static const std::vector<Option> t = [] {
+    std::vector<Option> v = {
+        {"--model", "FILE", "", ".safetensors checkpoint (required); again for an ensemble (decoding together)"}};
+    for (const Option& o : decode_cli_options(kScopeOne)) v.push_back(o);
+    const std::vector<Option> rest = {
+        {"--prefix", "TEXT", "", "force the first target tokens (ids like 5,6 for an ids-only model)"},
+        {"--ids", "5,17,42", "", "the source as token ids instead of TEXT"},
+        {"--batch-file", "FILE", "",
+         "translate every non-blank line of FILE (- = standard input) in one batch, printing each as TEXT would"},
+        {"--threads", "N", "",
+         "--batch-file: threads sharing the batch (default: every core, at most " + std::to_string(kMaxThreads) +
+             "; the output is the same for any N)"},
+        {"--json", "", "", "print one JSON object (README.md, \"Command line\") instead of text"},
+        {"--help", "", "", "print this help"},
+    };
+    v.insert(v.end(), rest.begin(), rest.end());
+    return v;
+  }();
   return t;
 }
 
@@ -114,16 +106,8 @@ Args parse(const std::vector<std::string>& a, const char* command) {
       r.models.push_back(value());
     else if (info)
       throw UsageError("unexpected argument '" + f + "'");
-    else if (f == "--beam")
-      r.opt.beam = int(parse_int_in(f, value(), 1, kMaxBeam));
-    else if (f == "--max-length")
-      r.opt.max_length = int(parse_int_in(f, value(), 1, kMaxTargetLength));
-    else if (f == "--length-penalty")
-      r.opt.length_penalty = float(parse_number(f, value()));
-    else if (f == "--temperature")
-      r.opt.temperature = float(parse_number(f, value()));
-    else if (f == "--seed")
-      r.opt.seed = std::uint64_t(parse_int_in(f, value(), 0, kMaxSeed));
+    else if (const DecodeOptionSpec* d = decode_option_by_flag(f))
+      set_from_flag(r.opt, *d, value());
     else if (f == "--prefix")
       r.prefix = value();
     else if (f == "--ids")

@@ -5,6 +5,7 @@
 // recovered by backtracking.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 #include "decode/decode.hpp"
@@ -44,6 +45,21 @@ float normalised(float log_prob, std::size_t len, float penalty) {
   return penalty > 0.f ? log_prob / std::pow(float(len), penalty) : log_prob;
 }
 
+// GNMT's coverage penalty (Wu et al. 2016, eq. 14): beta * sum over source tokens i of
+// log min(c_i, 1), where c_i is the attention token i received over all of the hypothesis's steps.
+// It is 0 for a hypothesis that gave every source token a whole step's worth of attention, and
+// falls as tokens go unread. A token read not at all (float32 weights are exactly 0 when scores are
+// far apart) counts as read 1e-6: the penalty stays finite, and ranks by how many went unread.
+float coverage_term(const std::vector<float>& attention, std::size_t rows, std::size_t T, float beta) {
+  double sum = 0.0;
+  for (std::size_t i = 0; i < T; ++i) {
+    double c = 0.0;
+    for (std::size_t k = 0; k < rows; ++k) c += double(attention[k * T + i]);
+    sum += std::log(std::min(std::max(c, 1e-6), 1.0));
+  }
+  return float(double(beta) * sum);
+}
+
 }  // namespace
 
 // The sources' live rows sit in one DecoderState, source after source, each source's rows together;
@@ -61,15 +77,20 @@ std::vector<DecodeResult> beam_search(const Ensemble& e, const Encoded* const* e
     std::vector<float> live_lp;
     std::vector<History> hist;
     std::vector<Hypothesis> finished;
-    std::vector<std::vector<BeamNode>> trace;  // o.trace: every step's nodes
-    std::vector<std::int32_t> live_node;       // o.trace: live row -> its node in the last step
+    std::vector<std::vector<BeamNode>> trace;       // o.trace: every step's nodes
+    std::vector<std::int32_t> live_node;            // o.trace: live row -> its node in the last step
+    std::vector<std::vector<std::int32_t>> tokens;  // o.no_repeat_ngram: each live row's tokens so far
   };
   std::vector<Source> S(N);
   for (std::size_t i = 0; i < N; ++i) {
     validate(o, c, encs[i * M]->T);
     S[i].max_len = effective_max_length(o, encs[i * M]->T);
     S[i].live_lp.assign(K, 0.f);
+    if (o.no_repeat_ngram > 0) S[i].tokens.assign(1, {});
   }
+  std::vector<float> masked(o.no_repeat_ngram > 0 ? V : 0);
+  std::vector<std::int32_t> banned;
+  std::vector<std::vector<std::int32_t>> next_tokens;
   detail::Members st(e, encs, n, n * K);
   std::vector<std::int32_t> prev(N * K, c.bos), next_prev(N * K), parents(N * K), top_idx(K);
   std::vector<int> row_src(N * K), next_src(N * K);
@@ -97,8 +118,15 @@ std::vector<DecodeResult> beam_search(const Ensemble& e, const Encoded* const* e
           continue;
         }
         const std::size_t m = std::min<std::size_t>(K, V);
-        kernels::topk(l, V, m, top_idx.data(), top_val.data());
-        for (std::size_t j = 0; j < m; ++j) cands.push_back({b, top_idx[j], s.live_lp[b] + top_val[j] - lse});
+        const float* allowed = l;
+        if (o.no_repeat_ngram > 0) {
+          detail::repeated_ngram_tokens(s.tokens[b].data(), s.tokens[b].size(), o.no_repeat_ngram, c.eos, banned);
+          allowed = detail::without(l, V, banned, masked.data());
+        }
+        kernels::topk(allowed, V, m, top_idx.data(), top_val.data());
+        for (std::size_t j = 0; j < m; ++j)  // a token the guard refused is no candidate (V small, many refused)
+          if (top_val[j] != -std::numeric_limits<float>::infinity())
+            cands.push_back({b, top_idx[j], s.live_lp[b] + top_val[j] - lse});
       }
       std::stable_sort(cands.begin(), cands.end(),
                        [](const Candidate& a, const Candidate& b) { return a.log_prob > b.log_prob; });
@@ -116,19 +144,23 @@ std::vector<DecodeResult> beam_search(const Ensemble& e, const Encoded* const* e
       for (const auto& cd : cands) {
         if (kb >= K) break;
         const bool ends = cd.token == c.eos || last;
-        if (nodes) {
-          if (!ends) node_of_row.push_back(std::int32_t(nodes->size()));
-          nodes->push_back({k > 0 ? s.live_node[cd.parent] : -1, cd.token, cd.log_prob,
-                            normalised(cd.log_prob, std::size_t(k) + 1, o.length_penalty), ends});
-        }
+        Hypothesis hy;
         if (ends) {
-          Hypothesis hy;
           if (k > 0) hy = backtrack(s.hist, k - 1, cd.parent, T, M);
           hy.tokens.push_back(cd.token);
           st.append_attention(hy, off + cd.parent, int(T));
           hy.log_prob = cd.log_prob;
           hy.finished = cd.token == c.eos;
           hy.score = normalised(hy.log_prob, hy.tokens.size(), o.length_penalty);
+          if (o.coverage_penalty > 0.f)
+            hy.score += coverage_term(hy.attention, hy.tokens.size(), T, o.coverage_penalty);
+        }
+        if (nodes) {
+          if (!ends) node_of_row.push_back(std::int32_t(nodes->size()));
+          nodes->push_back({k > 0 ? s.live_node[cd.parent] : -1, cd.token, cd.log_prob,
+                            ends ? hy.score : normalised(cd.log_prob, std::size_t(k) + 1, o.length_penalty), ends});
+        }
+        if (ends) {
           s.finished.push_back(std::move(hy));
           continue;
         }
@@ -157,6 +189,14 @@ std::vector<DecodeResult> beam_search(const Ensemble& e, const Encoded* const* e
           st.append_attention(rec.attention, off + kept[r].first, int(T));
         }
         s.hist.push_back(std::move(rec));
+        if (o.no_repeat_ngram > 0) {
+          next_tokens.resize(std::size_t(kb));
+          for (int r = 0; r < kb; ++r) {
+            next_tokens[r] = s.tokens[kept[r].first];
+            next_tokens[r].push_back(kept[r].second);
+          }
+          std::swap(s.tokens, next_tokens);
+        }
         nb += kb;
       }
       if (nodes) s.live_node = std::move(node_of_row);

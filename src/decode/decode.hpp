@@ -13,10 +13,14 @@
 
 namespace attnseq {
 
+// What each option means, its range and its names elsewhere: decode/options.hpp, the one table.
 struct DecodeOptions {
   int beam = 1;                      // beam width; 1 = greedy (or sampling when temperature > 0)
   int max_length = 0;                // most target tokens, EOS included; 0 = 2 * source length + 10
+  float max_length_ratio = 0.f;      // > 0: at most ceil(ratio * source length) tokens before EOS
   float length_penalty = 1.0f;       // beam ranking: log p / length^length_penalty (0 = raw log p)
+  float coverage_penalty = 0.f;      // beam ranking: + beta * sum_i log min(coverage_i, 1) (GNMT)
+  int no_repeat_ngram = 0;           // > 0: no token that would repeat an n-gram of the hypothesis
   float temperature = 0.f;           // > 0: sample from softmax(logits / temperature); beam must be 1
   std::uint64_t seed = 0;            // sampling seed (same seed, same output, native or wasm)
   std::vector<std::int32_t> prefix;  // forced first target tokens (they count toward max_length)
@@ -27,7 +31,7 @@ struct DecodeOptions {
 struct Hypothesis {
   std::vector<std::int32_t> tokens;  // target ids; the last is EOS if one was produced
   float log_prob = 0.f;              // sum of log p(token | prefix, source)
-  float score = 0.f;                 // log_prob / length^length_penalty: what beams rank by
+  float score = 0.f;                 // log_prob / length^length_penalty (+ the coverage penalty): the rank
   std::vector<float> attention;      // (tokens.size(), src_len): row k is the step that produced token k
   bool finished = false;             // ended with EOS (false: stopped at max_length)
   // An ensemble of more than one model: each member's own attention, laid out as `attention` (which
@@ -43,7 +47,7 @@ struct BeamNode {
   std::int32_t parent = -1;
   std::int32_t token = 0;
   float log_prob = 0.f;  // of the whole hypothesis so far
-  float score = 0.f;     // log_prob / length^length_penalty
+  float score = 0.f;     // log_prob / length^length_penalty (an ended node: its Hypothesis::score)
   bool ended = false;    // finished here: EOS (finished) or the last step allowed
 };
 
@@ -200,8 +204,8 @@ class Session {
   DecodeOptions opt_;
   DecoderState st_;
   Rng rng_;
-  std::vector<float> scratch_;
-  std::vector<std::int32_t> tokens_;
+  std::vector<float> scratch_, masked_;
+  std::vector<std::int32_t> tokens_, banned_;
   Step last_;
   float last_lse_ = 0.f;
   int max_len_ = 0;

@@ -6,6 +6,7 @@
 
 #include "decode/decode.hpp"
 #include "decode/members.hpp"
+#include "decode/options.hpp"
 #include "kernels/kernels.hpp"
 #include "model/errors.hpp"
 #include "model/parallel.hpp"
@@ -48,28 +49,31 @@ float checked_logsumexp(const float* logits, std::size_t V, std::size_t step) {
 }
 
 int effective_max_length(const DecodeOptions& o, int src_len) {
-  if (o.max_length > 0) return o.max_length;
-  return std::min(2 * src_len + 10, kMaxTargetLength);
+  int n = o.max_length > 0 ? o.max_length : std::min(2 * src_len + 10, kMaxTargetLength);
+  // The ratio bounds the tokens before EOS; +1 lets EOS follow them. A product of floats (a ratio of
+  // 0.5 and 7 tokens: 3.5, so 4), the same in every build.
+  if (o.max_length_ratio > 0.f) n = std::min(n, int(std::ceil(o.max_length_ratio * float(src_len))) + 1);
+  return n;
 }
 
 void validate(const DecodeOptions& o, const ModelConfig& c, int src_len) {
   auto bad = [](const std::string& m) { throw std::invalid_argument(m); };
-  if (o.beam < 1 || o.beam > kMaxBeam)
-    bad("beam is " + std::to_string(o.beam) + "; it must be in [1, " + std::to_string(kMaxBeam) + "]");
-  if (o.max_length < 0 || o.max_length > kMaxTargetLength)
-    bad("max_length is " + std::to_string(o.max_length) + "; it must be in [1, " + std::to_string(kMaxTargetLength) +
-        "] (0 = automatic)");
-  if (!std::isfinite(o.temperature) || o.temperature < 0.f)
-    bad("temperature is " + number_text(o.temperature) + "; it must be a finite number >= 0");
+  for (const DecodeOptionSpec& s : decode_option_table()) {
+    const std::string e = option_value_error(s, s.get(o), s.key);
+    if (!e.empty()) bad(e);
+  }
   if (o.temperature > 0.f && o.beam > 1)
     bad("temperature sampling needs beam 1 (beam is " + std::to_string(o.beam) + ")");
-  if (!std::isfinite(o.length_penalty) || o.length_penalty < 0.f || o.length_penalty > 10.f)
-    bad("length_penalty is " + number_text(o.length_penalty) + "; it must be in [0, 10]");
-  if (o.num_hypotheses < 0 || o.num_hypotheses > o.beam)
+  if (o.num_hypotheses > o.beam)
     bad("num_hypotheses is " + std::to_string(o.num_hypotheses) +
         "; it must be in [0, beam = " + std::to_string(o.beam) + "]");
   if (o.trace && o.beam < 2)
     bad("a trace records a beam search: beam must be at least 2, not " + std::to_string(o.beam));
+  if (o.coverage_penalty > 0.f && o.beam < 2)
+    bad("coverage_penalty ranks the hypotheses of a beam search: beam must be at least 2, not " +
+        std::to_string(o.beam));
+  if (o.coverage_penalty > 0.f && !c.has_attention())
+    bad("coverage_penalty reads the attention, and this model has none (attention style 'none')");
   const int max_len = effective_max_length(o, src_len);
   if (int(o.prefix.size()) > max_len)
     bad("the prefix has " + std::to_string(o.prefix.size()) + " tokens, more than max_length " +
@@ -166,10 +170,13 @@ const Session::Step& Session::step(std::int32_t forced, const float* attn_overri
     s.token = forced, s.forced = true;
   else if (k < opt_.prefix.size())
     s.token = opt_.prefix[k], s.forced = true;
-  else if (opt_.temperature > 0.f)
-    s.token = sample_token(logits, V, opt_.temperature, rng_, scratch_.data());
-  else
-    s.token = std::int32_t(kernels::argmax(logits, V));
+  else {
+    detail::repeated_ngram_tokens(tokens_.data(), tokens_.size(), opt_.no_repeat_ngram, c.eos, banned_);
+    if (!banned_.empty()) masked_.resize(V);
+    const float* allowed = detail::without(logits, V, banned_, masked_.data());
+    s.token = opt_.temperature > 0.f ? sample_token(allowed, V, opt_.temperature, rng_, scratch_.data())
+                                     : std::int32_t(kernels::argmax(allowed, V));
+  }
   last_lse_ = members_ ? members_->lse(0, k) : checked_logsumexp(logits, V, k);
   s.log_prob = logits[s.token] - last_lse_;
   tokens_.push_back(s.token);
@@ -198,7 +205,8 @@ std::vector<DecodeResult> greedy_or_sample(const Ensemble& e, const Encoded* con
     out[i].src_len = encs[i * M]->T;
     out[i].hypotheses.resize(1);
   }
-  std::vector<float> scratch(V);
+  std::vector<float> scratch(V), masked(o.no_repeat_ngram > 0 ? V : 0);
+  std::vector<std::int32_t> banned;
   detail::Members st(e, encs, n, n);
   int B = n;
   for (std::size_t k = 0; B > 0; ++k) {
@@ -209,12 +217,14 @@ std::vector<DecodeResult> greedy_or_sample(const Ensemble& e, const Encoded* con
       Hypothesis& h = out[i].hypotheses[0];
       const float* logits = st.scores(r);
       std::int32_t token;
-      if (k < o.prefix.size())
+      if (k < o.prefix.size()) {
         token = o.prefix[k];
-      else if (o.temperature > 0.f)
-        token = sample_token(logits, V, o.temperature, rng[i], scratch.data());
-      else
-        token = std::int32_t(kernels::argmax(logits, V));
+      } else {
+        detail::repeated_ngram_tokens(h.tokens.data(), h.tokens.size(), o.no_repeat_ngram, c.eos, banned);
+        const float* allowed = detail::without(logits, V, banned, masked.data());
+        token = o.temperature > 0.f ? sample_token(allowed, V, o.temperature, rng[i], scratch.data())
+                                    : std::int32_t(kernels::argmax(allowed, V));
+      }
       h.log_prob += logits[token] - st.lse(r, k);
       st.append_attention(h, r, out[i].src_len);
       h.tokens.push_back(token);

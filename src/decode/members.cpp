@@ -1,6 +1,8 @@
 // The members of an ensemble stepped together (members.hpp), and Ensemble's checks (decode.hpp).
 #include "decode/members.hpp"
 
+#include <algorithm>
+#include <limits>
 #include <stdexcept>
 
 #include "model/spm.hpp"
@@ -147,6 +149,23 @@ void Members::append_attention(Hypothesis& h, int r, int T) const {
     const float* w = member_attention(m, r);
     h.member_attention[m].insert(h.member_attention[m].end(), w, w + T);
   }
+}
+
+void repeated_ngram_tokens(const std::int32_t* h, std::size_t len, int n, std::int32_t eos,
+                           std::vector<std::int32_t>& out) {
+  out.clear();
+  if (n < 1 || len + 1 < std::size_t(n)) return;
+  const std::size_t tail = std::size_t(n) - 1;  // the n-gram's first n - 1 tokens: h's last
+  const std::int32_t* t = h + len - tail;
+  for (std::size_t j = 0; j + tail < len; ++j)
+    if (std::equal(t, t + tail, h + j) && h[j + tail] != eos) out.push_back(h[j + tail]);
+}
+
+const float* without(const float* scores, std::size_t V, const std::vector<std::int32_t>& banned, float* scratch) {
+  if (banned.empty()) return scores;
+  std::copy_n(scores, V, scratch);
+  for (std::int32_t t : banned) scratch[t] = -std::numeric_limits<float>::infinity();
+  return scratch;
 }
 
 }  // namespace detail

@@ -48,4 +48,12 @@ class Members {
   std::vector<float> mean_scores_, mean_attention_;
 };
 
+// The repetition guard (DecodeOptions::no_repeat_ngram): the tokens that would repeat one of h's
+// n-grams, i.e. each token that follows an earlier occurrence of h's last n - 1 tokens (n = 1: every
+// token of h). EOS is never among them. Replaces `out`.
+void repeated_ngram_tokens(const std::int32_t* h, std::size_t len, int n, std::int32_t eos,
+                           std::vector<std::int32_t>& out);
+// scores with the `banned` tokens at -infinity, in scratch (V floats); scores itself when none is.
+const float* without(const float* scores, std::size_t V, const std::vector<std::int32_t>& banned, float* scratch);
+
 }  // namespace attnseq::detail

@@ -57,11 +57,16 @@ std::vector<Ids> decode_all(const Ensemble& model, const std::vector<Ids>& sourc
   if (beam < 1 || beam > kMaxBeam)
     throw std::invalid_argument(std::string(what) + ": beam " + std::to_string(beam) + " is outside [1, " +
                                 std::to_string(kMaxBeam) + "]");
-  check_threads(threads, std::string(what) + ": threads");
-  const auto& c = model.config();  // an ensemble's members share it
   DecodeOptions o;
   o.beam = beam;  // max_length automatic
   o.length_penalty = length_penalty;
+  return decode_all(model, sources, o, threads, what);
+}
+
+std::vector<Ids> decode_all(const Ensemble& model, const std::vector<Ids>& sources, const DecodeOptions& o, int threads,
+                            const char* what) {
+  check_threads(threads, std::string(what) + ": threads");
+  const auto& c = model.config();  // an ensemble's members share it
   // translate_batch shares the sources among the threads; each gets what decoding it alone gives.
   const auto results = translate_batch(model, sources, o, kDefaultBatchRows, threads);
   std::vector<Ids> out(sources.size());
@@ -72,14 +77,23 @@ std::vector<Ids> decode_all(const Ensemble& model, const std::vector<Ids>& sourc
 }
 
 RefReport evaluate_refs(const Ensemble& model, const std::vector<RefItem>& items, int beam, int threads) {
+  if (beam < 1 || beam > kMaxBeam)
+    throw std::invalid_argument("evaluate_refs: beam " + std::to_string(beam) + " is outside [1, " +
+                                std::to_string(kMaxBeam) + "]");
+  DecodeOptions o;
+  o.beam = beam;
+  return evaluate_refs(model, items, o, threads);
+}
+
+RefReport evaluate_refs(const Ensemble& model, const std::vector<RefItem>& items, const DecodeOptions& o, int threads) {
   if (items.empty()) throw std::invalid_argument("evaluate_refs: no items to evaluate");
   std::vector<Ids> sources;
   sources.reserve(items.size());
   for (const auto& it : items) sources.push_back(it.src);
   // The report is the same for any thread count (integer counts of outputs that are).
-  const auto outputs = decode_all(model, sources, beam, threads, 1.0f, "evaluate_refs");
+  const auto outputs = decode_all(model, sources, o, threads, "evaluate_refs");
   RefReport r;
-  r.beam = beam;
+  r.beam = o.beam;
   for (std::size_t i = 0; i < items.size(); ++i)
     r.add(int(items[i].src.size()), score_against(outputs[i], items[i].refs));
   return r;

@@ -57,6 +57,9 @@ struct RefReport {
 // same for any count, being integer counts. Throws std::invalid_argument for an empty item list, a
 // beam outside [1, kMaxBeam] or a thread count outside [1, kMaxThreads].
 RefReport evaluate_refs(const Ensemble& models, const std::vector<RefItem>& items, int beam = 1, int threads = 1);
+// The same with any decode options (a repetition guard, a length ratio, a coverage penalty...).
+RefReport evaluate_refs(const Ensemble& models, const std::vector<RefItem>& items, const DecodeOptions& options,
+                        int threads);
 
 // Decodes every source at `beam` (max_length automatic: 2 x the source's length + 10) with `threads`
 // sharing them; the target ids the user sees (pad, BOS and EOS dropped) of each best hypothesis, the
@@ -64,6 +67,9 @@ RefReport evaluate_refs(const Ensemble& models, const std::vector<RefItem>& item
 // in errors: a beam outside [1, kMaxBeam] or a thread count outside [1, kMaxThreads].
 std::vector<Ids> decode_all(const Ensemble& models, const std::vector<Ids>& sources, int beam, int threads,
                             float length_penalty = 1.0f, const char* what = "dev evaluation");
+// The same with any decode options (options.num_hypotheses and trace do not matter: the best is kept).
+std::vector<Ids> decode_all(const Ensemble& models, const std::vector<Ids>& sources, const DecodeOptions& options,
+                            int threads, const char* what = "dev evaluation");
 
 // The dictionary format a pronunciation model was trained on: its metadata `phones` ("ipa"), else
 // ARPAbet (CMUdict's models say nothing).

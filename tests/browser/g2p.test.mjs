@@ -35,8 +35,8 @@ test('English pronunciation: a word in any case plays to the package\'s phonemes
   for (const word of ['Knight', 'PHOENIX', entry.examples[1]]) {
     await page.fill('#source', word);
     await runToEnd(page);
-    const r = model.translate(word);
-    assert.equal(r.text, model.translate(word.toLowerCase()).text, 'the model reads any letter case alike');
+    const r = model.translate(word, entry.decode);   // the page decodes with index.json's options
+    assert.equal(r.text, model.translate(word.toLowerCase(), entry.decode).text, 'the model reads any letter case alike');
     assert.equal(await page.textContent('#output'), r.text, word);
     assert.deepEqual(await matrixShape(page), [r.rows, word.length], `${word}: a row per phoneme (and EOS), a column per letter`);
     assert.equal(await page.textContent('#ipa-note'), `IPA /${toIPA(r.text)}/`);
@@ -44,7 +44,7 @@ test('English pronunciation: a word in any case plays to the package\'s phonemes
   // The step inspector for the first phoneme shows the package's step() numbers.
   await page.click('#alignment tbody tr[data-row="0"] .row-btn');
   await page.waitForSelector('#inspector-body[data-step="0"]');
-  const dec = model.decoder(model.encode(entry.examples[1]), { topk: 5 });
+  const dec = model.decoder(model.encode(entry.examples[1]), { ...entry.decode, topk: 5 });
   const s = dec.step();
   const weights = await page.$$eval('#inspector-body [data-kind="weight"]', (els) => els.map((e) => Number(e.dataset.value)));
   assert.equal(weights.length, s.attention.length);
@@ -53,7 +53,7 @@ test('English pronunciation: a word in any case plays to the package\'s phonemes
   // Beam search lists the package's hypotheses.
   await page.fill('#beam-size', '5');
   await page.click('#beam-run');
-  const beam = model.translate(entry.examples[1], { beam: 5 });
+  const beam = model.translate(entry.examples[1], { ...entry.decode, beam: 5 });
   await page.waitForFunction((n) => document.querySelectorAll('#beam-results > li').length === n, beam.hypotheses.length);
   const texts = await page.$$eval('#beam-results > li .hyp-text', (els) => els.map((e) => e.textContent));
   assert.deepEqual(texts, beam.hypotheses.map((h) => h.text));
@@ -63,5 +63,20 @@ test('English pronunciation: a word in any case plays to the package\'s phonemes
   await page.evaluate(() => document.getElementById('watch').scrollIntoView());
   await page.screenshot({ path: path.join(OUT, 'demo-g2p.png') });
   assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('a long word does not loop on the page: it decodes with index.json\'s repetition guard', async () => {
+  const LONG = 'supercalifragilisticexpialidocious';
+  assert.ok(entry.decode?.noRepeatNgram > 0, 'g2p-en has a repetition guard in models/index.json');
+  const loop = model.translate(LONG), guarded = model.translate(LONG, entry.decode);
+  assert.ok(guarded.rows < loop.rows, `unguarded ${loop.rows} rows, guarded ${guarded.rows}`);
+  const { page } = await openDemo(browser.ctx, srv.base);
+  await page.selectOption('#model', 'g2p-en');
+  await page.waitForFunction(() => document.getElementById('model-info').textContent.startsWith('g2p-en') && !document.getElementById('play').disabled);
+  await page.fill('#source', LONG);
+  await runToEnd(page);
+  assert.equal(await page.textContent('#output'), guarded.text);
+  assert.deepEqual(await matrixShape(page), [guarded.rows, LONG.length]);
   await page.close();
 });

@@ -630,3 +630,129 @@ TEST_CASE("sampling follows softmax(logits / T): chi-square fit of 2000 first to
     CHECK(chi_square(counts, softmax(logits, 1.0)) > 3 * critical);
   }
 }
+
+// The repetition guard (DecodeOptions::no_repeat_ngram) and the length ratio, on a model that loops:
+// after BOS it writes A, after A it writes B, after B it writes A again, and EOS is never likely.
+namespace {
+
+Table looping() {
+  Table p(kV);
+  p[kPad] = filler(1.0), p[kEos] = filler(1.3), p[kUnk] = filler(0.9);
+  p[kBos] = {0.01, 0.002, 0.02, 0.006, 0.6, 0.2, 0.1, 0.062};
+  p[kA] = {0.01, 0.002, 0.03, 0.006, 0.05, 0.6, 0.2, 0.102};
+  p[kB] = {0.01, 0.002, 0.04, 0.006, 0.5, 0.05, 0.25, 0.142};
+  p[kC] = {0.01, 0.002, 0.3, 0.006, 0.35, 0.15, 0.08, 0.102};
+  p[kD] = {0.01, 0.002, 0.45, 0.006, 0.2, 0.18, 0.1, 0.052};
+  return log_of(p);
+}
+
+// Whether h followed by t would hold an n-gram twice: the n-gram (h's last n - 1 tokens, t) searched
+// for among h's own n-grams, as the definition reads.
+bool repeats(const Seq& h, std::int32_t t, int n) {
+  if (n < 1 || h.size() + 1 < std::size_t(n)) return false;
+  Seq g(h.end() - (n - 1), h.end());
+  g.push_back(t);
+  for (std::size_t j = 0; j + g.size() <= h.size(); ++j)
+    if (std::equal(g.begin(), g.end(), h.begin() + long(j))) return true;
+  return false;
+}
+
+// Greedy decoding under the guard, from the reference's logits in double.
+Seq guarded_greedy(const Reference& ref, int n, int max_len) {
+  auto h = ref.start(kSrc);
+  Seq out;
+  std::int32_t prev = kBos;
+  while (int(out.size()) < max_len) {
+    auto l = ref.step(prev, h);
+    for (std::int32_t t = 0; t < kV; ++t)
+      if (t != kEos && repeats(out, t, n)) l[t] = -1e300;
+    prev = std::int32_t(std::max_element(l.begin(), l.end()) - l.begin());
+    out.push_back(prev);
+    if (prev == kEos) break;
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "no_repeat_ngram: greedy, sampling, the session and beam search never repeat an n-gram, and log p stays the "
+    "model's") {
+  const Model m = markov_model(looping());
+  const Reference ref(m);
+  const Encoded enc = encode(m);
+  const int max_len = 14;
+  DecodeOptions o;
+  o.max_length = max_len;
+  // Unguarded, it loops: A B A B ... to max_length.
+  const auto loop = decode(m, enc, o).hypotheses[0];
+  CHECK(loop.tokens == Seq{kA, kB, kA, kB, kA, kB, kA, kB, kA, kB, kA, kB, kA, kB});
+  CHECK_FALSE(loop.finished);
+  for (int n : {1, 2, 3, 4}) {
+    CAPTURE(n);
+    o.no_repeat_ngram = n;
+    o.beam = 1;
+    const auto g = decode(m, enc, o).hypotheses[0];
+    CHECK(g.tokens == guarded_greedy(ref, n, max_len));
+    // The guard forbids, it does not renormalise: log p is the model's for the tokens chosen.
+    CHECK(g.log_prob == doctest::Approx(ref.log_prob(kSrc, g.tokens)).epsilon(1e-5));
+    // The session chooses the same tokens, step by step.
+    Session s(m, enc, o);
+    while (!s.done()) s.step();
+    CHECK(s.tokens() == g.tokens);
+    // Sampling draws only allowed tokens; beam search keeps only allowed hypotheses.
+    DecodeOptions t = o;
+    t.temperature = 1.5f;
+    DecodeOptions b = o;
+    b.beam = 4;
+    std::vector<Seq> outputs;
+    for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+      t.seed = seed;
+      outputs.push_back(decode(m, enc, t).hypotheses[0].tokens);
+    }
+    const auto beam = decode(m, enc, b);
+    for (const auto& h : beam.hypotheses) {
+      outputs.push_back(h.tokens);
+      CHECK(h.log_prob == doctest::Approx(ref.log_prob(kSrc, h.tokens)).epsilon(1e-5));
+    }
+    for (const Seq& out : outputs) {
+      CAPTURE(out);
+      for (std::size_t k = 0; k < out.size(); ++k)
+        if (out[k] != kEos) CHECK_FALSE(repeats(Seq(out.begin(), out.begin() + long(k)), out[k], n));
+    }
+  }
+  // A forced prefix is not refused by the guard (it is what the caller asked for), and what follows it is.
+  o.no_repeat_ngram = 2;
+  o.prefix = {kA, kB, kA, kB};
+  const auto forced = decode(m, enc, o).hypotheses[0];
+  REQUIRE(forced.tokens.size() > 4);
+  CHECK(Seq(forced.tokens.begin(), forced.tokens.begin() + 4) == o.prefix);
+  CHECK(forced.tokens[4] != kA);  // "B A" is in the prefix already
+}
+
+TEST_CASE("max_length_ratio: at most ceil(ratio x source tokens) tokens before EOS, within max_length") {
+  const Model m = markov_model(looping());
+  DecodeOptions o;
+  CHECK(effective_max_length(o, 7) == 24);  // 2 x 7 + 10
+  o.max_length_ratio = 0.5f;
+  CHECK(effective_max_length(o, 7) == 5);  // ceil(3.5) = 4 tokens, then EOS
+  o.max_length_ratio = 1.f;
+  CHECK(effective_max_length(o, 7) == 8);
+  o.max_length = 6;
+  CHECK(effective_max_length(o, 7) == 6);  // max_length still holds
+  o.max_length = 0;
+  o.max_length_ratio = 64.f;
+  CHECK(effective_max_length(o, 7) == 24);  // the automatic limit still holds
+  // The looping model stops there, unfinished.
+  Encoded enc;
+  const Seq src = {4, 4, 4};
+  m.encode(src.data(), int(src.size()), enc);
+  for (int beam : {1, 3}) {
+    DecodeOptions r;
+    r.beam = beam;
+    r.max_length_ratio = 1.f;
+    const auto h = decode(m, enc, r).hypotheses[0];
+    CHECK(h.tokens.size() == 4);
+    CHECK_FALSE(h.finished);
+  }
+}

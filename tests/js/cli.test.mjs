@@ -138,7 +138,7 @@ test('--beam 3 --json has the 3 hypotheses of the API, each with its own attenti
   const out = ok(['translate', '-m', GEN, '--beam=3', '--max-length=8', '--length-penalty=0.5', SRC]);
   assert.match(out, /beam 3: 3 hypotheses/);
   want.hypotheses.forEach((h, i) => assert.ok(out.includes(`${i + 1}  ${h.score.toFixed(4)}  ${h.text}`), out));
-  // --hypotheses keeps fewer.
+  // --num-hypotheses keeps fewer.
   assert.equal(JSON.parse(ok(['translate', '-m', GEN, '-b', '3', '-n', '1', '--json', SRC])).hypotheses.length, 1);
 });
 
@@ -197,7 +197,6 @@ test('errors: CODE on stderr and exit 1; usage errors exit 2 with the usage text
 
   const engineErrors = [
     [['translate', '-m', GEN, '--beam', '2', '--temperature', '1', 'w5'], 'BAD_INPUT'],
-    [['translate', '-m', GEN, '--max-length', '5000', 'w5'], 'BAD_INPUT'],
     [['translate', '-m', GEN, '--ids', '4,99'], 'BAD_INPUT'],
     [['translate', '-m', FIX('tensors_only'), 'hello'], 'BAD_INPUT'],
   ];
@@ -217,7 +216,9 @@ test('errors: CODE on stderr and exit 1; usage errors exit 2 with the usage text
     ['info', '-m', GEN, '--beam', '2'],
     ['info'],
     ['translate', '-m', GEN, '--seed', '-1', 'w5'],
-    ['translate', '-m', GEN, '--hypotheses', '0', 'w5'],
+    ['translate', '-m', GEN, '--num-hypotheses', '-1', 'w5'],
+    ['translate', '-m', GEN, '--max-length', '5000', 'w5'],  // beyond the engine's table's range
+    ['translate', '-m', GEN, '--no-repeat-ngram', '1.5', 'w5'],
     ['translate', '-m', GEN, '--length-penalty', 'x', 'w5'],
     ['translate', '-m', GEN, '--threads', '2', 'w5'],
     ['translate', '-m', GEN, '--batch-file', GEN, '--threads', '65'],

@@ -11,7 +11,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { NATIVE_CLI, cliOk, cliRefused, requireNativeCli } from './native.mjs';
+import { NATIVE_CLI, cliOk, cliRefused, cliUsage, requireNativeCli } from './native.mjs';
 import { headerOf, withHeader, withMetadata } from './safetensors.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -161,6 +161,7 @@ test('--batch-file: each window of lines is printed before the next is read, and
 });
 
 test('messages write numbers as people do: a length penalty of -3e38 is -3e+38, not 39 digits', () => {
-  cliRefused(['translate', '--model', MODEL('reverse'), '--length-penalty', '-3e38', 'abc'],
-    'length_penalty is -3e+38; it must be in [0, 10]');
+  // A value outside the decode options' table's range is a usage error naming the flag (exit 2).
+  cliUsage(['translate', '--model', MODEL('reverse'), '--length-penalty', '-3e38', 'abc'],
+    '--length-penalty is -3e+38; it must be in [0, 10]');
 });

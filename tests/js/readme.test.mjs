@@ -40,4 +40,6 @@ test('README JavaScript examples run as written from the installed packages', as
   has('0-0 4-1 2-2 3-3');
   has('제인이 가게에 갔다 2', 'the ensemble example');
   has('제인이 5,5', "the ensemble's decoder");
+  has('Knight: N AY T /naɪt/ (model); rider: R AY D ER /ɹaɪdɚ/ (lexicon)', 'the pronounce() example');
+  has('" " ", 2024!"', 'what pronounce() passes through');
 });

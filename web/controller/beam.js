@@ -64,7 +64,7 @@ export function runBeam() {
   const vanilla = m.config.style === 'none';
   $('beam').dataset.state = 'running';
   const trace = beam >= 2 && !(entry.files?.length > 1);   // an ensemble's beam is not recorded
-  const options = { beam, ...(prefix ? { prefix: sourceInput(m, prefix) } : {}), ...(trace ? { trace } : {}) };
+  const options = { ...entry.decode, beam, ...(prefix ? { prefix: sourceInput(m, prefix) } : {}), ...(trace ? { trace } : {}) };
   translateInWorker(entry, sourceInput(m, text), options).then((r) => {
     if (mine !== seq) return;
     list.replaceChildren(...r.hypotheses.map((hyp, i) => beamItem(hyp, i, vanilla)));

@@ -32,6 +32,8 @@ export async function readManifest() {
     state.entries.set(m.id, {
       id: m.id, title: m.title ?? m.id, file: files[0], files, task: m.task ?? null, examples: m.examples ?? [],
       source: m.source ?? null, target: m.target ?? null, terms: m.terms ?? null, size: m.size ?? null,
+      // The options the model is decoded with everywhere on the page (chosen on its dev data).
+      decode: m.decode && typeof m.decode === 'object' ? { ...m.decode } : {},
       user: false, model: null, promise: null, error: null,
     });
   }

@@ -47,7 +47,7 @@ export async function compareInputs() {
   for (const [which, t] of [['a', text], ['b', other]]) {
     if (!t.trim()) continue;
     try {
-      figs.push(inputFigure(t, await translateInWorker(entry, sourceInput(m, t), {}, vanilla), vanilla, which));
+      figs.push(inputFigure(t, await translateInWorker(entry, sourceInput(m, t), { ...entry.decode }, vanilla), vanilla, which));
     } catch (err) {
       figs.push(h('p', { class: 'error', dataset: { input: which }, text: `“${t}”: ${codeText(err)}` }));
     }
@@ -78,7 +78,7 @@ export async function runCompare() {
     }
     const m = settled[i].value;
     try {
-      ok.push({ e, m, r: await translateInWorker(e, sourceInput(m, text), {}, m.config.style === 'none') });
+      ok.push({ e, m, r: await translateInWorker(e, sourceInput(m, text), { ...e.decode }, m.config.style === 'none') });
     } catch (err) {
       failed.push([e, err]);
     }

@@ -23,7 +23,7 @@ export const unknownAt = (model, ids, tokens, vocab) => tokens.flatMap((t, i) =>
  */
 export function openSession(entry, text, prefix, overrides = new Map()) {
   const model = entry.model;
-  const opts = prefix ? { topk: 5, prefix: sourceInput(model, prefix) } : { topk: 5 };
+  const opts = { ...entry.decode, topk: 5, ...(prefix ? { prefix: sourceInput(model, prefix) } : {}) };
   const members = model.models?.length ?? 1;   // an Ensemble's, or one model
   let enc, dec, memories;
   if (model.models) {

@@ -25,7 +25,7 @@ function baseline(sess) {
   if (b?.model === sess.model) return b;
   const m = sess.model;
   const made = { model: m };
-  made.pending = translateInWorker(sess.entry, sourceInput(m, sess.text), sess.prefix ? { prefix: sourceInput(m, sess.prefix) } : {}).then(
+  made.pending = translateInWorker(sess.entry, sourceInput(m, sess.text), { ...sess.entry.decode, ...(sess.prefix ? { prefix: sourceInput(m, sess.prefix) } : {}) }).then(
     (r) => (made.text = r.text),
     () => {   // the note then leaves it empty, and the next edit asks again
       if (baselines.get(sess.key) === made) baselines.delete(sess.key);
