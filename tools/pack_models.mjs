@@ -11,11 +11,18 @@ const SRC = path.join(ROOT, 'models');
 const OUT = path.join(ROOT, 'packages/attnseq-models/models');
 rmSync(OUT, { recursive: true, force: true });
 const index = JSON.parse(readFileSync(path.join(SRC, 'index.json'), 'utf8'));
+const copy = (f) => {
+  mkdirSync(path.dirname(path.join(OUT, f)), { recursive: true });
+  copyFileSync(path.join(SRC, f), path.join(OUT, f));
+};
 const models = index.models.map(({ file, files, ...rest }) => {
   const list = files ?? [file];
-  for (const f of list) {
-    mkdirSync(path.dirname(path.join(OUT, f)), { recursive: true });
-    copyFileSync(path.join(SRC, f), path.join(OUT, f));
+  list.forEach(copy);
+  // A default lexicon (g2p-en's: CMUdict) travels with its licence, and is loaded only when asked for.
+  if (rest.lexicon) {
+    copy(rest.lexicon.file);
+    copy(rest.lexicon.licence);
+    rest.lexicon = { ...rest.lexicon, bytes: statSync(path.join(SRC, rest.lexicon.file)).size };
   }
   return { ...rest, files: list, bytes: list.map((f) => statSync(path.join(SRC, f)).size) };
 });

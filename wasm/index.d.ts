@@ -560,16 +560,28 @@ export interface PronouncedWord extends TextPart {
   /** The model's result for the word (its alignment too); null for a lexicon word. */
   readonly translation: Translation | null;
 }
+export type Lexicon = ReadonlyMap<string, string | readonly string[]>;
 export interface PronounceOptions extends TranslateOptions {
-  /** Words and their pronunciations, consulted before the model (as written, lower-cased, upper-cased). */
-  lexicon?: ReadonlyMap<string, string | readonly string[]> | undefined;
+  /**
+   * Words and their pronunciations, consulted before the model (a word as written, lower-cased,
+   * upper-cased); several lexicons: the first that has a word decides (a user's before a shipped one).
+   */
+  lexicon?: Lexicon | readonly Lexicon[] | undefined;
+}
+/**
+ * A lexicon file's text (WORD<TAB>PRONUNCIATION lines; a word on several lines has several
+ * pronunciations) as a Map. BAD_INPUT naming `name` and the line for a malformed line.
+ */
+export function parseLexicon(text: string, name?: string): Map<string, string[]>;
+export interface Pronunciation {
+  readonly text: string;
+  readonly parts: ReadonlyArray<PronouncedWord | (TextPart & { readonly word: false })>;
 }
 /**
  * Every word of text pronounced by a model that reads letters: a lexicon word as the lexicon says,
  * the others by the model (each distinct word once, in one batch); digits, spaces and punctuation
  * stay as written.
  */
-export function pronounce(model: Model | Ensemble, text: string, options?: PronounceOptions): {
-  readonly text: string;
-  readonly parts: ReadonlyArray<PronouncedWord | (TextPart & { readonly word: false })>;
-};
+export function pronounce(model: Model | Ensemble, text: string, options?: PronounceOptions): Pronunciation;
+/** Many texts: every text's words in one batch. */
+export function pronounce(model: Model | Ensemble, texts: readonly string[], options?: PronounceOptions): Pronunciation[];

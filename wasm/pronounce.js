@@ -60,16 +60,45 @@ export function splitWords(text) {
   return parts;
 }
 
-// The lexicon's entry for a word, looked up as written, then lower-cased, then upper-cased (CMUdict
-// writes its words in capitals): its pronunciations, or null.
-function lookUp(lexicon, word) {
-  for (const key of [word, word.toLowerCase(), word.toUpperCase()]) {
-    if (!lexicon.has(key)) continue;
-    const v = lexicon.get(key);
-    const all = Array.isArray(v) ? v : [v];
-    if (all.length === 0 || !all.every((p) => typeof p === 'string' && p.trim() !== ''))
-      throw new AttnseqError('BAD_INPUT', `pronounce(): the lexicon's entry for '${key}' must be a pronunciation (a non-empty string) or an array of them`);
-    return all.map((p) => p.trim().split(/\s+/).join(' '));
+/**
+ * A lexicon file's text (WORD<TAB>PRONUNCIATION lines, as data/cmudict's; a word on several lines has
+ * several pronunciations, the first its main one; blank lines are skipped) as a Map from word to its
+ * pronunciations. A malformed line is refused, naming `name` and the line.
+ */
+export function parseLexicon(text, name = 'lexicon') {
+  if (typeof text !== 'string') throw new AttnseqError('BAD_INPUT', `parseLexicon(): ${name} must be text, got ${typeof text}`);
+  const map = new Map();
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i].endsWith('\r') ? lines[i].slice(0, -1) : lines[i];
+    if (line.trim() === '') continue;
+    const bad = (why) => new AttnseqError('BAD_INPUT', `${name}:${i + 1}: ${why} (a lexicon line is WORD<TAB>PRONUNCIATION)`);
+    const tab = line.indexOf('\t');
+    if (tab < 0) throw bad('no tab');
+    const word = line.slice(0, tab), rest = line.slice(tab + 1);
+    const pron = rest.trim().split(/\s+/).filter(Boolean).join(' ');
+    if (word === '' || /\s/.test(word)) throw bad(word === '' ? 'no word before the tab' : `the word '${word}' holds a space`);
+    if (rest.includes('\t')) throw bad('more than one tab');
+    if (pron === '') throw bad(`no pronunciation for '${word}'`);
+    const known = map.get(word);
+    if (known) { if (!known.includes(pron)) known.push(pron); } else map.set(word, [pron]);
+  }
+  return map;
+}
+
+// The lexicons' entry for a word: the first lexicon that has it decides; in each, the word is looked
+// up as written, then lower-cased, then upper-cased (CMUdict writes its words in capitals). Its
+// pronunciations, or null.
+function lookUp(lexicons, word) {
+  for (const lexicon of lexicons) {
+    for (const key of [word, word.toLowerCase(), word.toUpperCase()]) {
+      if (!lexicon.has(key)) continue;
+      const v = lexicon.get(key);
+      const all = Array.isArray(v) ? v : [v];
+      if (all.length === 0 || !all.every((p) => typeof p === 'string' && p.trim() !== ''))
+        throw new AttnseqError('BAD_INPUT', `pronounce(): the lexicon's entry for '${key}' must be a pronunciation (a non-empty string) or an array of them`);
+      return all.map((p) => p.trim().split(/\s+/).join(' '));
+    }
   }
   return null;
 }
@@ -77,14 +106,15 @@ function lookUp(lexicon, word) {
 /**
  * The pronunciation of every word of `text` by a pronunciation model (a Model or an Ensemble that
  * reads letters): { text, parts }, parts as splitWords() gives them, each word with
- *   source: 'lexicon' (options.lexicon has it) or 'model';
+ *   source: 'lexicon' (a lexicon given has it) or 'model';
  *   phonemes: the pronunciation as the model writes it ("N AY T"), the lexicon's first for a lexicon word;
  *   alternatives: every pronunciation the lexicon gives (a lexicon word) or [phonemes];
  *   ipa: its IPA for an ARPAbet model (toIPA), the phones joined for an IPA model, else null;
  *   translation: the model's result for the word (tokens, attention, ...), null for a lexicon word.
- * What is not a word stays as written. options: lexicon (a Map from word to a pronunciation or an
- * array of them; a word is looked up as written, lower-cased and upper-cased, and a user's Map
- * decides before the model) and the model's translateBatch() options (beam, noRepeatNgram, ...). Each
+ * What is not a word stays as written. `text` may be an array of texts: then an array of results,
+ * every text's words decoded in the one batch. options: lexicon (a Map from word to a pronunciation or
+ * an array of them, or an array of such Maps, the first that has a word deciding: a user's own
+ * before a shipped one) and the model's translateBatch() options (beam, noRepeatNgram, ...). Each
  * distinct word is decoded once, all of them in one batch.
  */
 export function pronounce(model, text, options = {}) {
@@ -92,36 +122,46 @@ export function pronounce(model, text, options = {}) {
     throw new AttnseqError('BAD_INPUT', 'pronounce() takes a Model or an Ensemble first');
   if (model.config.srcTokenizer !== 'char')
     throw new AttnseqError('BAD_INPUT', `pronounce() needs a model that reads letters (its source tokenizer is '${model.config.srcTokenizer}', not 'char')`);
-  if (typeof text !== 'string') throw new AttnseqError('BAD_INPUT', `pronounce() takes text, got ${typeof text}`);
+  const many = Array.isArray(text);
+  const texts = many ? text : [text];
+  texts.forEach((t, i) => {
+    if (typeof t !== 'string') throw new AttnseqError('BAD_INPUT', `pronounce() takes text or an array of texts, got ${many ? `${typeof t} at [${i}]` : typeof t}`);
+  });
   if (options === null || typeof options !== 'object') throw new AttnseqError('BAD_INPUT', 'pronounce() options must be an object');
   const { lexicon, ...decode } = options;
-  if (lexicon !== undefined && !(lexicon instanceof Map))
-    throw new AttnseqError('BAD_INPUT', 'pronounce(): option \'lexicon\' must be a Map from word to pronunciation');
-  const parts = splitWords(text);
-  const fromLexicon = new Map(), toDecode = [];
-  for (const p of parts) {
-    if (!p.word || fromLexicon.has(p.text) || toDecode.includes(p.text)) continue;
-    const known = lexicon ? lookUp(lexicon, p.text) : null;
-    if (known) fromLexicon.set(p.text, known);
-    else toDecode.push(p.text);
+  const lexicons = lexicon === undefined ? [] : Array.isArray(lexicon) ? lexicon : [lexicon];
+  if (!lexicons.every((l) => l instanceof Map))
+    throw new AttnseqError('BAD_INPUT', 'pronounce(): option \'lexicon\' must be a Map from word to pronunciation, or an array of them');
+  const split = texts.map(splitWords);
+  const fromLexicon = new Map(), toDecode = [], queued = new Set();
+  for (const parts of split) {
+    for (const p of parts) {
+      if (!p.word || fromLexicon.has(p.text) || queued.has(p.text)) continue;
+      const known = lookUp(lexicons, p.text);
+      if (known) fromLexicon.set(p.text, known);
+      else toDecode.push(p.text), queued.add(p.text);
+    }
   }
   const decoded = new Map();
   if (toDecode.length > 0) {
     const results = model.translateBatch(toDecode, decode);
     toDecode.forEach((w, i) => decoded.set(w, results[i]));
+  } else {
+    model.translateBatch([], decode);  // the options are checked even when no word needs the model
   }
   const tgtVocab = model.tgtVocab ?? model.models?.[0]?.tgtVocab ?? [];
   const arpabet = speaksARPAbet(tgtVocab);
   const ipaPhones = model.config.metadata?.phones === 'ipa';
   const ipaOf = (ph) => (arpabet ? toIPA(ph) : ipaPhones ? ph.split(' ').join('') : null);
-  return {
-    text,
-    parts: parts.map((p) => {
+  const results = texts.map((t, i) => ({
+    text: t,
+    parts: split[i].map((p) => {
       if (!p.word) return p;
       const lex = fromLexicon.get(p.text);
       if (lex) return { ...p, source: 'lexicon', phonemes: lex[0], alternatives: lex, ipa: ipaOf(lex[0]), translation: null };
       const r = decoded.get(p.text);
       return { ...p, source: 'model', phonemes: r.text, alternatives: [r.text], ipa: ipaOf(r.text), translation: r };
     }),
-  };
+  }));
+  return many ? results : results[0];
 }

@@ -25,6 +25,8 @@ export interface ModelEntry {
    * { noRepeatNgram: 4 }, a guard against loops on long words): pass them to translate() or decoder().
    */
   readonly decode?: Readonly<DecodeOptions>;
+  /** The model's default lexicon (g2p-en: CMUdict), read by lexicon(id): its file, licence file, title and size. */
+  readonly lexicon?: { readonly file: string; readonly licence: string; readonly title: string; readonly bytes: number };
 }
 
 /** Every model of the package, in the demo page's order. Rejects with LOAD_FAILED if its list cannot be read. */
@@ -36,3 +38,9 @@ export function urls(id: string): Promise<URL[]>;
  * disposes its models). BAD_INPUT for an unknown id; LOAD_FAILED when a file cannot be read.
  */
 export function load(id: string, options?: LoadOptions): Promise<Model | Ensemble>;
+/**
+ * The default lexicon of a model (g2p-en: CMUdict, 125,438 entries, about 0.8 MB to download), a Map
+ * from word to its pronunciations for pronounce()'s `lexicon`; read the first time it is asked for.
+ * BAD_INPUT for an id without one; LOAD_FAILED when it cannot be read.
+ */
+export function lexicon(id: string): Promise<Map<string, string[]>>;

@@ -3,10 +3,22 @@
 // in models/catalog.json: each entry of the repository's models/index.json with the bytes of each file.
 //   import { load, list } from 'attnseq-models';
 //   const g2p = await load('g2p-en');        // a Model, or an Ensemble for an entry of several files
-import { loadModel, createEnsemble, AttnseqError } from 'attnseq';
+//   const cmudict = await lexicon('g2p-en'); // its default lexicon, a Map (read only when asked for)
+import { loadModel, createEnsemble, parseLexicon, AttnseqError } from 'attnseq';
 
 const BASE = new URL('./models/', import.meta.url);
 let catalog = null;
+
+// A file of the package: its bytes (Node reads the folder; a page fetches it).
+async function readBytes(url) {
+  if (url.protocol === 'file:') {
+    const { readFile } = await import(/* webpackIgnore: true */ /* @vite-ignore */ 'node:fs/promises');
+    return new Uint8Array(await readFile(url));
+  }
+  const res = await fetch(url);
+  if (!res.ok) throw new Error(`HTTP ${res.status}`);
+  return new Uint8Array(await res.arrayBuffer());
+}
 
 async function readCatalog() {
   if (catalog) return catalog;
@@ -69,4 +81,34 @@ export async function load(id, options = {}) {
     for (const m of models) m.dispose();
     throw e;
   }
+}
+
+const lexicons = new Map();   // id -> Promise of its Map, read once
+
+/**
+ * The default lexicon of the model `id` (g2p-en's: CMUdict's 125,438 entries), a Map from word (as the
+ * lexicon writes it; CMUdict's are in capitals) to its pronunciations, for pronounce()'s `lexicon`
+ * option. Read (about 0.8 MB, gzip) the first time it is asked for. BAD_INPUT for an id without one;
+ * LOAD_FAILED when it cannot be read.
+ */
+export async function lexicon(id) {
+  const m = await entry(id, 'lexicon');
+  if (!m.lexicon) throw new AttnseqError('BAD_INPUT', `lexicon: model '${id}' has no lexicon; ${(await readCatalog()).filter((x) => x.lexicon).map((x) => x.id).join(', ') || 'none'} has one`);
+  if (!lexicons.has(id)) {
+    const url = new URL(m.lexicon.file, BASE);
+    const p = (async () => {
+      let text;
+      try {
+        const gz = await readBytes(url);
+        const stream = new Blob([gz]).stream().pipeThrough(new DecompressionStream('gzip'));
+        text = await new Response(stream).text();
+      } catch (e) {
+        throw new AttnseqError('LOAD_FAILED', `attnseq-models: could not read the lexicon of '${id}' (${url.href}): ${e.message}`);
+      }
+      return parseLexicon(text, m.lexicon.file);
+    })();
+    lexicons.set(id, p);
+    p.catch(() => lexicons.delete(id));   // a failed read is tried again the next time
+  }
+  return lexicons.get(id);
 }

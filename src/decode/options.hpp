@@ -28,10 +28,10 @@ struct DecodeOptionSpec {
   const char* flag;     // the command lines': "--length-penalty"
   const char* metavar;  // the command lines' value name: "A" ("" for a switch)
   OptionKind kind;
-  double min, max;      // the range, both ends included (a Flag: 0 and 1)
-  const char* note;     // what the range leaves unsaid ("0 = automatic"), or ""
-  const char* help;     // one line
-  unsigned scope;       // OptionScope bits
+  double min, max;   // the range, both ends included (a Flag: 0 and 1)
+  const char* note;  // what the range leaves unsaid ("0 = automatic"), or ""
+  const char* help;  // one line
+  unsigned scope;    // OptionScope bits
   double (*get)(const DecodeOptions&);
   void (*set)(DecodeOptions&, double);
 };

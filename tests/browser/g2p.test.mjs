@@ -80,3 +80,25 @@ test('a long word does not loop on the page: it decodes with index.json\'s repet
   assert.deepEqual(await matrixShape(page), [guarded.rows, LONG.length]);
   await page.close();
 });
+
+test('a word in the model\'s dictionary (CMUdict) is marked as a dictionary entry, with the model\'s answer beside it', async () => {
+  const { page, problems } = await openDemo(browser.ctx, srv.base);
+  await page.selectOption('#model', 'g2p-en');
+  await page.waitForFunction(() => document.getElementById('model-info').textContent.startsWith('g2p-en') && !document.getElementById('play').disabled);
+  const model2 = model;
+  for (const [word, entryPron] of [['colonel', 'K ER N AH L'], ['knight', 'N AY T']]) {
+    await page.fill('#source', word);
+    await runToEnd(page);
+    await page.waitForFunction(() => !document.getElementById('lexicon-note').hidden);
+    const note = await page.textContent('#lexicon-note');
+    assert.ok(note.startsWith(`Dictionary entry (${entry.lexicon.title}): ${entryPron} /`), note);
+    const said = model2.translate(word, entry.decode).text;
+    assert.ok(note.endsWith(said === entryPron ? 'The model agrees.' : `The model says ${said}.`), note);
+  }
+  // A word the dictionary lacks has no such line.
+  await page.fill('#source', 'zqxvb');
+  await runToEnd(page);
+  assert.equal(await page.isHidden('#lexicon-note'), true);
+  assert.deepEqual(problems, []);
+  await page.close();
+});

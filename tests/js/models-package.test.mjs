@@ -117,3 +117,25 @@ test('README.md\'s download sizes are the files\' (g2p-en 4.6 MB, a translation 
   for (const id of ['en-de', 'en-fr']) assert.match(md, new RegExp(`a translation model ${mb(id).toFixed(1)} MB`), id);
   for (const m of all.filter((x) => x.task === 'pron' && x.id !== 'g2p-en')) assert.ok(mb(m.id) <= 2, `${m.id}: ${mb(m.id)} MB`);
 });
+
+test('lexicon(\'g2p-en\') is CMUdict as the repository holds it, read once; a user\'s lexicon goes first; the README example runs', async () => {
+  const cmudict = await pkg.lexicon('g2p-en');
+  assert.ok(cmudict instanceof Map);
+  const lines = (await readFile(path.join(ROOT, 'data/cmudict/g014b2b.train'), 'utf8')).split('\n').concat(
+    (await readFile(path.join(ROOT, 'data/cmudict/g014b2b.ref'), 'utf8')).split('\n')).filter((l) => l.trim());
+  assert.equal([...cmudict.values()].reduce((n, v) => n + v.length, 0), new Set(lines).size, 'every entry, once');
+  assert.deepEqual(cmudict.get('COLONEL'), ['K ER N AH L']);
+  assert.deepEqual(cmudict.get('THE'), ['DH AH', 'DH IY']);
+  assert.equal(await pkg.lexicon('g2p-en'), cmudict, 'read once');
+  const entry = (await pkg.list()).find((m) => m.id === 'g2p-en');
+  assert.equal(entry.lexicon.bytes, (await stat(path.join(ROOT, 'models', entry.lexicon.file))).size);
+  await assert.rejects(pkg.lexicon('en-de'), (e) => e.code === 'BAD_INPUT' && /has no lexicon; g2p-en has one/.test(e.message));
+  await assert.rejects(pkg.lexicon('nope'), (e) => e.code === 'BAD_INPUT' && /no model 'nope'/.test(e.message));
+  // The package README's example, as written.
+  const md = await readFile(README, 'utf8');
+  const code = [...md.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]).find((c) => c.includes("lexicon('g2p-en')"));
+  await writeFile(path.join(dir, 'lexicon-example.mjs'), code);
+  const out = execFileSync(process.execPath, ['lexicon-example.mjs'], { cwd: dir, encoding: 'utf8' }).trim();
+  assert.match(code, new RegExp(`// ${out.replace(/[()]/g, '\\$&')}\\n`));
+  assert.match(out, /K ER N AH L \(lexicon\)/);
+});

@@ -4,8 +4,9 @@
 // what is wrong, and the model stays usable.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { loadModel, createEnsemble, pronounce, splitWords, toIPA, ARPABET_IPA, AttnseqError } from '../../wasm/attnseq.js';
+import { loadModel, createEnsemble, pronounce, parseLexicon, splitWords, toIPA, ARPABET_IPA, AttnseqError } from '../../wasm/attnseq.js';
 import * as page from '../../web/pronunciation.js';
 
 const MODEL = (f) => fileURLToPath(new URL(`../../models/${f}`, import.meta.url));
@@ -99,4 +100,42 @@ test('pronounce() with an IPA ensemble (g2p-ko) joins its phones; a model that d
 test('the page\'s ARPAbet table is the package\'s', () => {
   assert.equal(page.ARPABET_IPA, ARPABET_IPA);
   assert.equal(Object.keys(ARPABET_IPA).length, 39);
+});
+
+test('parseLexicon(): WORD<TAB>PRONUNCIATION lines; a malformed line is refused naming the file and the line', () => {
+  const m = parseLexicon('KNIGHT\tN AY T\nTHE\tDH AH\r\n\nTHE\tDH  IY\nTHE\tDH AH\n', 'mine.tsv');
+  assert.deepEqual([...m], [['KNIGHT', ['N AY T']], ['THE', ['DH AH', 'DH IY']]]);
+  for (const [text, where, why] of [
+    ['OK\tOW K EY\nBROKEN LINE\n', 'mine.tsv:2', /no tab/],
+    ['\tAH\n', 'mine.tsv:1', /no word before the tab/],
+    ['A B\tAH\n', 'mine.tsv:1', /holds a space/],
+    ['OK\tOW K EY\nA\t \n', 'mine.tsv:2', /no pronunciation for 'A'/],
+    ['A\tAH\tB\n', 'mine.tsv:1', /more than one tab/],
+  ]) {
+    assert.throws(() => parseLexicon(text, 'mine.tsv'), (e) => e instanceof AttnseqError && e.code === 'BAD_INPUT' && e.message.startsWith(`${where}: `) && why.test(e.message), where);
+  }
+});
+
+test('pronounce() of many texts decodes every distinct word once, in one batch; several lexicons: the first that has a word decides', async () => {
+  const g2p = await loadModel(MODEL('g2p-en.safetensors'));
+  try {
+    const mine = new Map([['of', 'AO F']]), shipped = parseLexicon('OF\tAH V\nTHE\tDH AH\n');
+    const [a, b] = pronounce(g2p, ['Of the knight', 'the knight, of course'], { lexicon: [mine, shipped], beam: 3 });
+    const word = (r, t) => r.parts.find((p) => p.text === t);
+    assert.equal(word(a, 'Of').phonemes, 'AO F', 'the user\'s lexicon wins');
+    assert.equal(word(a, 'the').phonemes, 'DH AH');
+    assert.equal(word(b, 'course').phonemes, g2p.translate('course', { beam: 3 }).text);
+    assert.equal(word(a, 'knight').translation.text, word(b, 'knight').translation.text);
+    assert.deepEqual(pronounce(g2p, []), []);
+    assert.throws(() => pronounce(g2p, ['ok', 3]), (e) => e.code === 'BAD_INPUT' && /number at \[1\]/.test(e.message));
+    assert.throws(() => pronounce(g2p, 'ok', { lexicon: [mine, {}] }), (e) => e.code === 'BAD_INPUT' && /array of them/.test(e.message));
+  } finally {
+    g2p.dispose();
+  }
+});
+
+test('models/g2p-en.lexicon.tsv.gz is what tools/make_lexicon.mjs makes of data/cmudict', () => {
+  const r = spawnSync(process.execPath, [fileURLToPath(new URL('../../tools/make_lexicon.mjs', import.meta.url)), '--check'], { encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stdout + r.stderr);
+  assert.match(r.stdout, /CMUdict's 125438 entries/);
 });

@@ -34,6 +34,7 @@ export async function readManifest() {
       source: m.source ?? null, target: m.target ?? null, terms: m.terms ?? null, size: m.size ?? null,
       // The options the model is decoded with everywhere on the page (chosen on its dev data).
       decode: m.decode && typeof m.decode === 'object' ? { ...m.decode } : {},
+      lexicon: m.lexicon && typeof m.lexicon.file === 'string' ? { ...m.lexicon } : null,   // read when first needed
       user: false, model: null, promise: null, error: null,
     });
   }

@@ -6,6 +6,7 @@
 // inputChanged().
 import { calendarNote } from '../dates.js';
 import { pronunciationNote } from '../pronunciation.js';
+import { lexiconNote } from './lexicon.js';
 import { state } from './state.js';
 import { $, errText, showError, clearError, setWatchState } from './page.js';
 import { openSession, stepSession, closeSession, outputText, isVanilla } from './session.js';
@@ -193,6 +194,10 @@ function updateOutput() {
   const ipa = sess ? pronunciationNote(sess.model.tgtVocab, outputText(sess)) : '';
   $('ipa-note').textContent = ipa;
   $('ipa-note').hidden = !ipa;
+  // The word's dictionary entry, when the model has a dictionary and the word is in it.
+  const lex = sess ? lexiconNote(sess.entry, sess.text ?? '', outputText(sess), sess.done, () => { if (state.sess === sess) updateOutput(); }) : '';
+  $('lexicon-note').textContent = lex;
+  $('lexicon-note').hidden = !lex;
 }
 
 /** The watch panel with no decode (a model was chosen, or is loading). */
