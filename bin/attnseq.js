@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { resolve } from 'node:path';
 import os from 'node:os';
-import { loadModel, createPool, createEnsemble, decodeOptions, AttnseqError } from '../wasm/attnseq.js';
+import { loadModel, createPool, createEnsemble, decodeOptions, parseLexicon, lookUp, AttnseqError } from '../wasm/attnseq.js';
 // The package's one viridis table, shared with the demo page (the package ships it next to attnseq.js).
 import { viridis } from '../wasm/colormap.js';
 import { checkArgsUtf8, openInput, streamLines } from './input.js';
@@ -21,6 +21,7 @@ const OPTIONS = {
     model: { value: 'FILE', short: 'm', repeat: true, help: ['.safetensors checkpoint (a path, or an http(s) URL);', 'again for an ensemble (the models decode together)'] },
     prefix: { value: 'TEXT', help: ['force the first target tokens (ids like 5,6 for an ids-only model)'] },
     ids: { value: '5,17,42', help: ['the source as token ids instead of TEXT'] },
+    lexicon: { value: 'FILE', help: ['WORD<TAB>PRONUNCIATION lines: a source that is one of its', 'words is answered from it (no alignment)'] },
     'batch-file': { value: 'FILE', help: ['translate every non-blank line of FILE (- = stdin) in batches', 'as it is read (model.translateStream), each printed as TEXT would be'] },
     threads: { value: 'N', help: ['with --batch-file: Workers sharing the lines (createPool;', 'default every core, at most 64; 1 = this thread only)'] },
     'replace-unknowns': { help: ['replace each emitted <unk> by its most-attended source token'] },
@@ -434,7 +435,7 @@ async function translateBatchFile(file, model, options, threads, modelSource, pr
   try {
     for await (const r of (pool ?? model).translateStream(all, options)) {
       const { source } = waiting.shift();
-      await print(r, i++, () => (typeof source === 'string' ? model.tokenize(source).ids : source));
+      await print(r, i++, () => (typeof source === 'string' ? model.tokenize(source).ids : source), source);
     }
   } catch (e) {
     const at = e instanceof AttnseqError && e.index !== undefined && /^inputs\[\d+\]: /.exec(e.message);
@@ -443,6 +444,12 @@ async function translateBatchFile(file, model, options, threads, modelSource, pr
   } finally {
     pool?.dispose();
   }
+}
+
+/** A source's lexicon entry (the text trimmed, one word), or null. */
+function lexiconEntry(lexicon, source) {
+  const word = source.trim();
+  return word === '' || /\s/.test(word) ? null : lookUp([lexicon], word);
 }
 
 /** Every core this process may use, at most a pool's 64 Workers. */
@@ -471,6 +478,18 @@ async function translate(opts, positional) {
     throw new UsageError('--threads with an ensemble: a pool of Workers holds one model; an ensemble runs on this thread');
   const threads = ensemble ? 1 : given ?? allCores();
   if (opts.color && opts['no-color']) throw new UsageError('give --color or --no-color, not both');
+  if (opts.lexicon !== undefined && opts.ids !== undefined) throw new UsageError('--lexicon looks words up: give TEXT, not --ids');
+  // Read and checked before any model is loaded: a malformed line names the file and the line.
+  let lexicon = null;
+  if (opts.lexicon !== undefined) {
+    let text;
+    try {
+      text = readFileSync(opts.lexicon, 'utf8');
+    } catch (e) {
+      throw new AttnseqError('LOAD_FAILED', `cannot read the lexicon '${opts.lexicon}': ${e.code ?? e.message}`);
+    }
+    lexicon = parseLexicon(text, opts.lexicon);
+  }
   const models = [];
   try {
     for (const m of opts.model ?? []) models.push(await loadModel(modelSource(m)));
@@ -482,8 +501,19 @@ async function translate(opts, positional) {
       options.prefix = model.config.tokenizer === 'ids' ? parseIds(opts.prefix, '--prefix') : opts.prefix;
     const color = useColor(opts, process.env, process.stdout);
     const width = process.stdout.columns || Number(process.env.COLUMNS) || 120;
-    const print = (r, i, srcIds) => write(opts.json ? jsonLine(toJSON(r, model.config.style !== 'none', srcIds()))
-      : opts.quiet ? printable(r.text) + '\n' : (i ? '\n' : '') + renderText(r, { model, options, color, width }));
+    const print = (r, i, srcIds, source) => {
+      // A source that is a word of the lexicon: its entry in the place of the model's answer (the
+      // same lines and JSON as the native command line's).
+      const prons = lexicon && typeof source === 'string' ? lexiconEntry(lexicon, source) : null;
+      if (prons) {
+        if (opts.json) return write(jsonLine({ text: prons[0], source: 'lexicon', lexicon: opts.lexicon, alternatives: prons }));
+        if (opts.quiet) return write(printable(prons[0]) + '\n');
+        const also = prons.length > 1 ? `; also ${prons.slice(1).join(', ')}` : '';
+        return write(`${i ? '\n' : ''}${printable(prons[0])}\n\n(from the lexicon ${printable(opts.lexicon)}: an entry, with no alignment of its own${printable(also)})\n`);
+      }
+      return write(opts.json ? jsonLine(toJSON(r, model.config.style !== 'none', srcIds()))
+        : opts.quiet ? printable(r.text) + '\n' : (i ? '\n' : '') + renderText(r, { model, options, color, width }));
+    };
     if (opts['batch-file'] !== undefined) {
       await translateBatchFile(opts['batch-file'], decoder, options, threads, modelSource(opts.model[0]), print);
       return;
@@ -493,12 +523,12 @@ async function translate(opts, positional) {
     for (const [i, src] of sources.entries()) {
       if (i) await new Promise((r) => setImmediate(r));
       if (decoder !== model) {  // an ensemble: each member encodes the source itself
-        await print(decoder.translate(src, options), i, () => model.tokenize(src).ids);
+        await print(decoder.translate(src, options), i, () => model.tokenize(src).ids, src);
         continue;
       }
       const enc = model.encode(src);
       try {
-        await print(model.translate(enc, options), i, () => enc.ids);
+        await print(model.translate(enc, options), i, () => enc.ids, src);
       } finally {
         enc.dispose();
       }

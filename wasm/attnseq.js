@@ -7,7 +7,7 @@ import { isNode, nodeModule } from './platform.js';
 import { AttnseqError } from './errors.js';
 
 export { AttnseqError };
-export { ARPABET_IPA, toIPA, speaksARPAbet, splitWords, parseLexicon, pronounce } from './pronounce.js';
+export { ARPABET_IPA, toIPA, speaksARPAbet, splitWords, parseLexicon, lookUp, pronounce } from './pronounce.js';
 
 let corePromise = null;
 let coreBytes = null;   // the .wasm this thread's engine started from (a pool's Workers start from it too)

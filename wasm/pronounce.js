@@ -86,12 +86,18 @@ export function parseLexicon(text, name = 'lexicon') {
   return map;
 }
 
-// The lexicons' entry for a word: the first lexicon that has it decides; in each, the word is looked
-// up as written, then lower-cased, then upper-cased (CMUdict writes its words in capitals). Its
-// pronunciations, or null.
-function lookUp(lexicons, word) {
+const asciiLower = (w) => w.replace(/[A-Z]/g, (c) => c.toLowerCase());
+const asciiUpper = (w) => w.replace(/[a-z]/g, (c) => c.toUpperCase());
+
+/**
+ * The pronunciations of `word` in the lexicons (Maps from word to a pronunciation or an array of
+ * them), or null: the first lexicon that has it decides; in each, the word is looked up as written,
+ * then with its ASCII letters lower-cased, then upper-cased (CMUdict writes its words in capitals),
+ * as `attnseq translate --lexicon` does in both command lines.
+ */
+export function lookUp(lexicons, word) {
   for (const lexicon of lexicons) {
-    for (const key of [word, word.toLowerCase(), word.toUpperCase()]) {
+    for (const key of [word, asciiLower(word), asciiUpper(word)]) {
       if (!lexicon.has(key)) continue;
       const v = lexicon.get(key);
       const all = Array.isArray(v) ? v : [v];
@@ -114,7 +120,7 @@ function lookUp(lexicons, word) {
  * What is not a word stays as written. `text` may be an array of texts: then an array of results,
  * every text's words decoded in the one batch. options: lexicon (a Map from word to a pronunciation or
  * an array of them, or an array of such Maps, the first that has a word deciding: a user's own
- * before a shipped one) and the model's translateBatch() options (beam, noRepeatNgram, ...). Each
+ * before a shipped one; lookUp() says how a word is found) and the model's translateBatch() options (beam, noRepeatNgram, ...). Each
  * distinct word is decoded once, all of them in one batch.
  */
 export function pronounce(model, text, options = {}) {

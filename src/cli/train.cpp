@@ -834,7 +834,7 @@ int eval_pron(const Flags& f, const std::vector<Option>& table, const std::vecto
   if (f.has("json")) {
     std::printf(
         "{\"words\":%ld,\"wer\":%.6f,\"per\":%.6f,\"word_errors\":%ld,\"phoneme_edits\":%ld,\"ref_phonemes\":%ld,"
-        "%s,"
+        "%s,\"lexicon\":null,"
         "\"by_length\":[",
         r.words, r.wer(), r.per(), r.errors, r.edits, r.ref_tokens, decode_options_json(opt).c_str());
     for (std::size_t i = 0; i < r.by_length.size(); ++i) {
@@ -848,7 +848,8 @@ int eval_pron(const Flags& f, const std::vector<Option>& table, const std::vecto
     std::printf("]}\n");
     return 0;
   }
-  std::printf("pron %s: %ld words%s, %s\n", path.c_str(), r.words, scope.c_str(), decode_options_text(opt).c_str());
+  std::printf("pron %s: %ld words%s, %s, no lexicon (every word is the model's)\n", path.c_str(), r.words,
+              scope.c_str(), decode_options_text(opt).c_str());
   std::printf("WER  %.4f (%ld/%ld words wrong: the output equals none of the word's pronunciations)\n", r.wer(),
               r.errors, r.words);
   std::printf("PER  %.4f (%ld phoneme edits / %ld phonemes of the closest pronunciations)\n", r.per(), r.edits,

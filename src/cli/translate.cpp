@@ -18,6 +18,7 @@
 #include "cli/args.hpp"
 #include "cli/commands.hpp"
 #include "cli/decode_flags.hpp"
+#include "cli/lexicon.hpp"
 #include "cli/models.hpp"
 #include "cli/terminal.hpp"
 #include "decode/decode.hpp"
@@ -43,7 +44,7 @@ std::string tokenizer_str(const ModelConfig& c) {
 
 struct Args {
   std::vector<std::string> models;  // --model, once or (an ensemble) more
-  std::string text, ids, prefix, batch_file;
+  std::string text, ids, prefix, batch_file, lexicon;
   bool json = false, has_text = false, has_batch_file = false, has_threads = false, help = false;
   int threads = default_threads();
   DecodeOptions opt;
@@ -58,6 +59,8 @@ const std::vector<Option>& translate_options() {
     const std::vector<Option> rest = {
         {"--prefix", "TEXT", "", "force the first target tokens (ids like 5,6 for an ids-only model)"},
         {"--ids", "5,17,42", "", "the source as token ids instead of TEXT"},
+        {"--lexicon", "FILE", "",
+         "WORD<TAB>PRONUNCIATION lines: a source that is one of its words is answered from it (no alignment)"},
         {"--batch-file", "FILE", "",
          "translate every non-blank line of FILE (- = standard input) in one batch, printing each as TEXT would"},
         {"--threads", "N", "",
@@ -112,6 +115,8 @@ Args parse(const std::vector<std::string>& a, const char* command) {
       r.prefix = value();
     else if (f == "--ids")
       r.ids = value();
+    else if (f == "--lexicon")
+      r.lexicon = value();
     else if (f == "--batch-file")
       r.batch_file = value(), r.has_batch_file = true;
     else if (f == "--threads")
@@ -333,13 +338,36 @@ void print_text(const DecodeResult& r, bool has_attention, const Vocab& sv, cons
 struct Source {
   std::vector<std::int32_t> ids;
   std::vector<std::string> pieces;
+  std::string text;  // as given (empty for ids)
 };
+
+// A source that is a word of the lexicon: its entry, printed in the place of the model's answer
+// (README.md, "Command line": {"text", "source": "lexicon", "lexicon", "alternatives"} with --json).
+// The model still decoded it; false when there is no lexicon or it lacks the word.
+bool print_lexicon_entry(const Lexicon* lex, const std::string& text, bool json, bool blank_before) {
+  const std::vector<std::string>* prons = lex ? lex->find(text) : nullptr;
+  if (!prons) return false;
+  if (json) {
+    std::string alts;
+    for (const auto& p : *prons) alts += (alts.empty() ? "" : ",") + json::quote(p);
+    std::printf("{\"text\":%s,\"source\":\"lexicon\",\"lexicon\":%s,\"alternatives\":[%s]}\n",
+                json::quote(prons->front()).c_str(), json::quote(lex->name()).c_str(), alts.c_str());
+    return true;
+  }
+  if (blank_before) std::printf("\n");
+  std::printf("%s\n\n(from the lexicon %s: an entry, with no alignment of its own", prons->front().c_str(),
+              lex->name().c_str());
+  for (std::size_t i = 1; i < prons->size(); ++i) std::printf("%s%s", i == 1 ? "; also " : ", ", (*prons)[i].c_str());
+  std::printf(")\n");
+  return true;
+}
 
 // TEXT through the source tokenizer.
 Source source_of_text(const Vocab& sv, const std::string& text) {
   Source s;
   s.pieces = sv.pieces(text);
   for (const auto& p : s.pieces) s.ids.push_back(sv.lookup(p));
+  s.text = text;
   return s;
 }
 
@@ -493,7 +521,7 @@ void flush_stdout() {
 constexpr std::size_t kWindowLines = 4096;
 constexpr std::uint64_t kWindowCells = std::uint64_t(1) << 24;
 
-int translate_batch_file(const Args& a, const Ensemble& models, const Vocab& sv, const Vocab& tv) {
+int translate_batch_file(const Args& a, const Ensemble& models, const Vocab& sv, const Vocab& tv, const Lexicon* lex) {
   const auto& c = models.config();
   const Model& model = models.member(0);
   const bool stdin_input = a.batch_file == "-";
@@ -531,6 +559,10 @@ int translate_batch_file(const Args& a, const Ensemble& models, const Vocab& sv,
     if (ids.empty()) break;
     const std::vector<DecodeResult> res = translate_batch(models, ids, a.opt, kDefaultBatchRows, a.threads);
     for (std::size_t i = 0; i < res.size(); ++i) {
+      if (print_lexicon_entry(lex, sources[i].text, a.json, printed)) {
+        printed = true;
+        continue;
+      }
       if (a.json) {
         std::fputs(translation_json(res[i], models.has_attention(), sv, tv, sources[i].ids, sources[i].pieces).c_str(),
                    stdout);
@@ -567,7 +599,10 @@ int translate(const std::vector<std::string>& argv) {
   const Vocab sv = Vocab::source(c), tv = Vocab::target(c);
   if (!a.prefix.empty())
     a.opt.prefix = tv.has_text() ? known_target_ids(tv, a.prefix) : parse_ids("--prefix", a.prefix);
-  if (a.has_batch_file) return translate_batch_file(a, models, sv, tv);
+  if (!a.lexicon.empty() && !a.ids.empty()) throw UsageError("--lexicon looks words up: give TEXT, not --ids");
+  std::unique_ptr<Lexicon> lex;
+  if (!a.lexicon.empty()) lex = std::make_unique<Lexicon>(Lexicon::read(a.lexicon));
+  if (a.has_batch_file) return translate_batch_file(a, models, sv, tv, lex.get());
   if (a.ids.empty() && !a.has_text) throw UsageError("no source: give TEXT or --ids (or --batch-file FILE)");
   const Source src = a.ids.empty() ? source_of_text(sv, a.text) : source_of_ids(sv, parse_ids("--ids", a.ids));
   DecodeResult r;
@@ -586,7 +621,9 @@ int translate(const std::vector<std::string>& argv) {
     validate(a.opt, c, int(src.ids.size()));
     r = std::move(decode_batch(models, ptrs.data(), 1, a.opt)[0]);
   }
-  if (a.json)
+  if (print_lexicon_entry(lex.get(), src.text, a.json, false))
+    ;
+  else if (a.json)
     std::fputs(translation_json(r, models.has_attention(), sv, tv, src.ids, src.pieces).c_str(), stdout);
   else
     print_text(r, models.has_attention(), sv, tv, src.ids, src.pieces);
