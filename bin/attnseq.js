@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { resolve } from 'node:path';
 import os from 'node:os';
-import { loadModel, createPool, createEnsemble, decodeOptions, parseLexicon, lookUp, AttnseqError } from '../wasm/attnseq.js';
+import { loadModel, createPool, createEnsemble, decodeOptions, parseLexicon, lookUp, MAX_WORKERS, AttnseqError } from '../wasm/attnseq.js';
 // The package's one viridis table, shared with the demo page (the package ships it next to attnseq.js).
 import { viridis } from '../wasm/colormap.js';
 import { checkArgsUtf8, openInput, streamLines } from './input.js';
@@ -23,7 +23,7 @@ const OPTIONS = {
     ids: { value: '5,17,42', help: ['the source as token ids instead of TEXT'] },
     lexicon: { value: 'FILE', help: ['WORD<TAB>PRONUNCIATION lines: a source that is one of its', 'words is answered from it (no alignment)'] },
     'batch-file': { value: 'FILE', help: ['translate every non-blank line of FILE (- = stdin) in batches', 'as it is read (model.translateStream), each printed as TEXT would be'] },
-    threads: { value: 'N', help: ['with --batch-file: Workers sharing the lines (createPool;', 'default every core, at most 64; 1 = this thread only)'] },
+    threads: { value: 'N', help: ['with --batch-file: Workers sharing the lines (createPool;', `default every core, at most ${MAX_WORKERS}; 1 = this thread only)`] },
     'replace-unknowns': { help: ['replace each emitted <unk> by its most-attended source token'] },
     json: { help: ['one JSON object per source: {text, tokens, srcTokens, tgtTokens,', 'attention (rows; null for style \'none\'), score, hypotheses}'] },
     quiet: { short: 'q', help: ['print only the translation(s), one per line'] },
@@ -452,8 +452,8 @@ function lexiconEntry(lexicon, source) {
   return word === '' || /\s/.test(word) ? null : lookUp([lexicon], word);
 }
 
-/** Every core this process may use, at most a pool's 64 Workers. */
-const allCores = () => Math.min(64, os.availableParallelism?.() ?? os.cpus().length);
+/** Every core this process may use, at most a pool's MAX_WORKERS. */
+const allCores = () => Math.min(MAX_WORKERS, os.availableParallelism?.() ?? os.cpus().length);
 
 async function translate(opts, positional) {
   for (const [name, o] of Object.entries(OPTIONS.translate)) if (o.default !== undefined) opts[name] ??= o.default;
@@ -471,7 +471,7 @@ async function translate(opts, positional) {
   if (opts.threads !== undefined && opts['batch-file'] === undefined)
     throw new UsageError("--threads shares a --batch-file's lines among Workers; give it with --batch-file");
   const given = intOpt(opts, 'threads', 1);
-  if (given > 64) throw new UsageError(`--threads must be at most 64, got '${opts.threads}'`);
+  if (given > MAX_WORKERS) throw new UsageError(`--threads must be at most ${MAX_WORKERS}, got '${opts.threads}'`);
   // A pool of Workers holds one model: an ensemble's batch file runs on this thread.
   const ensemble = (opts.model?.length ?? 0) > 1;
   if (ensemble && given > 1)

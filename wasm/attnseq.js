@@ -6,7 +6,7 @@ import { isNode, nodeModule } from './platform.js';
 
 import { AttnseqError } from './errors.js';
 
-export { AttnseqError };
+export { AttnseqError, ERROR_CODES } from './errors.js';
 export { ARPABET_IPA, toIPA, speaksARPAbet, splitWords, parseLexicon, lookUp, pronounce } from './pronounce.js';
 
 let corePromise = null;
@@ -250,7 +250,8 @@ export async function createTrainer(options = {}) {
   return new Trainer(M, h, st);
 }
 
-const MAX_WORKERS = 64;
+/** The most Workers a pool has (createPool's `workers`; the command line's --threads). */
+export const MAX_WORKERS = 64;
 
 /** Every core this thread may use: availableParallelism() in Node, hardwareConcurrency in a browser. */
 async function coreCount() {

@@ -68,6 +68,18 @@ struct Failure {
   std::string message;
 };
 
+// Every code a failure can carry: each kind's, and the two of current_failure's other branches.
+val status_codes() {
+  val out = val::array();
+  int i = 0;
+  for (ErrorKind k :
+       {ErrorKind::BadInput, ErrorKind::TooLong, ErrorKind::BadCheckpoint, ErrorKind::NotLoaded, ErrorKind::NotEncoded})
+    out.set(i++, std::string(status_code(k)));
+  out.set(i++, std::string("OUT_OF_MEMORY"));
+  out.set(i++, std::string("INTERNAL"));
+  return out;
+}
+
 // The exception being handled as a code and a message. Call it only inside a catch block; every
 // catch site in this file goes through it.
 Failure current_failure() {
@@ -982,8 +994,10 @@ EMSCRIPTEN_BINDINGS(attnseq) {
   function("checkEnsemble", &check_ensemble);
   function("buildInfo", &build_info);
   function("memoryStats", &memory_stats);
-  function("decodeOptions", &decode_options_val);        // the decode options' table (decode/options.hpp)
-  constant("maxTopk", kMaxTopk);                         // the top-k limit decoder() checks in JavaScript
+  function("decodeOptions", &decode_options_val);
+  function("statusCodes", &status_codes);  // every code status_code can give (tests hold ERROR_CODES to them)        //
+                                           // the decode options' table (decode/options.hpp)
+  constant("maxTopk", kMaxTopk);           // the top-k limit decoder() checks in JavaScript
   constant("heldOutSeed", double(train::kHeldOutSeed));  // Trainer.evaluate()'s default seed
   constant("maxMembers", kMaxMembers);                   // createEnsemble()'s most models, checked in JavaScript
   constant("maxRows", kMaxRows);                         // translateBatch()'s largest maxRows, checked in JavaScript

@@ -7,6 +7,9 @@ export type AttnseqErrorCode =
   | 'BAD_INPUT' | 'BAD_CHECKPOINT' | 'TOO_LONG' | 'DISPOSED' | 'LOAD_FAILED' | 'NOT_LOADED'
   | 'NOT_ENCODED' | 'OUT_OF_MEMORY' | 'ALREADY_INITIALISED' | 'INTERNAL' | 'WORKER';
 
+/** Every AttnseqErrorCode with what it means. */
+export const ERROR_CODES: Readonly<Record<AttnseqErrorCode, string>>;
+
 export class AttnseqError extends Error {
   readonly name: 'AttnseqError';
   readonly code: AttnseqErrorCode;
@@ -499,6 +502,8 @@ export function createTrainer(options?: TrainerOptions): Promise<Trainer>;
 
 export function memoryStats(): Promise<{ heapBytes: number; stackPointer: number; memoryBytes: number }>;
 export function buildInfo(): Promise<string>;
+/** The most Workers a pool has (createPool's `workers`). */
+export const MAX_WORKERS: number;
 /** One decode option, as the engine's table has it (src/decode/options.hpp). */
 export interface DecodeOptionInfo {
   readonly name: string;

@@ -11,7 +11,7 @@ namespace attnseq {
 namespace {
 constexpr unsigned kAll = kScopeOne | kScopeBatch | kScopeStep | kScopeEval;
 // The largest seed: JavaScript's Number.MAX_SAFE_INTEGER, so that a seed means the same everywhere.
-constexpr double kMaxSeed = 9007199254740991.0;
+constexpr double kMaxSeed = kMaxExactInteger;
 }  // namespace
 
 const std::vector<DecodeOptionSpec>& decode_option_table() {

@@ -24,9 +24,12 @@ const char* to_string(TokenizerKind);
 const char* to_string(CaseFold);  // "keep", "upper", "lower"
 
 // Documented limits: inputs beyond them are refused with a clear error instead of allocating.
-constexpr int kMaxSourceLength = 1024;           // source tokens per encode
-constexpr int kMaxTargetLength = 1024;           // target tokens per decode
-constexpr int kMaxBeam = 64;                     // beam width
+constexpr int kMaxSourceLength = 1024;  // source tokens per encode
+constexpr int kMaxTargetLength = 1024;  // target tokens per decode
+constexpr int kMaxBeam = 64;            // beam width
+// The largest integer a double (and so JavaScript's Number) holds exactly, 2^53 - 1: the bound of every
+// integer that crosses into JavaScript (seeds, file offsets).
+constexpr double kMaxExactInteger = 9007199254740991.0;
 constexpr int kMaxRows = 1024;                   // decoder rows of one state (batch x beam)
 constexpr int kDefaultBatchRows = 256;           // translate_batch's rows per group by default
 constexpr std::size_t kMaxTextBytes = 1u << 20;  // bytes of user text per call

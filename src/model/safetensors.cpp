@@ -10,6 +10,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "model/config.hpp"
 #include "model/errors.hpp"
 #include "model/json.hpp"
 
@@ -106,7 +107,7 @@ bool as_uint(const json::Value& v, double limit, std::uint64_t* out) {
   return true;
 }
 
-constexpr double kMaxOffset = 9007199254740991.0;  // 2^53 - 1
+constexpr double kMaxOffset = kMaxExactInteger;
 
 bool dtype_from(const std::string& s, DType* out) {
   for (DType t : {DType::F32, DType::F16, DType::BF16, DType::I8, DType::U8})

@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <stdexcept>
 
+#include "model/config.hpp"
+
 namespace attnseq::train {
 
 const std::vector<Setting>& settings() {
@@ -18,7 +20,7 @@ const std::vector<Setting>& settings() {
       {"--lr", "lr", 0.003, 1e-30, 1, false, nullptr},  // > 0; tests train with 1e-20 to see no progress
       {"--warmup", "warmup", 100, 0, 10000000, true, nullptr},
       {"--clip", "clip", 1, 0, 1000000, false, nullptr},
-      {"--seed", "seed", 1, 0, 9007199254740991.0, true, nullptr},  // 2^53 - 1: exact in JavaScript
+      {"--seed", "seed", 1, 0, kMaxExactInteger, true, nullptr},  // exact in JavaScript
   };
   return t;
 }

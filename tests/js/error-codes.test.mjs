@@ -58,3 +58,28 @@ test('the code follows the kind of error, not the words of its message', async (
   // The unchanged file loads.
   (await loadModel(good)).dispose();
 });
+
+test('the error codes are one table (ERROR_CODES): the bindings, index.d.ts, the README, the architecture doc and every throw site agree with it', async () => {
+  const { ERROR_CODES } = await import('../../wasm/attnseq.js');
+  const codes = Object.keys(ERROR_CODES).sort();
+  const root = new URL('../../', import.meta.url);
+  const read = (f) => readFile(new URL(f, root), 'utf8');
+  // The engine's codes (status_code) are the table's.
+  const core = await (await import('../../dist/attnseq-core.mjs')).default({ wasmBinary: await readFile(new URL('dist/attnseq-core.wasm', root)) });
+  for (const c of core.statusCodes()) assert.ok(codes.includes(c), `the bindings' ${c}`);
+  // index.d.ts's union is exactly the table.
+  const dts = await read('wasm/index.d.ts');
+  const union = /export type AttnseqErrorCode =([^;]*);/.exec(dts)[1];
+  assert.deepEqual([...union.matchAll(/'([A-Z_]+)'/g)].map((m) => m[1]).sort(), codes);
+  // The README's paragraph and the architecture doc name every code.
+  const readme = await read('README.md');
+  const para = readme.slice(readme.indexOf('Error codes (`ERROR_CODES`'), readme.indexOf('\n\n', readme.indexOf('Error codes (`ERROR_CODES`')));
+  for (const c of codes) assert.ok(para.includes(`\`${c}\``), `README names ${c}`);
+  const arch = await read('docs/architecture.md');
+  for (const c of codes) assert.ok(arch.includes(`\`${c}\``), `docs/architecture.md names ${c}`);
+  // Every code the JavaScript throws is in the table.
+  for (const f of ['wasm/attnseq.js', 'wasm/pronounce.js', 'wasm/pool-worker.js', 'bin/attnseq.js', 'packages/attnseq-models/index.js']) {
+    for (const m of (await read(f)).matchAll(/AttnseqError\('([A-Z_]+)'/g)) assert.ok(codes.includes(m[1]), `${f}: ${m[1]}`);
+  }
+  for (const [c, meaning] of Object.entries(ERROR_CODES)) assert.ok(meaning.length > 10, c);
+});
