@@ -235,26 +235,24 @@ ModelConfig infer_config(const safetensors::File& f) {
   // Metadata: checked against what the shapes say.
   auto meta = [&](const char* k) { return f.meta(k); };
   if (const auto* s = meta("style")) {
-    Style m =
-        *s == "luong"      ? Style::Luong
-        : *s == "bahdanau" ? Style::Bahdanau
-        : *s == "none"
-            ? Style::None
-            : throw BadCheckpoint("checkpoint: metadata 'style' is \"" + *s + "\"; expected luong, bahdanau or none");
+    Style m{};
+    if (!parse_name(*s, m))
+      throw BadCheckpoint("checkpoint: metadata 'style' is \"" + *s + "\"; expected " + choices<Style>());
     if (m != c.style)
       fail(std::string("metadata says style ") + to_string(m) + " but the tensors describe " + to_string(c.style) +
            " (decoder.rnn.weight_ih_l0 has " + std::to_string(din) + " columns, decoder.combine " +
            (has_combine ? "present" : "absent") + ")");
   }
   if (const auto* s = meta("cell")) {
-    if (*s != "gru" && *s != "lstm") fail("metadata 'cell' is \"" + *s + "\"; expected gru or lstm");
+    Cell m{};
+    if (!parse_name(*s, m)) fail("metadata 'cell' is \"" + *s + "\"; expected " + choices<Cell>());
     if (*s != to_string(c.cell))
       fail("metadata says cell " + *s + " but encoder.rnn.weight_hh_l0 has " + std::to_string(eg) + " gates (" +
            to_string(c.cell) + ")");
   }
   if (const auto* s = meta("score"); s && c.style != Style::None) {
-    if (*s != "dot" && *s != "general" && *s != "additive")
-      fail("metadata 'score' is \"" + *s + "\"; expected dot, general or additive");
+    Score m{};
+    if (!parse_name(*s, m)) fail("metadata 'score' is \"" + *s + "\"; expected " + choices<Score>());
     if (*s != to_string(c.score))
       fail("metadata says score " + *s + " but the attention tensors describe " + to_string(c.score));
   }
@@ -284,11 +282,10 @@ ModelConfig infer_config(const safetensors::File& f) {
   const auto* sv = meta("src_vocab");
   const auto* tv = meta("tgt_vocab");
   auto kind = [&](const char* key, const std::string& v) {
-    if (v == "char") return TokenizerKind::Char;
-    if (v == "word") return TokenizerKind::Word;
-    if (v == "ids") return TokenizerKind::Ids;
-    if (v == "spm") return TokenizerKind::Spm;
-    fail(std::string("metadata '") + key + "' is \"" + v + "\"; expected char, word, spm or ids");
+    TokenizerKind k{};
+    if (!parse_name(v, k))
+      fail(std::string("metadata '") + key + "' is \"" + v + "\"; expected " + choices<TokenizerKind>());
+    return k;
   };
   const bool mixed = tok && *tok == "mixed";
   if (mixed && (!st || !tt))
@@ -330,14 +327,7 @@ ModelConfig infer_config(const safetensors::File& f) {
     fail("metadata has a vocabulary but no 'tokenizer' (char or word)");
   }
   if (const auto* s = meta("src_case")) {
-    if (*s == "upper")
-      c.src_case = CaseFold::Upper;
-    else if (*s == "lower")
-      c.src_case = CaseFold::Lower;
-    else if (*s == "keep")
-      c.src_case = CaseFold::Keep;
-    else
-      fail("metadata 'src_case' is \"" + *s + "\"; expected upper, lower or keep");
+    if (!parse_name(*s, c.src_case)) fail("metadata 'src_case' is \"" + *s + "\"; expected " + choices<CaseFold>());
     if (!c.has_text() && c.src_case != CaseFold::Keep)
       fail("metadata 'src_case' is " + *s + " but the model has no source tokenizer (ids)");
   }

@@ -33,30 +33,27 @@ const Setting& setting(const std::string& cli) {
 
 std::string default_text(const Setting& s) { return s.same_as ? "" : number_text(s.def); }
 
-Style parse_style(const std::string& v, const std::string& what) {
-  if (v == "luong") return Style::Luong;
-  if (v == "bahdanau") return Style::Bahdanau;
-  if (v == "none") return Style::None;
-  throw std::invalid_argument(what + " is luong, bahdanau or none, not \"" + v + "\"");
+namespace {
+// The enum's value named `v`, or an error that lists the names (model/config.cpp's tables).
+template <class E>
+E parse_choice(const std::string& v, const std::string& what) {
+  E e{};
+  if (!parse_name(v, e)) throw std::invalid_argument(what + " is " + choices<E>() + ", not \"" + v + "\"");
+  return e;
 }
+}  // namespace
 
-Score parse_score(const std::string& v, const std::string& what) {
-  if (v == "dot") return Score::Dot;
-  if (v == "general") return Score::General;
-  if (v == "additive") return Score::Additive;
-  throw std::invalid_argument(what + " is dot, general or additive, not \"" + v + "\"");
-}
-
-Cell parse_cell(const std::string& v, const std::string& what) {
-  if (v == "gru") return Cell::GRU;
-  if (v == "lstm") return Cell::LSTM;
-  throw std::invalid_argument(what + " is gru or lstm, not \"" + v + "\"");
-}
+Style parse_style(const std::string& v, const std::string& what) { return parse_choice<Style>(v, what); }
+Score parse_score(const std::string& v, const std::string& what) { return parse_choice<Score>(v, what); }
+Cell parse_cell(const std::string& v, const std::string& what) { return parse_choice<Cell>(v, what); }
 
 TokenizerKind parse_text_tokenizer(const std::string& v, const std::string& what) {
-  if (v == "char") return TokenizerKind::Char;
-  if (v == "word") return TokenizerKind::Word;
-  throw std::invalid_argument(what + " is char or word, not \"" + v + "\"");
+  // A text tokenizer, one of two of the table's: char or word (spm comes with its own model; ids is none).
+  TokenizerKind k{};
+  if (!parse_name(v, k) || (k != TokenizerKind::Char && k != TokenizerKind::Word))
+    throw std::invalid_argument(what + " is " + to_string(TokenizerKind::Char) + " or " +
+                                to_string(TokenizerKind::Word) + ", not \"" + v + "\"");
+  return k;
 }
 
 ModelConfig architecture(const ModelChoice& m, const std::string& hidden_name) {

@@ -70,3 +70,24 @@ TEST_CASE("settings: the architecture a choice implies") {
   CHECK_THROWS_WITH(train::architecture(m, "'hidden'"),
                     "'hidden' must be even for a bidirectional encoder without a bridge");
 }
+
+TEST_CASE("each enum's names are one table: to_string, parse_name and choices agree") {
+  auto round_trip = [](auto... values) {
+    for (auto v : {values...}) {
+      decltype(v) back{};
+      CHECK(parse_name(to_string(v), back));
+      CHECK(back == v);
+      CHECK(choices<decltype(v)>().find(to_string(v)) != std::string::npos);
+    }
+  };
+  round_trip(Cell::GRU, Cell::LSTM);
+  round_trip(Style::Luong, Style::Bahdanau, Style::None);
+  round_trip(Score::Dot, Score::General, Score::Additive);
+  round_trip(TokenizerKind::Char, TokenizerKind::Word, TokenizerKind::Spm, TokenizerKind::Ids);
+  round_trip(CaseFold::Upper, CaseFold::Lower, CaseFold::Keep);
+  Style s = Style::None;
+  CHECK_FALSE(parse_name("Luong", s));  // names are exact
+  CHECK(s == Style::None);              // and a miss changes nothing
+  CHECK(choices<Style>() == "luong, bahdanau or none");
+  CHECK(choices<Cell>() == "gru or lstm");
+}
