@@ -1,8 +1,9 @@
-// Forward passes of the layers a seq2seq is made of, for a batch of B rows at a time:
-// linear, embedding lookup, GRU and LSTM cells (PyTorch gate layouts), attention scores.
+// The layers a seq2seq is made of, for a batch of B rows at a time: linear, embedding lookup, GRU and
+// LSTM cells (PyTorch gate layouts), attention scores. Their forward passes are declared first
+// (src/nn/linear.cpp, rnn_cell.cpp, attention.cpp), their backward passes (training) below them
+// (src/nn/backward.cpp).
 // Legend: B batch rows, T source positions, E embedding, H hidden, G gates (3 GRU, 4 LSTM),
 // Ho encoder output size, A additive attention size, V vocabulary.
-// Backward passes (training) live beside them in the train/ folder's layer files.
 #pragma once
 #include <cstddef>
 #include <cstdint>
