@@ -4,11 +4,11 @@
 // package does; every export downloads the right content; a corrupted checkpoint (picked or dropped)
 // shows an error and the page keeps translating; 375 px wide has no horizontal overflow; screenshots.
 // Every test fails on any console error, failed request or 404, and on a panel that did not load.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { readFile, writeFile } from 'node:fs/promises';
-import { startServer, launch, openDemo, panelErrors, OUT, runToEnd, pickModel } from './helpers.mjs';
+import { demoSuite, OUT, runToEnd, pickModel } from './helpers.mjs';
 import { loadModel } from '../../wasm/attnseq.js';
 
 const ROOT = path.resolve('.');
@@ -16,26 +16,10 @@ const SRC = 'Jane went to the store';
 const FIXTURE = path.resolve('tests/data/parity/gru_luong_dot.safetensors');
 const manifest = JSON.parse(await readFile(path.join(ROOT, 'models/index.json'), 'utf8')).models;
 
-let srv, browser;
-const models = new Map();
-async function model(id) {
-  if (!models.has(id)) models.set(id, await loadModel(await readFile(path.join(ROOT, 'models', manifest.find((m) => m.id === id).file))));
-  return models.get(id);
-}
-before(async () => { srv = await startServer(); browser = await launch(); });
-after(async () => {
-  for (const m of models.values()) m.dispose();
-  await browser?.close();
-  srv?.server.close();
-});
-
 // Any console error, failed request or HTTP error is a problem (a shipped model or a panel module
-// missing on the server included), and so is a panel showing that it could not be loaded.
-async function open(opts = {}) {
-  const { page, problems } = await openDemo(browser.ctx, srv.base, opts);
-  assert.deepEqual(await panelErrors(page), [], 'both panels load on the demo page');
-  return { page, problems };
-}
+// missing on the server included), and so is a panel showing that it could not be loaded (open()).
+const suite = demoSuite();
+const { model, open } = suite;
 
 const pick = (page, id, source = SRC) => pickModel(page, id, source);
 

@@ -1,11 +1,15 @@
 // Shared browser-test plumbing: the demo server on a free port, a headless Chromium (Debian's
 // /usr/bin/chromium through playwright-core, with the flags a closed network needs), a watcher for
-// console errors and failed requests, and openDemo(): web/ opened with both panels mounted or failed.
-import { mkdtemp, rm, mkdir } from 'node:fs/promises';
+// console errors and failed requests, openDemo(): web/ opened with both panels mounted or failed, and
+// demoSuite(): the setup a file of page tests shares.
+import { before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, rm, mkdir, readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
 import { createServer } from '../../scripts/serve.mjs';
+import { loadModel } from '../../wasm/attnseq.js';
 
 export const OUT = path.resolve('test-output/browser');
 
@@ -81,4 +85,35 @@ export async function pickModel(page, id, source) {
 export async function runToEnd(page) {
   await page.click('#run');
   await page.waitForFunction(() => document.getElementById('watch').dataset.state === 'done');
+}
+
+/**
+ * The setup of a file of page tests: a server and a Chromium for its tests (before / after), the
+ * shipped models loaded in Node by id, once each and disposed at the end (suite.model(id), for the
+ * package's answers to compare the page with), and suite.open(opts): the demo page (openDemo) with
+ * both panels loaded, asserted.
+ */
+export function demoSuite() {
+  const suite = { srv: null, browser: null };
+  const models = new Map();
+  before(async () => { suite.srv = await startServer(); suite.browser = await launch(); });
+  after(async () => {
+    for (const m of models.values()) m.dispose();
+    await suite.browser?.close();
+    suite.srv?.server.close();
+  });
+  suite.model = async (id) => {
+    if (!models.has(id)) {
+      const index = JSON.parse(await readFile(path.resolve('models/index.json'), 'utf8')).models;
+      const file = index.find((m) => m.id === id)?.file ?? `${id}.safetensors`;
+      models.set(id, await loadModel(await readFile(path.resolve('models', file))));
+    }
+    return models.get(id);
+  };
+  suite.open = async (opts = {}) => {
+    const { page, problems } = await openDemo(suite.browser.ctx, suite.srv.base, opts);
+    assert.deepEqual(await panelErrors(page), [], 'both panels load on the demo page');
+    return { page, problems };
+  };
+  return suite;
 }

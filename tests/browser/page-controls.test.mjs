@@ -3,31 +3,14 @@
 // <body>; a speed change applied at once (Playwright's fake clock: no real waits); a refused
 // checkpoint explained beside the file input on a phone; an empty input disables the player;
 // dropdowns wide enough for their options; ◎ buttons at least 24 x 24 px.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { readFile } from 'node:fs/promises';
-import { startServer, launch, openDemo, panelErrors, OUT, runToEnd, pickModel } from './helpers.mjs';
-import { loadModel } from '../../wasm/attnseq.js';
+import { demoSuite, OUT, runToEnd, pickModel } from './helpers.mjs';
 
-const models = new Map();
-async function model(id) {
-  if (!models.has(id)) models.set(id, await loadModel(path.resolve('models', `${id}.safetensors`)));
-  return models.get(id);
-}
-let srv, browser;
-before(async () => { srv = await startServer(); browser = await launch(); });
-after(async () => {
-  for (const m of models.values()) m.dispose();
-  await browser?.close();
-  srv?.server.close();
-});
-
-async function open(opts = {}) {
-  const { page, problems } = await openDemo(browser.ctx, srv.base, opts);
-  assert.deepEqual(await panelErrors(page), [], 'both panels load on the demo page');
-  return { page, problems };
-}
+const suite = demoSuite();
+const { model, open } = suite;
 const pick = pickModel;
 const rows = (page) => page.locator('#alignment tbody tr').count();
 const focused = (page) => page.evaluate(() => {

@@ -3,33 +3,19 @@
 // main-thread task takes over 100 ms (longtask entries, the bound of long-input.test.mjs), and the views
 // show the package's results. The page itself never calls Model.translate() (counted through the package
 // module it imports): compare, beam, the prefix hint and the what-if note run in the engine Worker.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import path from 'node:path';
-import { readFile } from 'node:fs/promises';
-import { startServer, launch, openDemo, panelErrors, pickModel } from './helpers.mjs';
-import { loadModel } from '../../wasm/attnseq.js';
+import { demoSuite, pickModel } from './helpers.mjs';
 
 const SRC = 'abcdefghijklmnopqrst'.repeat(15);   // 300 letters, as in long-input.test.mjs
 const BUDGET = 100;                              // ms: the longest main-thread task allowed (long-input.test.mjs)
 const LONG_WAIT = { timeout: 120000 };
 
-const models = new Map();
-async function model(id) {
-  if (!models.has(id)) models.set(id, await loadModel(await readFile(path.resolve('models', `${id}.safetensors`))));
-  return models.get(id);
-}
-let srv, browser;
-before(async () => { srv = await startServer(); browser = await launch(); });
-after(async () => {
-  for (const m of models.values()) m.dispose();
-  await browser?.close();
-  srv?.server.close();
-});
+const suite = demoSuite();
+const { model } = suite;
 
 async function open(t) {
-  const { page, problems } = await openDemo(browser.ctx, srv.base);
-  assert.deepEqual(await panelErrors(page), [], 'both panels load on the demo page');
+  const { page, problems } = await suite.open();
   t.after(() => page.close());
   // From now on, every Model.translate() and Model.encode() on the page's main thread is counted: the
   // page's modules import the package from this same URL, so they share its Model class.
