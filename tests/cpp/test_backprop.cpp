@@ -36,21 +36,9 @@ std::pair<double, std::string> gradient_error(Model& m, const train::Batch& batc
   std::vector<float> grad(m.params().data.size(), 0.f);
   train::forward_backward(m, batch, grad.data(), fo);
   auto loss = [&] { return train::forward_backward(m, batch, nullptr, fo).objective_sum / batch.tokens; };
-  auto& p = m.params().data;
-  double worst = 0;
-  std::size_t worst_i = 0;
-  const float eps = 1e-2f;
-  for (std::size_t i = 0; i < p.size(); ++i) {
-    const float keep = p[i];
-    p[i] = keep + eps;
-    const double lp = loss();
-    p[i] = keep - eps;
-    const double lm = loss();
-    p[i] = keep;
-    const double num = (lp - lm) / (2.0 * eps);
-    const double err = std::abs(num - grad[i]) / std::max(1e-2, std::abs(num) + std::abs(double(grad[i])));
-    if (err > worst) worst = err, worst_i = i;
-  }
+  const auto e = test::central_difference_error(m.params().data, grad.data(), loss, 1e-2);
+  const double worst = e.worst;
+  const std::size_t worst_i = e.at;
   std::string where;
   for (std::size_t k = 0; k < m.params().specs.size(); ++k)
     if (m.params().offsets[k] <= worst_i) where = m.params().specs[k].name;

@@ -22,19 +22,7 @@ using test::rnd;
 void check_grad(const char* what, std::vector<float>& x, const std::vector<float>& grad,
                 const std::function<double()>& loss) {
   REQUIRE(x.size() == grad.size());
-  const float eps = 1e-2f;
-  double worst = 0;
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    const float keep = x[i];
-    x[i] = keep + eps;
-    const double lp = loss();
-    x[i] = keep - eps;
-    const double lm = loss();
-    x[i] = keep;
-    const double num = (lp - lm) / (2.0 * eps);
-    const double err = std::abs(num - grad[i]) / std::max(1.0, std::abs(num) + std::abs(double(grad[i])));
-    worst = std::max(worst, err);
-  }
+  const double worst = test::central_difference_error(x, grad.data(), loss, 1.0).worst;
   INFO(what, " worst relative error ", worst);
   CHECK(worst < 2e-3);
 }

@@ -2,6 +2,8 @@
 #pragma once
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <random>
 #include <stdexcept>
@@ -45,6 +47,31 @@ inline ModelConfig small_config(Cell cell, Style style, Score score, bool bidir 
   c.dec_hidden = 16;
   c.attn_dim = 11;
   return c;
+}
+
+// The gradient check both gradient suites use: central differences (step 1e-2) of loss() with respect
+// to every element of x (perturbed in place, then restored), against grad. The worst relative error,
+// |numeric - analytic| / max(floor, |numeric| + |analytic|), and the element where it is.
+struct DifferenceError {
+  double worst = 0;
+  std::size_t at = 0;
+};
+template <class Loss>
+DifferenceError central_difference_error(std::vector<float>& x, const float* grad, Loss&& loss, double floor) {
+  const float eps = 1e-2f;
+  DifferenceError e;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const float keep = x[i];
+    x[i] = keep + eps;
+    const double lp = loss();
+    x[i] = keep - eps;
+    const double lm = loss();
+    x[i] = keep;
+    const double num = (lp - lm) / (2.0 * eps);
+    const double err = std::abs(num - grad[i]) / std::max(floor, std::abs(num) + std::abs(double(grad[i])));
+    if (err > e.worst) e.worst = err, e.at = i;
+  }
+  return e;
 }
 
 // n floats uniform in (-scale, scale) from a seed.
