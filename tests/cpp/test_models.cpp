@@ -16,6 +16,7 @@
 #include "model/checkpoint.hpp"
 #include "model/json.hpp"
 #include "model/vocab.hpp"
+#include "test_util.hpp"
 #include "train/evaluate.hpp"
 #include "train/mt_scores.hpp"
 #include "train/parallel_data.hpp"
@@ -23,14 +24,10 @@
 #include "train/tasks.hpp"
 #include "train/wer.hpp"
 
-#ifndef ATTNSEQ_MODELS_DIR
-#define ATTNSEQ_MODELS_DIR "models"
-#endif
-
 using namespace attnseq;
 
 namespace {
-const std::string kModels = ATTNSEQ_MODELS_DIR;
+const std::string kModels = test::models_dir();
 Model load(const std::string& name) { return load_checkpoint_file(kModels + "/" + name + ".safetensors"); }
 constexpr std::uint64_t kHeldOut = train::kHeldOutSeed;
 constexpr int kTableN = 2000;    // dates and en-ko rows: `attnseq eval --n 2000`

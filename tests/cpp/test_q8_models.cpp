@@ -12,19 +12,16 @@
 #include "decode/decode.hpp"
 #include "model/checkpoint.hpp"
 #include "model/json.hpp"
+#include "test_util.hpp"
 #include "train/evaluate.hpp"
 #include "train/pron_data.hpp"
 #include "train/tasks.hpp"
 #include "train/wer.hpp"
 
-#ifndef ATTNSEQ_MODELS_DIR
-#define ATTNSEQ_MODELS_DIR "models"
-#endif
-
 using namespace attnseq;
 
 namespace {
-const std::string kModels = ATTNSEQ_MODELS_DIR;
+const std::string kModels = test::models_dir();
 constexpr std::uint64_t kHeldOut = train::kHeldOutSeed;
 
 // The names this file checks; a model added to models/index.json must be added here too, except the

@@ -16,10 +16,15 @@
 #ifndef ATTNSEQ_TEST_DATA
 #define ATTNSEQ_TEST_DATA "tests/data"
 #endif
+#ifndef ATTNSEQ_MODELS_DIR
+#define ATTNSEQ_MODELS_DIR "models"
+#endif
 
 namespace attnseq::test {
 
 inline std::string data_path(const std::string& rel) { return std::string(ATTNSEQ_TEST_DATA) + "/" + rel; }
+// The shipped models' folder (models/), where the build says it is.
+inline std::string models_dir() { return ATTNSEQ_MODELS_DIR; }
 
 // Fills every parameter with uniform(-scale, scale) from a seed, then re-derives the inference tables.
 inline void randomize(Model& m, unsigned seed, float scale = 0.5f) {
