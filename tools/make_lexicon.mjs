@@ -1,6 +1,6 @@
 // Writes models/g2p-en.lexicon.tsv.gz, g2p-en's default lexicon: every entry of CMUdict as this
 // repository holds it (data/cmudict/g014b2b.train and g014b2b.ref, the standard split's two halves,
-// WORD<TAB>PHONEMES with the stress digits removed), sorted by word (a word's pronunciations in their
+// WORD<TAB>PHONEMES with the stress digits removed; a test word's several references, a line each), sorted by word (a word's pronunciations in their
 // files' order), gzip level 9. The same input gives the same bytes.
 //   node tools/make_lexicon.mjs [--check]   (--check: exit 1 if the committed file differs)
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -12,8 +12,10 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const OUT = path.join(ROOT, 'models/g2p-en.lexicon.tsv.gz');
 
 export function lexiconText() {
+  // A line of g014b2b.ref may give a word several pronunciations, tab-separated: a line each here.
   const lines = ['g014b2b.train', 'g014b2b.ref'].flatMap((f) =>
-    readFileSync(path.join(ROOT, 'data/cmudict', f), 'utf8').split('\n').filter((l) => l.trim() !== ''));
+    readFileSync(path.join(ROOT, 'data/cmudict', f), 'utf8').split('\n').filter((l) => l.trim() !== '')
+      .flatMap((l) => { const [w, ...prons] = l.split('\t'); return prons.map((p) => `${w}\t${p}`); }));
   const word = (l) => l.slice(0, l.indexOf('\t'));
   const seen = new Set();
   const unique = lines.filter((l) => !seen.has(l) && seen.add(l));

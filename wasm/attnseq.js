@@ -1,12 +1,17 @@
 // attnseq: the JavaScript face of the engine. Loads the WebAssembly core once, wraps its Embind
 // handles in small classes that own them (dispose() deletes them), turns status objects into
 // AttnseqError, and hands out copies of every array. Works in Node 18+, browsers and module Workers.
+// The package's entry point; its other modules: errors.js (AttnseqError, ERROR_CODES), options.js
+// (option names and checks), text.js (text and id checks), alignment.js (exports), pronounce.js
+// (pronounce(), the ARPAbet table), pool-worker.js (a pool's Worker), platform.js.
 import createAttnseqCore from '../dist/attnseq-core.mjs';
 import { isNode, nodeModule } from './platform.js';
-
 import { AttnseqError } from './errors.js';
+import { learnDecodeOptions, decodeRows, checkStepOptions, checkOptions, describe } from './options.js';
+import { checkWellFormed, toIds, knownTargetIds, replaceUnknowns } from './text.js';
 
 export { AttnseqError, ERROR_CODES } from './errors.js';
+export { alignmentToCSV, alignmentToJSON, alignmentToPharaoh } from './alignment.js';
 export { ARPABET_IPA, toIPA, speaksARPAbet, splitWords, parseLexicon, lookUp, pronounce } from './pronounce.js';
 
 let corePromise = null;
@@ -194,7 +199,7 @@ export async function memoryStats() {
  */
 export async function decodeOptions() {
   await core();
-  return decodeTable;
+  return decodeRows();
 }
 
 /** Diagnostics: the engine's build (xsimd arch). */
@@ -821,7 +826,7 @@ export class Model extends Disposable {
       if (typeof o.trace !== 'boolean') throw new AttnseqError('BAD_INPUT', `option 'trace' must be true or false, got ${describe(o.trace)}`);
       out.trace = o.trace;
     }
-    for (const { name: k, kind } of decodeTable) {  // the engine checks each against its row's range
+    for (const { name: k, kind } of decodeRows()) {  // the engine checks each against its row's range
       if (o[k] === undefined || k === 'trace') continue;
       if (kind === 'boolean') {
         if (typeof o[k] !== 'boolean') throw new AttnseqError('BAD_INPUT', `option '${k}' must be true or false, got ${describe(o[k])}`);
@@ -1215,153 +1220,4 @@ function targetNames(model) {
 }
 function tokenName(names, id) {
   return Object.isFrozen(names) ? names[id] : (names[id] = `#${id}`);
-}
-
-// The option names each function takes. A misspelt name (`bem: 3`) must not silently run the default,
-// so any other name is refused, naming the nearest valid one.
-// The decode options' names come from the engine's table (decodeOptions(), by scope), learnt when the
-// first engine of this thread starts or a pool's Worker reports its own; the rest are the wrapper's.
-const OPTION_NAMES = {
-  init: ['locateFile', 'wasmBinary'],
-  loadModel: ['quantize'],
-  createPool: ['workers', 'quantize'],
-  translate: ['prefix', 'replaceUnknowns'],
-  translateBatch: ['prefix', 'replaceUnknowns', 'maxRows'],
-  translateStream: ['prefix', 'replaceUnknowns', 'maxRows', 'window'],
-  decoder: ['prefix', 'topk'],
-  step: ['force', 'attention'],
-  createTrainer: ['task', 'model', 'batchSize', 'lr', 'steps', 'warmup', 'clip', 'seed', 'minLength', 'maxLength'],
-  'createTrainer model': ['style', 'score', 'cell', 'hidden', 'embedding', 'layers', 'bidirectional', 'inputFeeding',
-    'bridge', 'tieEmbeddings', 'attentionSize', 'attentionQueryBias', 'name'],
-  'createTrainer task': ['tsv', 'tokenizer', 'srcTokenizer', 'tgtTokenizer'],
-};
-
-const DECODE_SCOPE = { translate: 'one', translateBatch: 'batch', translateStream: 'batch', decoder: 'step' };
-let decodeTable = null;
-
-function learnDecodeOptions(rows) {
-  if (decodeTable) return;
-  decodeTable = Object.freeze(rows.map((r) => Object.freeze({ ...r, scope: Object.freeze([...r.scope]) })));
-  for (const [where, scope] of Object.entries(DECODE_SCOPE))
-    OPTION_NAMES[where] = [...decodeTable.filter((r) => r.scope.includes(scope)).map((r) => r.name), ...OPTION_NAMES[where]];
-}
-
-// step()'s check, without the array Object.keys() would make per call: any own name other than
-// 'force' and 'attention' (or a non-object) goes to checkOptions, which throws with its message.
-function checkStepOptions(o) {
-  if (o === null || typeof o !== 'object' || Array.isArray(o)) return checkOptions(o, 'step');
-  for (const k in o) if (k !== 'force' && k !== 'attention' && Object.hasOwn(o, k)) return checkOptions(o, 'step');
-}
-
-function checkOptions(o, where) {
-  if (o === null || typeof o !== 'object' || Array.isArray(o))
-    throw new AttnseqError('BAD_INPUT', `${where} options must be an object, got ${describe(o)}`);
-  const valid = OPTION_NAMES[where];
-  for (const k of Object.keys(o)) {
-    if (valid.includes(k)) continue;
-    const near = valid.reduce((a, b) => (editDistance(k, b) < editDistance(k, a) ? b : a));
-    throw new AttnseqError('BAD_INPUT', `${where}: unknown option '${k}' (did you mean '${near}'? valid: ${valid.join(', ')})`);
-  }
-}
-
-function editDistance(a, b) {  // Levenshtein, case-insensitive
-  a = a.toLowerCase(); b = b.toLowerCase();
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const cur = [i];
-    for (let j = 1; j <= b.length; j++)
-      cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-    prev = cur;
-  }
-  return prev[b.length];
-}
-
-function describe(v) {
-  if (typeof v === 'string') return JSON.stringify(v);
-  if (Array.isArray(v)) return 'an array';
-  return v === null ? 'null' : typeof v === 'object' ? 'an object' : String(v);
-}
-
-// A lone UTF-16 surrogate cannot become UTF-8; Embind would silently replace it, so refuse it here.
-function checkWellFormed(text) {
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
-      const d = text.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) { i++; continue; }
-    }
-    if (c >= 0xd800 && c <= 0xdfff)
-      throw new AttnseqError('BAD_INPUT', `the text has a lone UTF-16 surrogate at index ${i}`);
-  }
-}
-
-function toIds(v, vocab, what) {
-  if (!(Array.isArray(v) || ArrayBuffer.isView(v))) throw new AttnseqError('BAD_INPUT', `${what} must be text or an array of token ids`);
-  const out = new Int32Array(v.length);
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (typeof x !== 'number' || !Number.isInteger(x))
-      throw new AttnseqError('BAD_INPUT', `${what}[${i}] is ${String(x)}; token ids are integers`);
-    if (x < 0 || x >= vocab) throw new AttnseqError('BAD_INPUT', `${what}[${i}] = ${x} is outside the vocabulary [0, ${vocab})`);
-    out[i] = x;
-  }
-  return out;
-}
-
-// Target ids of a text, refusing pieces the vocabulary lacks: the tokenizer would turn them into unk
-// and a forced prefix or token would silently become `<unk>`. The unk token's own spelling is accepted.
-// single: exactly one token (a char model would otherwise force only the first letter of 'xyz').
-function knownTargetIds(model, text, what, single = false) {
-  const { ids, tokens } = model.tokenize(text, 'target');
-  if (single && ids.length !== 1)
-    throw new AttnseqError('BAD_INPUT', `${what} takes one target token; ${describe(text)} is ${ids.length} tokens`);
-  const unk = model.config.unk;
-  const missing = [...new Set(tokens.filter((t, i) => ids[i] === unk && t !== model.tgtVocab?.[unk]))];
-  if (missing.length)
-    throw new AttnseqError('BAD_INPUT', `${what}: ${missing.map((t) => JSON.stringify(t)).join(', ')} ${missing.length === 1 ? 'is' : 'are'} ` +
-      'not in the model\'s target vocabulary');
-  return ids;
-}
-
-function replaceUnknowns(tokens, ids, attention, cols, srcTokens, unk) {
-  for (let k = 0; k < tokens.length; k++) {
-    if (ids[k] !== unk) continue;
-    let best = 0;
-    for (let t = 1; t < cols; t++) if (attention[k * cols + t] > attention[k * cols + best]) best = t;
-    tokens[k] = srcTokens[best];
-  }
-}
-
-/** Alignment export helpers. */
-export function alignmentToCSV(r) {
-  // RFC 4180: a field holding a quote, a comma, CR or LF is quoted (quotes doubled).
-  const esc = (s) => (/[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
-  const lines = [['', ...r.srcTokens].map(esc).join(',')];
-  for (let k = 0; k < r.rows; k++) {
-    const row = [esc(r.tgtTokens[k])];
-    for (let t = 0; t < r.cols; t++) row.push(String(r.attention[k * r.cols + t]));
-    lines.push(row.join(','));
-  }
-  return lines.join('\n') + '\n';
-}
-export function alignmentToJSON(r) {
-  const rows = [];
-  for (let k = 0; k < r.rows; k++) rows.push(Array.from(r.attention.subarray(k * r.cols, (k + 1) * r.cols)));
-  return JSON.stringify({ srcTokens: r.srcTokens, tgtTokens: r.tgtTokens, attention: rows });
-}
-/**
- * Pharaoh format: "i-j" for each target token j, its most-attended source position i. A row with
- * no positive weight links nothing, so a vanilla model (style 'none': all-zero rows) gives ''.
- */
-export function alignmentToPharaoh(r) {
-  const out = [];
-  for (let k = 0; k < r.rows; k++) {
-    let best = -1, bestW = 0;
-    for (let t = 0; t < r.cols; t++) {
-      const w = r.attention[k * r.cols + t];
-      if (w > bestW) best = t, bestW = w;
-    }
-    if (best >= 0) out.push(`${best}-${k}`);
-  }
-  return out.join(' ');
 }

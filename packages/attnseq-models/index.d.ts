@@ -39,7 +39,7 @@ export function urls(id: string): Promise<URL[]>;
  */
 export function load(id: string, options?: LoadOptions): Promise<Model | Ensemble>;
 /**
- * The default lexicon of a model (g2p-en: CMUdict, 125,438 entries, about 0.8 MB to download), a Map
+ * The default lexicon of a model (g2p-en: CMUdict, 118,837 words, about 0.8 MB to download), a Map
  * from word to its pronunciations for pronounce()'s `lexicon`; read the first time it is asked for.
  * BAD_INPUT for an id without one; LOAD_FAILED when it cannot be read.
  */

@@ -86,7 +86,7 @@ export async function load(id, options = {}) {
 const lexicons = new Map();   // id -> Promise of its Map, read once
 
 /**
- * The default lexicon of the model `id` (g2p-en's: CMUdict's 125,438 entries), a Map from word (as the
+ * The default lexicon of the model `id` (g2p-en's: CMUdict's 118,837 words, 126,191 pronunciations), a Map from word (as the
  * lexicon writes it; CMUdict's are in capitals) to its pronunciations, for pronounce()'s `lexicon`
  * option. Read (about 0.8 MB, gzip) the first time it is asked for. BAD_INPUT for an id without one;
  * LOAD_FAILED when it cannot be read.

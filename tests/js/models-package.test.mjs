@@ -121,9 +121,19 @@ test('README.md\'s download sizes are the files\' (g2p-en 4.6 MB, a translation 
 test('lexicon(\'g2p-en\') is CMUdict as the repository holds it, read once; a user\'s lexicon goes first; the README example runs', async () => {
   const cmudict = await pkg.lexicon('g2p-en');
   assert.ok(cmudict instanceof Map);
-  const lines = (await readFile(path.join(ROOT, 'data/cmudict/g014b2b.train'), 'utf8')).split('\n').concat(
-    (await readFile(path.join(ROOT, 'data/cmudict/g014b2b.ref'), 'utf8')).split('\n')).filter((l) => l.trim());
-  assert.equal([...cmudict.values()].reduce((n, v) => n + v.length, 0), new Set(lines).size, 'every entry, once');
+  // Every (word, pronunciation) of the two files, once (a test word's line may list several, tab-separated).
+  const pairs = new Set();
+  for (const f of ['g014b2b.train', 'g014b2b.ref']) {
+    for (const l of (await readFile(path.join(ROOT, 'data/cmudict', f), 'utf8')).split('\n').filter((x) => x.trim())) {
+      const [w, ...prons] = l.split('\t');
+      for (const p of prons) pairs.add(`${w}\t${p}`);
+    }
+  }
+  assert.equal([...cmudict.values()].reduce((n, v) => n + v.length, 0), pairs.size, 'every pronunciation, once');
+  for (const p of pairs) {
+    const [w, pron] = p.split('\t');
+    if (!cmudict.get(w)?.includes(pron)) assert.fail(`${w}: ${pron} is missing`);
+  }
   assert.deepEqual(cmudict.get('COLONEL'), ['K ER N AH L']);
   assert.deepEqual(cmudict.get('THE'), ['DH AH', 'DH IY']);
   assert.equal(await pkg.lexicon('g2p-en'), cmudict, 'read once');
