@@ -438,8 +438,7 @@ async function translateBatchFile(file, model, options, threads, modelSource, pr
       await print(r, i++, () => (typeof source === 'string' ? model.tokenize(source).ids : source), source);
     }
   } catch (e) {
-    const at = e instanceof AttnseqError && e.index !== undefined && /^inputs\[\d+\]: /.exec(e.message);
-    if (at) throw new AttnseqError(e.code, `${name} line ${waiting[e.index - i].line}: ${e.message.slice(at[0].length)}`);
+    if (e instanceof AttnseqError && e.index !== undefined) throw new AttnseqError(e.code, `${name} line ${waiting[e.index - i].line}: ${e.detail}`);
     throw e;
   } finally {
     pool?.dispose();

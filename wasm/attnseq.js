@@ -384,7 +384,7 @@ export class Pool {
         const index = message.op === 'batch' ? message.inputs.findIndex((x) => !cloneable(x)) : -1;
         const what = `${message.op === 'batch' ? 'translateBatch' : 'createPool'}: what was given cannot be sent to a Worker (${e?.message ?? String(e)})`;
         this.#settle(index < 0 ? { job, ok: false, code: 'BAD_INPUT', message: what }
-          : { job, ok: false, code: 'BAD_INPUT', message: `inputs[${index}]: ${what}`, index });
+          : { job, ok: false, code: 'BAD_INPUT', message: `inputs[${index}]: ${what}`, index, detail: what });
       }
     });
   }
@@ -395,7 +395,7 @@ export class Pool {
     this.#jobs.delete(m.job);
     if (this.#jobs.size === 0) for (const w of this.#workers) w.unref();
     if (m.ok) j.resolve(m.op === 'start' ? m : m.results);
-    else j.reject(Object.assign(new AttnseqError(m.code, m.message), m.index === undefined ? {} : { index: m.index }));
+    else j.reject(Object.assign(new AttnseqError(m.code, m.message), m.index === undefined ? {} : { index: m.index, detail: m.detail }));
   }
 
   #fail(error) {
@@ -437,7 +437,7 @@ export class Pool {
       const e = r.reason;
       if (e?.index !== undefined) {
         const k = used[w][e.index];
-        if (worst?.index === undefined || k < worst.index) worst = entryError(e.code, k, e.message.replace(/^inputs\[\d+\]: /, ''));
+        if (worst?.index === undefined || k < worst.index) worst = entryError(e.code, k, e.detail);
       } else worst ??= e;
     });
     if (worst) throw worst;
@@ -871,7 +871,7 @@ export class Ensemble {
       return this.#batch([input], options, 'translate')[0];
     } catch (e) {
       // What translate() of a model says: the message without the batch's "inputs[0]: ".
-      if (e instanceof AttnseqError && e.index === 0) throw new AttnseqError(e.code, e.message.replace(/^inputs\[0\]: /, ''));
+      if (e instanceof AttnseqError && e.index === 0) throw new AttnseqError(e.code, e.detail);
       throw e;
     }
   }
@@ -1162,7 +1162,7 @@ function translateStream(inputs, options, window, batch) {
           results = await batch(win, options);
         } catch (e) {
           if (e instanceof AttnseqError && e.index !== undefined)
-            throw entryError(e.code, start + e.index, e.message.replace(/^inputs\[\d+\]: /, ''));
+            throw entryError(e.code, start + e.index, e.detail);
           throw e;
         }
         start += win.length;
@@ -1188,10 +1188,14 @@ function cloneable(v) {
   }
 }
 
-/** translateBatch()'s error for inputs[index]: the message names the index, and so does `error.index`. */
+/**
+ * translateBatch()'s error for inputs[index]: the message names the index, and so does `error.index`;
+ * `error.detail` is the message without it (what a caller that numbers its inputs otherwise reads).
+ */
 function entryError(code, index, message) {
   const e = new AttnseqError(code, `inputs[${index}]: ${message}`);
   e.index = index;
+  e.detail = message;
   return e;
 }
 

@@ -15,6 +15,8 @@ export class AttnseqError extends Error {
   readonly code: AttnseqErrorCode;
   /** translateBatch() (a model's or a pool's): the index in `inputs` of the entry refused. */
   readonly index?: number;
+  /** With `index`: the message without its "inputs[i]: " prefix. */
+  readonly detail?: string;
   constructor(code: AttnseqErrorCode, message: string);
 }
 

@@ -2,7 +2,8 @@
 // pool sends, and its own copy of the model. Messages, each with a job id that the answer repeats:
 //   { op: 'start', wasm, model, quantize }  ->  { ok: true, op: 'start', decodeOptions } (the engine's table)
 //   { op: 'batch', inputs, options }        ->  { ok: true, results } (model.translateBatch's array)
-// and { ok: false, code, message, index } for an error (index: translateBatch's bad entry).
+// and { ok: false, code, message, index, detail } for an error (index: translateBatch's bad entry;
+// detail: the message without its index).
 // The same file runs as a browser module Worker and as a Node worker_threads Worker.
 // No top-level await: a bundler may build this file as a classic script (Vite's default, "iife").
 import { init, loadModel, decodeOptions, AttnseqError } from './attnseq.js';
@@ -39,7 +40,7 @@ const onMessage = async (m) => {
     reply({ ...msg, job: m.job }, transfer);
   } catch (e) {
     const known = e instanceof AttnseqError;
-    reply({ job: m.job, ok: false, code: known ? e.code : 'WORKER', message: known ? e.message : `${e?.name ?? 'Error'}: ${e?.message ?? String(e)}`, index: e?.index });
+    reply({ job: m.job, ok: false, code: known ? e.code : 'WORKER', message: known ? e.message : `${e?.name ?? 'Error'}: ${e?.message ?? String(e)}`, index: e?.index, detail: e?.detail });
   }
 };
 if (isNode) port.then((p) => p.on('message', onMessage));

@@ -257,3 +257,27 @@ test('1,000 batches and 1,000 refused batches leak nothing', async () => {
   assert.equal(afterStats.stackPointer, before.stackPointer, 'stack pointer moved');
   assert.equal(afterStats.heapBytes, before.heapBytes, `heap grew by ${afterStats.heapBytes - before.heapBytes} bytes`);
 });
+
+test('a refused entry carries its index and its message without the index as fields (error.index, error.detail), in a model\'s batch and a pool\'s', async () => {
+  const { createPool } = await import('../../wasm/attnseq.js');
+  const bytes = readFileSync(FIX('gru_luong_general'));
+  const model = await loadModel(bytes);
+  const pool = await createPool(bytes, { workers: 2 });
+  try {
+    const inputs = ['w5 w6', 'w5', [5, 9999], 'w6'];
+    const check = (e) => {
+      assert.ok(e instanceof AttnseqError);
+      assert.equal(e.index, 2);
+      assert.equal(e.message, `inputs[2]: ${e.detail}`);
+      assert.match(e.detail, /outside the vocabulary/);
+      return true;
+    };
+    assert.throws(() => model.translateBatch(inputs), check);
+    await assert.rejects(pool.translateBatch(inputs), check);
+    // translate() says what the batch says of its one entry, without the index.
+    assert.throws(() => model.translate([5, 9999]), (e) => e.index === undefined && /outside the vocabulary/.test(e.message) && !e.message.startsWith('inputs['));
+  } finally {
+    pool.dispose();
+    model.dispose();
+  }
+});
