@@ -148,6 +148,11 @@ const std::vector<Option>& train_options() {
         {"--clip", "X", train::default_text(train::setting("--clip")), "gradient norm clip"},
         {"--dropout", "X", "0", "dropout on embeddings, between layers and before the output (train/backprop.hpp)"},
         {"--label-smoothing", "X", "0", "label smoothing of the training objective"},
+        {"--teacher", "FILE", "",
+         "epoch runs: a teacher for token-level distillation, its f32 checkpoint with the student's vocabularies "
+         "(again for more: their mean distribution is the soft target)"},
+        {"--distill-weight", "X", "0.5",
+         "--teacher: the soft target's share of the objective, in (0, 1] (the reference keeps the rest)"},
         {"--seed", "S", train::default_text(train::setting("--seed")), "initialisation and sampling seed"},
         {"--threads", "N", "", "training threads (default: every core, at most " + std::to_string(kMaxThreads) + ")"},
         {"--resume", "FILE", "", "continue the run saved in FILE and FILE.trainer (epoch runs: OUT.last)"},
@@ -381,6 +386,8 @@ struct EpochSetup {
   train::TrainOptions o;
   train::EpochOptions e;
   int save_every = 0, stop_after = 0;
+  std::vector<std::string> teachers;  // --teacher paths, in order
+  train::RunRecord teacher_record;    // each teacher's content hash and the weight
 };
 
 EpochSetup epoch_setup(const Flags& f, const std::vector<Option>& table) {
@@ -405,6 +412,28 @@ EpochSetup epoch_setup(const Flags& f, const std::vector<Option>& table) {
   s.save_every = int(parse_int_in("--save-every", str("save-every"), 0, 100000000));
   const auto* sa = f.get("stop-after");
   s.stop_after = sa ? int(parse_int_in("--stop-after", *sa, 1, 100000000)) : 0;
+  // Token-level distillation: the teachers, loaded now (a file that does not load fails before any
+  // training), checked against the student's vocabularies in run_epochs.
+  s.teachers = f.all("teacher");
+  if (s.teachers.empty() && f.get("distill-weight"))
+    throw UsageError("--distill-weight applies to distillation only: give the teachers with --teacher FILE");
+  if (!s.teachers.empty()) {
+    s.o.distill_weight = float(parse_number("--distill-weight", str("distill-weight")));
+    if (!(s.o.distill_weight > 0.f && s.o.distill_weight <= 1.f))
+      throw UsageError("--distill-weight expects a number in (0, 1], got '" + str("distill-weight") + "'");
+    std::string hashes;  // each teacher's content hash, in order
+    for (const auto& p : s.teachers) {
+      const std::string bytes = train::read_text_file(p);
+      try {
+        s.o.teachers.push_back(std::make_shared<const Model>(
+            load_checkpoint(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size())));
+      } catch (const std::exception& ex) {
+        throw std::invalid_argument("--teacher '" + p + "': " + ex.what());
+      }
+      hashes += (hashes.empty() ? "" : ",") + train::content_hash(bytes);
+    }
+    s.teacher_record = {{"--teacher", hashes}, {"--distill-weight", str("distill-weight")}};
+  }
   return s;
 }
 
@@ -598,11 +627,13 @@ int run_epochs(const Flags& f, EpochSetup& s, std::vector<train::Pair> pairs,
   const std::string &last = s.last, &state_path = s.state_path;
   const int save_every = s.save_every, stop_after = s.stop_after;
   prepare_outputs({*out, last, state_path}, f.has("quiet"));
+  train::check_teachers(c, o.teachers, [&](std::size_t i) { return "--teacher '" + s.teachers[i] + "'"; });
   Model model(c);
   train::initialize(model, o.seed);
   train::EpochTrainer et(model, std::move(pairs), std::move(dev), o, e);
   train::RunRecord record = train::architecture_record(c);
   record.insert(record.end(), data_record.begin(), data_record.end());
+  record.insert(record.end(), s.teacher_record.begin(), s.teacher_record.end());
   record.insert(record.end(), {{"--seed", std::to_string(o.seed)},
                                {"--batch", std::to_string(o.batch_size)},
                                {"--bucket", std::to_string(e.bucket)}});
@@ -865,7 +896,7 @@ int eval_pron(const Flags& f, const std::vector<Option>& table, const std::vecto
 
 int train_cmd(const std::vector<std::string>& args) {
   const auto& table = train_options();
-  const Flags f = parse_flags("train", args, table);
+  const Flags f = parse_flags("train", args, table, {"teacher"});
   if (f.has("help")) {
     std::fputs(
         help_text("attnseq train (--task NAME | --data FILE.tsv | --pron FILE | --src FILE --tgt FILE) [options] --out "
@@ -880,10 +911,11 @@ int train_cmd(const std::vector<std::string>& args) {
   if (sources > 1) throw UsageError("give exactly one of --task NAME, --data FILE.tsv, --pron FILE or --src/--tgt");
   if (f.get("pron")) return train_pron(f, table);
   if (f.get("src") || f.get("tgt")) return train_parallel(f, table);
-  refuse_flags(f,
-               {"epochs", "patience", "lr-decay", "bucket", "eval-beam", "save-every", "stop-after", "dev-fraction",
-                "dev-seed", "dev-src", "dev-tgt", "src-spm", "tgt-spm", "phones", "pron-dev", "hangul"},
-               "applies to training in epochs (--pron, --src/--tgt) only");
+  refuse_flags(
+      f,
+      {"epochs", "patience", "lr-decay", "bucket", "eval-beam", "save-every", "stop-after", "dev-fraction", "dev-seed",
+       "dev-src", "dev-tgt", "src-spm", "tgt-spm", "phones", "pron-dev", "hangul", "teacher", "distill-weight"},
+      "applies to training in epochs (--pron, --src/--tgt) only");
   const TaskChoice choice = task_from(f, table);
   const auto& task = choice.task;
   const auto* out = f.get("out");

@@ -141,6 +141,7 @@ struct Workspace::Impl {
   // (then d objective / d logits), d objective / d features (N, Hd).
   Vec feats, logits, dfeats;
   std::vector<std::int32_t> row_y;
+  std::vector<std::size_t> row_pos;  // each row's token: k B + b (the soft targets' and probs_out's row)
   Vec dout, din, dcell, escratch, dhe, dce, dgi_all;
 
   void bind(const Model& m) {
@@ -274,6 +275,10 @@ void check(const ForwardOptions& o) {
     throw std::invalid_argument("dropout is " + std::to_string(o.dropout) + "; it must be in [0, 1)");
   if (!(o.label_smoothing >= 0.f && o.label_smoothing < 1.f))
     throw std::invalid_argument("label_smoothing is " + std::to_string(o.label_smoothing) + "; it must be in [0, 1)");
+  if (!(o.soft_weight >= 0.f && o.soft_weight <= 1.f))
+    throw std::invalid_argument("soft_weight is " + std::to_string(o.soft_weight) + "; it must be in [0, 1]");
+  if (o.soft_weight > 0.f && !o.soft_targets)
+    throw std::invalid_argument("soft_weight is " + std::to_string(o.soft_weight) + " but no soft_targets were given");
 }
 
 LossStats forward_backward(const Model& model, const Batch& bt, float* grad, const ForwardOptions& fo,
@@ -393,10 +398,12 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad, con
   // three products (bench/RESULTS.md, "Training at a translation vocabulary").
   auto& feats = ws.feats;
   auto& row_y = ws.row_y;
+  auto& row_pos = ws.row_pos;
   std::size_t N = 0;
   for (std::size_t k = 0; k < Tt; ++k) N += active[k];
   feats.resize(N * Hd);
   row_y.resize(N);
+  row_pos.resize(N);
   for (std::size_t k = 0, n = 0; k < Tt; ++k) {
     Step& s = steps[k];
     at_least(s.cell, L);
@@ -406,11 +413,14 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad, con
     fwd::decoder_step(c, dw, st, ws.prev.data(), Bk, ws.rows.data(), nullptr, &s, drop ? &masks : nullptr);
     const float* feat = drop ? s.feat.data() : c.style == Style::None ? s.cell[L - 1].h.data() : s.htilde.data();
     std::memcpy(&feats[n * Hd], feat, Bk * Hd * sizeof(float));
-    for (std::size_t r = 0; r < Bk; ++r) row_y[n + r] = bt.tgt_out[k * B + dorder[r]];
+    for (std::size_t r = 0; r < Bk; ++r) {
+      row_pos[n + r] = k * B + dorder[r];
+      row_y[n + r] = bt.tgt_out[row_pos[n + r]];
+    }
     n += Bk;
   }
   // The output layer over chunks of rows: logits, the loss, and with gradients d objective / d logits
-  // = p - target distribution ((1 - e) one-hot + e / V) per token, then dW += dlogits^T feats,
+  // = p - target distribution ((1 - a) ((1 - e) one-hot + e / V) + a q) per token, then dW += dlogits^T feats,
   // db += dlogits, and dfeats = dlogits W (through W^T, packed, so that W streams once per chunk).
   constexpr std::size_t kChunk = 256;
   auto& logits = ws.logits;
@@ -420,7 +430,8 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad, con
   const float* out_packed = net.packed(out_w.w, V, Hd);
   const float* out_t_packed = want_grad ? net.packed_t(out_w.w, V, Hd) : nullptr;
   const float inv_n = 1.f / float(bt.tokens);
-  const float smooth = fo.label_smoothing / float(V), hit = 1.f - fo.label_smoothing;
+  const float a = fo.soft_weight;
+  const float smooth = (1.f - a) * fo.label_smoothing / float(V), hit = (1.f - a) * (1.f - fo.label_smoothing);
   for (std::size_t r0 = 0; r0 < N; r0 += kChunk) {
     const std::size_t R = std::min(kChunk, N - r0);
     kernels::gemm_packed(&feats[r0 * Hd], Hd, out_packed, out_b.w, logits.data(), V, R, V, Hd);
@@ -430,17 +441,31 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad, con
       const double lse = kernels::logsumexp(p, V), nll = lse - p[y];
       stats.loss_sum += nll;
       stats.correct += int(kernels::argmax(p, V)) == y;
+      double objective = nll;
       if (fo.label_smoothing > 0.f) {
         double mean = 0;
         for (std::size_t v = 0; v < V; ++v) mean += p[v];
         mean /= double(V);
-        stats.objective_sum += (1.0 - fo.label_smoothing) * nll + fo.label_smoothing * (lse - mean);
-      } else {
-        stats.objective_sum += nll;
+        objective = (1.0 - fo.label_smoothing) * nll + fo.label_smoothing * (lse - mean);
+      }
+      const float* q = a > 0.f ? fo.soft_targets + row_pos[r0 + r] * V : nullptr;
+      if (q) {  // the cross-entropy against q: lse - sum_v q_v z_v (q sums to 1)
+        double qz = 0;
+        for (std::size_t v = 0; v < V; ++v) qz += double(q[v]) * p[v];
+        objective = (1.0 - a) * objective + a * (lse - qz);
+      }
+      stats.objective_sum += objective;
+      if (fo.probs_out) {
+        float* out = fo.probs_out + row_pos[r0 + r] * V;
+        std::memcpy(out, p, V * sizeof(float));
+        kernels::masked_softmax(out, V, V);
       }
       if (!want_grad) continue;
       kernels::masked_softmax(p, V, V);
-      for (std::size_t v = 0; v < V; ++v) p[v] = (p[v] - smooth) * inv_n;
+      if (q)
+        for (std::size_t v = 0; v < V; ++v) p[v] = (p[v] - smooth - a * q[v]) * inv_n;
+      else
+        for (std::size_t v = 0; v < V; ++v) p[v] = (p[v] - smooth) * inv_n;
       p[y] -= hit * inv_n;
       kernels::add(p, out_b.g, V);
     }

@@ -28,10 +28,11 @@ Batch make_batch(const std::vector<std::vector<std::int32_t>>& src, const std::v
                  const ModelConfig& c);
 
 struct LossStats {
-  double loss_sum = 0;       // sum over tokens of -log p(y)
-  double objective_sum = 0;  // sum over tokens of the trained objective (= loss_sum without label smoothing)
-  int tokens = 0;            // real target tokens
-  int correct = 0;           // tokens whose argmax equals the reference
+  double loss_sum = 0;  // sum over tokens of -log p(y)
+  double objective_sum =
+      0;            // sum over tokens of the trained objective (= loss_sum without label smoothing or soft targets)
+  int tokens = 0;   // real target tokens
+  int correct = 0;  // tokens whose argmax equals the reference
 };
 
 // Regularisation during training; the defaults are the plain model (inference semantics).
@@ -41,12 +42,23 @@ struct LossStats {
 //    attention) before the output layer; with input feeding the dropped h~ is what is fed, as in
 //    OpenNMT-py. Masks come from `seed`, so a seed gives the same masks.
 //  - label_smoothing e: the objective is (1 - e) (-log p_y) + e * mean over the vocabulary of -log p_v.
+//  - soft targets q with weight a (token-level knowledge distillation, Kim & Rush 2016; Sun et al.
+//    2019 with teachers' mean distributions): the objective is (1 - a) times the above plus
+//    a * (-sum_v q_v log p_v), the cross-entropy against q. q holds V probabilities per target token:
+//    the token at target position k (0 .. its length, EOS included) of example b is row k B + b of a
+//    (Tt B, V) buffer; padded rows are not read.
+//  - probs_out: the same (Tt B, V) layout, written with the model's softmax at every real target token
+//    (a teacher's distributions, with no gradient and no dropout); padded rows are left as they are.
 struct ForwardOptions {
-  float dropout = 0.f;          // in [0, 1)
-  float label_smoothing = 0.f;  // in [0, 1)
-  std::uint64_t seed = 0;       // dropout masks
+  float dropout = 0.f;                  // in [0, 1)
+  float label_smoothing = 0.f;          // in [0, 1)
+  std::uint64_t seed = 0;               // dropout masks
+  const float* soft_targets = nullptr;  // (Tt B, V) distributions, needed when soft_weight > 0
+  float soft_weight = 0.f;              // in [0, 1]
+  float* probs_out = nullptr;           // (Tt B, V), or nullptr
 };
-// Throws std::invalid_argument naming the field when a value is out of range.
+// Throws std::invalid_argument naming the field when a value is out of range (or soft_weight > 0
+// without soft_targets).
 void check(const ForwardOptions& o);
 
 // Floating-point operations of the matrix products forward_backward runs on a batch: forward, and

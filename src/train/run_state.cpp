@@ -59,6 +59,14 @@ void check_record(const safetensors::File& state, const RunRecord& mine) {
     if (*saved != v)
       throw std::invalid_argument(k + ": the state was saved with " + *saved + ", this run asks for " + v);
   }
+  // And what the state's run had that this one lacks (teachers, say) makes it another run too.
+  for (const auto& [k, v] : state.metadata) {
+    if (k.rfind(kRecordPrefix, 0) != 0) continue;
+    const std::string key = k.substr(std::string(kRecordPrefix).size());
+    bool asked = false;
+    for (const auto& m : mine) asked = asked || m.first == key;
+    if (!asked) throw std::invalid_argument(key + ": the state was saved with " + v + ", this run does not give it");
+  }
 }
 
 void check_finite(const std::vector<float>& values, const std::string& what, bool nonnegative) {

@@ -43,6 +43,13 @@ Trainer::Trainer(Model& model, Sampler sampler, TrainOptions options)
   if (!(opt_.clip >= 0.f)) throw std::invalid_argument("clip must be >= 0");
   check_threads(opt_.threads, "threads");
   check(ForwardOptions{opt_.dropout, opt_.label_smoothing, 0});
+  if (!(opt_.distill_weight >= 0.f && opt_.distill_weight <= 1.f))
+    throw std::invalid_argument("distill_weight is " + std::to_string(opt_.distill_weight) + "; it must be in [0, 1]");
+  if ((opt_.distill_weight > 0.f) != !opt_.teachers.empty())
+    throw std::invalid_argument(opt_.teachers.empty()
+                                    ? "distill_weight > 0 needs teachers"
+                                    : "teachers were given with distill_weight 0 (they would teach nothing)");
+  check_teachers(model.config(), opt_.teachers, [](std::size_t i) { return "teacher " + std::to_string(i + 1); });
 #if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
   if (opt_.threads != 1)
     throw std::invalid_argument("threads must be 1 in WebAssembly (the module is single-threaded)");
@@ -53,6 +60,62 @@ Trainer::Trainer(Model& model, Sampler sampler, TrainOptions options)
   m_.assign(n, 0.f);
   v_.assign(n, 0.f);
   workspace_.resize(shard_grad_.size() + 1);
+  if (!opt_.teachers.empty()) {
+    teacher_ws_.resize(workspace_.size());
+    for (auto& w : teacher_ws_) w.resize(opt_.teachers.size());
+    teacher_probs_.resize(workspace_.size());
+    soft_.resize(workspace_.size());
+  }
+}
+
+void check_teachers(const ModelConfig& student, const std::vector<std::shared_ptr<const Model>>& teachers,
+                    const std::function<std::string(std::size_t)>& name) {
+  for (std::size_t i = 0; i < teachers.size(); ++i) {
+    if (!teachers[i]) throw std::invalid_argument(name(i) + " is missing");
+    const Model& t = *teachers[i];
+    const ModelConfig& c = t.config();
+    if (t.uses_int8_weights())
+      throw std::invalid_argument(name(i) + " holds int8 weights; training's forward reads f32: give its f32 file");
+    auto same = [&](const char* side, int tv, int sv, const std::vector<std::string>& tt,
+                    const std::vector<std::string>& st) {
+      if (tv != sv)
+        throw std::invalid_argument(name(i) + "'s " + side + " vocabulary has " + std::to_string(tv) +
+                                    " tokens; the student's has " + std::to_string(sv));
+      for (std::size_t k = 0; k < std::min(tt.size(), st.size()); ++k)
+        if (tt[k] != st[k])
+          throw std::invalid_argument(name(i) + "'s " + side + " token " + std::to_string(k) + " is '" + tt[k] +
+                                      "'; the student's is '" + st[k] + "' (the vocabularies must be the same)");
+      if (tt.size() != st.size())
+        throw std::invalid_argument(name(i) + "'s " + side + " vocabulary is listed differently from the student's");
+    };
+    same("source", c.src_vocab, student.src_vocab, c.src_tokens, student.src_tokens);
+    same("target", c.tgt_vocab, student.tgt_vocab, c.tgt_tokens, student.tgt_tokens);
+    if (c.pad != student.pad || c.bos != student.bos || c.eos != student.eos)
+      throw std::invalid_argument(name(i) + "'s special ids (pad, bos, eos) differ from the student's");
+  }
+}
+
+// One shard's forward and backward; with teachers, their mean distribution first (the soft targets).
+LossStats Trainer::shard_forward_backward(const Batch& batch, float* grad, std::size_t shard) {
+  ForwardOptions fo = forward_options(shard);
+  if (!opt_.teachers.empty()) {
+    const std::size_t V = std::size_t(model_.config().tgt_vocab), n = std::size_t(batch.Tt) * batch.B * V;
+    auto& soft = soft_[shard];
+    auto& probs = teacher_probs_[shard];
+    soft.assign(n, 0.f);
+    probs.assign(n, 0.f);
+    const float inv = 1.f / float(opt_.teachers.size());
+    for (std::size_t t = 0; t < opt_.teachers.size(); ++t) {
+      ForwardOptions tf;
+      tf.probs_out = opt_.teachers.size() == 1 ? soft.data() : probs.data();
+      forward_backward(*opt_.teachers[t], batch, nullptr, tf, &teacher_ws_[shard][t]);
+      if (opt_.teachers.size() > 1)
+        for (std::size_t i = 0; i < n; ++i) soft[i] += probs[i] * inv;
+    }
+    fo.soft_targets = soft.data();
+    fo.soft_weight = opt_.distill_weight;
+  }
+  return forward_backward(model_, batch, grad, fo, &workspace_[shard]);
 }
 
 double Trainer::learning_rate(int s) const {
@@ -92,8 +155,7 @@ StepReport Trainer::step(const std::vector<std::vector<std::int32_t>>& src,
   std::fill(grad_.begin(), grad_.end(), 0.f);
   // A batch smaller than the thread count has one shard per example.
   const std::size_t shards = std::min(shard_grad_.size() + 1, src.size());
-  const LossStats st = shards == 1 ? forward_backward(model_, make_batch(src, tgt, model_.config()), grad_.data(),
-                                                      forward_options(0), &workspace_[0])
+  const LossStats st = shards == 1 ? shard_forward_backward(make_batch(src, tgt, model_.config()), grad_.data(), 0)
                                    : sharded_forward_backward(src, tgt, shards);
   double norm2 = 0;
   for (float g : grad_) norm2 += double(g) * g;
@@ -143,7 +205,7 @@ LossStats Trainer::sharded_forward_backward(const std::vector<std::vector<std::i
   run_on_threads(S, [&](std::size_t k) {
     float* g = k == 0 ? grad_.data() : shard_grad_[k - 1].data();
     if (k > 0) std::fill(g, g + n, 0.f);
-    stats[k] = forward_backward(model_, shards[k], g, forward_options(k), &workspace_[k]);
+    stats[k] = shard_forward_backward(shards[k], g, k);
   });
   LossStats total;
   for (const auto& st : stats) total.loss_sum += st.loss_sum, total.tokens += st.tokens, total.correct += st.correct;

@@ -8,6 +8,7 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -35,7 +36,17 @@ struct TrainOptions {
   float label_smoothing = 0.f;  // see ForwardOptions
   int threads = 1;              // threads sharing a step's batch (native only; wasm is single-threaded).
                                 // Results are deterministic for a seed and a thread count.
+  // Token-level distillation: the teachers' mean next-token distribution, teacher-forced on each
+  // batch (no dropout), is a soft target mixed in by distill_weight (ForwardOptions::soft_weight).
+  // Teachers hold f32 weights and the student's vocabularies; any architecture and size.
+  std::vector<std::shared_ptr<const Model>> teachers;
+  float distill_weight = 0.f;  // in [0, 1]; > 0 needs teachers, and teachers need it > 0
 };
+
+// Throws std::invalid_argument when a teacher cannot teach this student: int8 weights (training's
+// forward reads f32), or other vocabularies, token by token; `name(i)` names teacher i in the message.
+void check_teachers(const ModelConfig& student, const std::vector<std::shared_ptr<const Model>>& teachers,
+                    const std::function<std::string(std::size_t)>& name);
 
 // One training pair of ids (no BOS/EOS).
 using Pair = std::pair<std::vector<std::int32_t>, std::vector<std::int32_t>>;
@@ -93,6 +104,10 @@ class Trainer {
   std::vector<float> grad_, m_, v_;
   std::vector<std::vector<float>> shard_grad_;  // per extra thread: its shard's gradient
   std::vector<Workspace> workspace_;            // per shard: forward_backward's buffers, kept between steps
+  // Distillation, per shard: each teacher's workspace, one teacher's distributions and their mean.
+  std::vector<std::vector<Workspace>> teacher_ws_;
+  std::vector<std::vector<float>> teacher_probs_, soft_;
+  LossStats shard_forward_backward(const Batch& batch, float* grad, std::size_t shard);
 };
 
 // Teacher-forced loss and token accuracy over pairs (no gradient).

@@ -3,6 +3,7 @@
 // Also: the training forward's loss equals the inference path's (teacher-forced) log-likelihood.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -118,6 +119,94 @@ TEST_CASE("gradient check with dropout and label smoothing, every configuration"
     INFO("worst relative error ", err.first, " in ", err.second);
     CHECK(err.first < 5e-3);
   }
+}
+
+// Token-level distillation: soft targets (a teacher's distributions) in the (Tt B, V) layout that
+// probs_out writes, so a teacher's forward gives a student's targets directly.
+static std::vector<float> teacher_probs(const ModelConfig& cfg, std::uint64_t seed, const train::Batch& batch) {
+  Model t(cfg);
+  test::randomize(t, seed, 1.2f);
+  std::vector<float> q(std::size_t(batch.Tt) * batch.B * cfg.tgt_vocab, -1.f);
+  train::ForwardOptions fo;
+  fo.probs_out = q.data();
+  train::forward_backward(t, batch, nullptr, fo);
+  return q;
+}
+
+TEST_CASE("gradient check with soft targets (token-level distillation), every configuration") {
+  for (const auto& cfg : test::covering_configs(tiny)) {
+    CAPTURE(describe(cfg));
+    Model m(cfg);
+    test::randomize(m, 3, 0.8f);
+    const auto batch = train::make_batch(kSrc, kTgt, cfg);
+    const auto q = teacher_probs(cfg, 11, batch);
+    for (const float a : {0.5f, 1.f}) {
+      CAPTURE(a);
+      train::ForwardOptions fo{0.3f, 0.1f, 77};
+      fo.soft_targets = q.data();
+      fo.soft_weight = a;
+      const auto err = gradient_error(m, batch, fo);
+      INFO("worst relative error ", err.first, " in ", err.second);
+      CHECK(err.first < 5e-3);
+    }
+  }
+}
+
+TEST_CASE("soft targets: probs_out writes each real token's distribution, the objective is the mixed cross-entropy") {
+  const auto cfg = tiny(Cell::GRU, Style::Luong, Score::General, true, true);
+  Model m(cfg);
+  test::randomize(m, 3, 0.8f);
+  const auto batch = train::make_batch(kSrc, kTgt, cfg);
+  const std::size_t V = cfg.tgt_vocab, B = batch.B;
+  // The model's own distributions: each real token's row sums to 1, padded rows are untouched, and
+  // the model's cross-entropy against its own distribution (weight 1) is its entropy, less than its
+  // loss on the reference here.
+  const auto own = [&] {
+    std::vector<float> q(std::size_t(batch.Tt) * B * V, -1.f);
+    train::ForwardOptions fo;
+    fo.probs_out = q.data();
+    train::forward_backward(m, batch, nullptr, fo);
+    return q;
+  }();
+  int real = 0;
+  for (std::size_t k = 0; k < std::size_t(batch.Tt); ++k)
+    for (std::size_t b = 0; b < B; ++b) {
+      const float* row = &own[(k * B + b) * V];
+      if (batch.tgt_out[k * B + b] < 0) {
+        CHECK(row[0] == -1.f);
+        continue;
+      }
+      ++real;
+      double sum = 0;
+      float least = 1.f;
+      for (std::size_t v = 0; v < V; ++v) sum += row[v], least = std::min(least, row[v]);
+      CHECK(least >= 0.f);
+      CHECK(sum == doctest::Approx(1.0).epsilon(1e-5));
+    }
+  CHECK(real == batch.tokens);
+  const auto plain = train::forward_backward(m, batch, nullptr);
+  train::ForwardOptions fo;
+  fo.soft_targets = own.data();
+  fo.soft_weight = 1.f;
+  const auto self = train::forward_backward(m, batch, nullptr, fo);
+  CHECK(self.loss_sum == plain.loss_sum);  // the reported loss stays the reference's
+  CHECK(self.objective_sum < plain.loss_sum);
+  // Weight a mixes the two: (1 - a) reference + a soft.
+  fo.soft_weight = 0.25f;
+  const auto mixed = train::forward_backward(m, batch, nullptr, fo);
+  CHECK(mixed.objective_sum == doctest::Approx(0.75 * plain.objective_sum + 0.25 * self.objective_sum).epsilon(1e-6));
+  // Weight 0 with targets given is the plain objective and gradient, bit for bit.
+  std::vector<float> g0(m.params().data.size(), 0.f), g1(g0);
+  train::forward_backward(m, batch, g0.data());
+  fo.soft_weight = 0.f;
+  train::forward_backward(m, batch, g1.data(), fo);
+  CHECK(g0 == g1);
+  // A weight out of range, or a weight without targets, is refused by name.
+  fo.soft_weight = 1.5f;
+  CHECK_THROWS_WITH(train::forward_backward(m, batch, nullptr, fo), doctest::Contains("soft_weight"));
+  fo.soft_weight = 0.5f;
+  fo.soft_targets = nullptr;
+  CHECK_THROWS_WITH(train::forward_backward(m, batch, nullptr, fo), doctest::Contains("soft_targets"));
 }
 
 TEST_CASE("dropout: zero is the plain model, a seed fixes the masks, the scale keeps the mean") {

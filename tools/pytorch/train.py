@@ -45,7 +45,7 @@ from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 from torch.utils.data.distributed import DistributedSampler
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from attnseq_twin import Config, Seq2Seq, save_attnseq  # noqa: E402
+from attnseq_twin import Config, Seq2Seq, load_attnseq, save_attnseq  # noqa: E402
 
 SPECIALS = ["<pad>", "<s>", "</s>", "<unk>"]  # ids 0..3 = pad, bos, eos, unk, as attnseq's tasks
 PAD, BOS, EOS, UNK = 0, 1, 2, 3
@@ -256,9 +256,11 @@ class Trainable(nn.Module):
         w = torch.softmax(scores, dim=-1)
         return w, w @ memory
 
-    def forward(self, src, src_len, tgt_in, tgt_out):
+    def forward(self, src, src_len, tgt_in, tgt_out, soft=None, soft_weight=0.0):
         """(sum of token losses, sum of the trained objective, correct argmaxes, tokens). The objective is
-        the loss unless label smoothing: (1 - e) (-log p_y) + e * mean over the vocabulary of -log p_v."""
+        the loss unless label smoothing: (1 - e) (-log p_y) + e * mean over the vocabulary of -log p_v;
+        with soft targets q (B, Tt, V) (teacher_probs) and weight a, (1 - a) times that plus
+        a * (-sum_v q_v log p_v): token-level distillation, as attnseq's train::ForwardOptions."""
         logits = self.logits(src, src_len, tgt_in)                             # (B, Tt, V)
         V = logits.shape[-1]
         flat, gold = logits.reshape(-1, V), tgt_out.reshape(-1)
@@ -266,6 +268,9 @@ class Trainable(nn.Module):
         objective = loss if self.smoothing == 0 else \
             F.cross_entropy(flat, gold, ignore_index=-1, reduction="sum", label_smoothing=self.smoothing)
         real = tgt_out >= 0
+        if soft_weight > 0:
+            soft_ce = -(soft.reshape(-1, V)[real.reshape(-1)] * F.log_softmax(flat[real.reshape(-1)], -1)).sum()
+            objective = (1 - soft_weight) * objective + soft_weight * soft_ce
         correct = ((logits.argmax(-1) == tgt_out) & real).sum()
         return loss, objective, correct, real.sum()
 
@@ -313,6 +318,13 @@ class Trainable(nn.Module):
         return logits
 
 
+def teacher_probs(teachers, src, src_len, tgt_in):
+    """The teachers' mean next-token distribution (B, Tt, V), teacher-forced, without dropout or
+    gradient: the soft targets of token-level distillation (attnseq train --teacher)."""
+    with torch.no_grad():
+        return sum(torch.softmax(t.logits(src, src_len, tgt_in), -1) for t in teachers) / len(teachers)
+
+
 def initialize(model: Seq2Seq, seed: int) -> None:
     """attnseq's train::initialize scheme (embeddings U(+-0.5), matrices U(+-1/sqrt(fan_in)), vectors
     U(+-1/sqrt(Hd))), drawn from torch's generator: same distribution, not the same numbers."""
@@ -355,6 +367,10 @@ def parse_args(argv=None):
     p.add_argument("--dev-seed", type=int, default=1, help="--pron: seed of the development split")
     p.add_argument("--dropout", type=float, default=0.0, help="attnseq's dropout (embeddings, between layers, output features)")
     p.add_argument("--label-smoothing", type=float, default=0.0, help="label smoothing of the trained objective")
+    p.add_argument("--teacher", action="append", default=[],
+                   help="a teacher for token-level distillation (attnseq's --teacher; again for more)")
+    p.add_argument("--distill-weight", type=float, default=0.5,
+                   help="--teacher: the soft target's share of the objective, in (0, 1]")
     p.add_argument("--tokenizer", choices=("char", "word"), default="word")
     p.add_argument("--src-tokenizer", choices=("char", "word"), default=None,
                    help="the source side's tokenizer (default: --tokenizer)")
@@ -404,6 +420,8 @@ def parse_args(argv=None):
         p.error("--dropout must be in [0, 1)")
     if not 0.0 <= a.label_smoothing < 1.0:
         p.error("--label-smoothing must be in [0, 1)")
+    if a.teacher and not 0.0 < a.distill_weight <= 1.0:
+        p.error("--distill-weight must be in (0, 1]")
     if a.pron is not None and not 0.0 < a.dev_fraction <= 0.5:
         p.error("--dev-fraction must be in (0, 0.5]")
     if (a.src is not None) != all(x is not None for x in (a.tgt, a.src_spm, a.tgt_spm)) or \
@@ -561,6 +579,13 @@ def main(argv=None):
     model = Seq2Seq(cfg)
     initialize(model, a.seed)
     net = Trainable(model, a.dropout, a.label_smoothing).to(device)
+    teachers = []
+    for path in a.teacher:  # the student's vocabularies, any architecture; eval mode: no dropout
+        t, _ = load_attnseq(path)
+        if (t.cfg.src_vocab_size, t.cfg.tgt_vocab_size) != (cfg.src_vocab_size, cfg.tgt_vocab_size):
+            raise SystemExit(f"--teacher {path}: vocabularies of {t.cfg.src_vocab_size} and {t.cfg.tgt_vocab_size} "
+                             f"tokens; the student's have {cfg.src_vocab_size} and {cfg.tgt_vocab_size}")
+        teachers.append(Trainable(t).to(device).eval())
     if world > 1:
         net = nn.parallel.DistributedDataParallel(net, device_ids=[device.index] if device.type == "cuda" else None)
     opt = torch.optim.Adam(net.parameters(), lr=a.lr, betas=(0.9, 0.999), eps=1e-8)
@@ -574,7 +599,9 @@ def main(argv=None):
     for step in range(a.steps):
         ex = [data[i] for i in next(stream)]
         src, src_len, tgt_in, tgt_out = make_batch(ex, device)
-        loss_sum, objective, correct, tokens = net(src, src_len, tgt_in, tgt_out)
+        soft = teacher_probs(teachers, src, src_len, tgt_in) if teachers else None
+        loss_sum, objective, correct, tokens = net(src, src_len, tgt_in, tgt_out, soft,
+                                                   a.distill_weight if teachers else 0.0)
         stats = torch.stack([loss_sum.detach(), correct.to(loss_sum.dtype), tokens.to(loss_sum.dtype)])
         if world > 1:
             dist.all_reduce(stats)  # global loss, correct and token counts
