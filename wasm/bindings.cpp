@@ -1,6 +1,6 @@
 // The only Embind file: exposes the engine's model, encode and step to JavaScript.
 // Every bound call catches every exception and returns a plain status object
-// ({ok: true, ...} or {ok: false, code, message}), the code from the error's kind (src/model/errors.hpp,
+// ({ok: true, ...} or {ok: false, code, message}), the code from the error's kind (src/core/errors.hpp,
 // status_code below); no C++ exception ever reaches JS (escaped exceptions leak wasm stack, see
 // docs/toolchain.md). Arrays go out as copies. Handles share ownership (shared_ptr), so JS may delete
 // them in any order. One call is a plain wasm export instead, the decoder step (attnseq_decoder_step):
@@ -19,12 +19,12 @@
 #include <string>
 #include <vector>
 
+#include "core/errors.hpp"
 #include "decode/decode.hpp"
 #include "decode/options.hpp"
 #include "decode/step_record.hpp"
 #include "kernels/kernels.hpp"
 #include "model/checkpoint.hpp"
-#include "model/errors.hpp"
 #include "model/vocab.hpp"
 #include "model/words.hpp"
 #include "train/evaluate.hpp"

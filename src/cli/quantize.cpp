@@ -9,8 +9,8 @@
 #include "cli/args.hpp"
 #include "cli/commands.hpp"
 #include "cli/files.hpp"
+#include "core/errors.hpp"
 #include "model/checkpoint.hpp"
-#include "model/errors.hpp"
 
 namespace attnseq::cli {
 namespace {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/rng.hpp"
 #include "model/model.hpp"
 
 namespace attnseq {
@@ -136,13 +137,6 @@ std::vector<DecodeResult> translate_batch(const Ensemble& ensemble,
                                           const DecodeOptions& options, int max_rows = kDefaultBatchRows,
                                           int threads = 1);
 
-// Deterministic random numbers for sampling: splitmix64, identical on every platform.
-struct Rng {
-  std::uint64_t state;
-  explicit Rng(std::uint64_t seed) : state(seed) {}
-  std::uint64_t next();
-  float uniform();  // [0, 1)
-};
 // Index drawn from softmax(logits / temperature); scratch holds n floats. Well defined for every T whose
 // reciprocal is a finite float (however large logits / T gets); a T below that (under 2^-128, about
 // 2.9e-39) is the T -> 0 limit, the argmax (greedy).

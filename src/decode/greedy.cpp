@@ -4,23 +4,14 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "core/errors.hpp"
+#include "core/parallel.hpp"
 #include "decode/decode.hpp"
 #include "decode/members.hpp"
 #include "decode/options.hpp"
 #include "kernels/kernels.hpp"
-#include "model/errors.hpp"
-#include "model/parallel.hpp"
 
 namespace attnseq {
-
-std::uint64_t Rng::next() {
-  std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
-float Rng::uniform() { return float(next() >> 40) * (1.0f / 16777216.0f); }
 
 std::int32_t sample_token(const float* logits, std::size_t n, float temperature, Rng& rng, float* p) {
   // T so small that 1/T overflows (below 2^-128, i.e. denormal): the T -> 0 limit, the argmax.

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 
-#include "model/errors.hpp"
+#include "core/errors.hpp"
 
 namespace attnseq {
 

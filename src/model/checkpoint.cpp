@@ -16,7 +16,7 @@
 #include <memory>
 #include <stdexcept>
 
-#include "model/errors.hpp"
+#include "core/errors.hpp"
 #include "model/json.hpp"
 #include "model/safetensors.hpp"
 #include "model/spm.hpp"

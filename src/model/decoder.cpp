@@ -8,8 +8,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/errors.hpp"
 #include "kernels/kernels.hpp"
-#include "model/errors.hpp"
 #include "model/model.hpp"
 
 namespace attnseq {

@@ -5,8 +5,8 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "core/errors.hpp"
 #include "kernels/kernels.hpp"
-#include "model/errors.hpp"
 #include "model/model.hpp"
 
 namespace attnseq {

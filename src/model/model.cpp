@@ -8,8 +8,8 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "core/errors.hpp"
 #include "kernels/kernels.hpp"
-#include "model/errors.hpp"
 
 namespace attnseq {
 

@@ -10,8 +10,8 @@
 #include <limits>
 #include <stdexcept>
 
+#include "core/errors.hpp"
 #include "model/config.hpp"
-#include "model/errors.hpp"
 #include "model/json.hpp"
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__

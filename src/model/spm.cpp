@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <utility>
 
-#include "model/errors.hpp"
+#include "core/errors.hpp"
 #include "model/spm_utf8.hpp"
 
 namespace attnseq {

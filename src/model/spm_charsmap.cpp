@@ -2,7 +2,7 @@
 // rewritten with every array index checked.
 #include "model/spm_charsmap.hpp"
 
-#include "model/errors.hpp"
+#include "core/errors.hpp"
 
 namespace attnseq {
 namespace {

@@ -6,7 +6,7 @@
 #include <cstring>
 #include <utility>
 
-#include "model/errors.hpp"
+#include "core/errors.hpp"
 
 namespace attnseq {
 namespace {

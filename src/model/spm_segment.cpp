@@ -4,7 +4,7 @@
 #include <queue>
 #include <unordered_map>
 
-#include "model/errors.hpp"
+#include "core/errors.hpp"
 #include "model/spm.hpp"
 #include "model/spm_utf8.hpp"
 

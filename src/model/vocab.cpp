@@ -4,7 +4,7 @@
 
 #include <stdexcept>
 
-#include "model/errors.hpp"
+#include "core/errors.hpp"
 #include "model/spm.hpp"
 
 namespace attnseq {

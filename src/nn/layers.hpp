@@ -8,8 +8,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "core/enums.hpp"
 #include "kernels/kernels.hpp"
-#include "model/config.hpp"
 
 namespace attnseq::nn {
 

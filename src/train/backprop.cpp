@@ -12,9 +12,9 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "core/errors.hpp"
 #include "decode/decode.hpp"
 #include "kernels/kernels.hpp"
-#include "model/errors.hpp"
 #include "nn/layers.hpp"
 
 namespace attnseq::train {

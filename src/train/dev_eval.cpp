@@ -4,8 +4,8 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "core/parallel.hpp"
 #include "decode/decode.hpp"
-#include "model/parallel.hpp"
 #include "model/vocab.hpp"
 #include "train/bleu.hpp"
 

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "core/parallel.hpp"
 #include "model/model.hpp"
-#include "model/parallel.hpp"
 #include "train/tasks.hpp"
 
 namespace attnseq::train {

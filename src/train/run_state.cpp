@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <stdexcept>
 
-#include "model/errors.hpp"
+#include "core/errors.hpp"
 
 namespace attnseq::train {
 namespace {

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "core/errors.hpp"
 #include "model/config.hpp"
-#include "model/errors.hpp"
 
 namespace attnseq::train {
 
@@ -26,7 +26,7 @@ const std::vector<Setting>& settings();
 // The setting with this flag; std::logic_error for a flag that is not one (a programming error).
 const Setting& setting(const std::string& cli);
 // A number as the help and the messages print it ("64", "0.003", "1e-30", "9007199254740991").
-using attnseq::number_text;  // src/model/errors.hpp
+using attnseq::number_text;  // src/core/errors.hpp
 // The default as the help prints it ("64", "0.003"; "" when it is another setting's value).
 std::string default_text(const Setting& s);
 

@@ -10,7 +10,7 @@
 #include <stdexcept>
 #include <string_view>
 
-#include "model/errors.hpp"
+#include "core/errors.hpp"
 #include "model/vocab.hpp"
 
 namespace attnseq::train {

@@ -10,8 +10,8 @@
 #include <utility>
 #include <vector>
 
-#include "decode/decode.hpp"  // Rng
-#include "model/config.hpp"   // TokenizerKind
+#include "core/rng.hpp"
+#include "model/config.hpp"  // TokenizerKind
 
 namespace attnseq::train {
 

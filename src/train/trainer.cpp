@@ -9,7 +9,7 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "model/errors.hpp"
+#include "core/errors.hpp"
 #include "model/safetensors.hpp"
 #include "train/run_state.hpp"
 

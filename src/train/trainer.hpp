@@ -14,9 +14,9 @@
 #include <utility>
 #include <vector>
 
-#include "decode/decode.hpp"
+#include "core/parallel.hpp"
+#include "core/rng.hpp"
 #include "model/model.hpp"
-#include "model/parallel.hpp"
 #include "train/backprop.hpp"
 
 namespace attnseq::train {

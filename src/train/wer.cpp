@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "core/parallel.hpp"
 #include "decode/decode.hpp"
-#include "model/parallel.hpp"
 #include "model/vocab.hpp"
 
 namespace attnseq::train {

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "core/errors.hpp"
+#include "core/parallel.hpp"
 #include "decode/decode.hpp"
-#include "model/errors.hpp"
-#include "model/parallel.hpp"
 #include "test_util.hpp"
 
 using namespace attnseq;

@@ -9,9 +9,9 @@
 #include <set>
 #include <string>
 
+#include "core/errors.hpp"
 #include "decode/decode.hpp"
 #include "decode/options.hpp"
-#include "model/errors.hpp"
 #include "test_util.hpp"
 
 using namespace attnseq;

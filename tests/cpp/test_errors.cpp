@@ -1,4 +1,4 @@
-// Error kinds (src/model/errors.hpp) are raised where the errors are detected and survive the places
+// Error kinds (src/core/errors.hpp) are raised where the errors are detected and survive the places
 // that add context to a message: length limits are TooLong, a malformed checkpoint is BadCheckpoint
 // (whatever its message says), a bad argument is BadInput. The wasm bindings turn exactly these kinds
 // into the codes JavaScript sees, so a wrong kind here is a wrong AttnseqError.code there.
@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "core/errors.hpp"
 #include "decode/decode.hpp"
 #include "model/checkpoint.hpp"
-#include "model/errors.hpp"
 #include "model/safetensors.hpp"
 #include "model/vocab.hpp"
 #include "test_util.hpp"

@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
+#include "core/errors.hpp"
 #include "decode/decode.hpp"
 #include "model/checkpoint.hpp"
-#include "model/errors.hpp"
 #include "model/safetensors.hpp"
 #include "test_util.hpp"
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "model/errors.hpp"
+#include "core/errors.hpp"
 #include "model/safetensors.hpp"
 #include "test_util.hpp"
 #include "train/epochs.hpp"

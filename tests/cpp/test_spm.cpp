@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "model/errors.hpp"
+#include "core/errors.hpp"
 #include "model/spm.hpp"
 #include "test_util.hpp"
 

@@ -11,9 +11,9 @@
 #include <string>
 #include <tuple>
 
+#include "core/errors.hpp"
 #include "decode/decode.hpp"
 #include "model/checkpoint.hpp"
-#include "model/errors.hpp"
 #include "model/safetensors.hpp"
 #include "model/spm.hpp"
 #include "model/vocab.hpp"

@@ -8,7 +8,7 @@
 #include <iterator>
 #include <string>
 
-#include "model/errors.hpp"
+#include "core/errors.hpp"
 #include "model/spm.hpp"
 #include "test_util.hpp"
 

@@ -1,4 +1,4 @@
-// Error codes at the boundary: the engine raises a kind (src/model/errors.hpp) and wasm/bindings.cpp
+// Error codes at the boundary: the engine raises a kind (src/core/errors.hpp) and wasm/bindings.cpp
 // turns it into AttnseqError.code in one place. Each length limit reaches JavaScript as TOO_LONG through
 // each kind of call (tokenize, a decoder step, the trainer), and a code follows the kind, never a word
 // in the message: a file or a name that says "maximum" is still BAD_CHECKPOINT or BAD_INPUT.
