@@ -14,6 +14,7 @@ import { state } from './controller/state.js';
 import { $, errText, showError, clearError, hideTip } from './controller/page.js';
 import { startModels, selectModel, loadUserBytes, loadUserFile, showFileError } from './controller/models.js';
 import { speed, updateButtons } from './controller/controls.js';
+import { resetWord } from './controller/words.js';
 import { setupPlayback, newSession, ensureSession, stepPressed, loop, stopLoop, play, restart, rewake, inputChanged } from './controller/playback.js';
 import { setupMatrix, highlight, redrawMatrix, showUnits } from './controller/matrix.js';
 import { renderLinksView } from './controller/links.js';
@@ -64,7 +65,7 @@ function wire() {
   const speedOut = () => { $('speed-out').textContent = speed()[1]; };
   $('speed').addEventListener('input', () => { speedOut(); rewake(); });
   speedOut();
-  $('source').addEventListener('input', () => { state.sourceEdited = true; inputChanged(); });
+  $('source').addEventListener('input', () => { state.sourceEdited = true; resetWord(); inputChanged(); });
   $('prefix').addEventListener('input', inputChanged);
   for (const id of ['source', 'prefix']) {
     $(id).addEventListener('keydown', (e) => { if (e.key === 'Enter' && !$('play').disabled) { stopLoop(); play(); revealMatrix(); } });

@@ -102,3 +102,62 @@ test('a word in the model\'s dictionary (CMUdict) is marked as a dictionary entr
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test('text of several words: each word listed with its pronunciation (the dictionary\'s first), digits and punctuation as written, the picked word watched', async () => {
+  const { pronounce } = await import('../../wasm/pronounce.js');
+  const { parseLexicon } = await import('../../wasm/pronounce.js');
+  const { gunzipSync } = await import('node:zlib');
+  const lexicon = parseLexicon(gunzipSync(await readFile(path.resolve('models', entry.lexicon.file))).toString('utf8'), entry.lexicon.file);
+  const TEXT = 'Knight zqxvb, 2024!';
+  const want = pronounce(model, TEXT, { ...entry.decode, lexicon });
+  const { page, problems } = await openDemo(browser.ctx, srv.base);
+  await page.selectOption('#model', 'g2p-en');
+  await page.waitForFunction(() => document.getElementById('model-info').textContent.startsWith('g2p-en') && !document.getElementById('play').disabled);
+  await page.fill('#source', TEXT);
+  // The line of words, once the dictionary is read: the words as buttons, the rest as written.
+  await page.waitForFunction(() => document.querySelectorAll('#words .word-says.lexicon').length === 1);
+  const words = await page.$$eval('#words .word', (bs) => bs.map((b) => [b.querySelector('.word-text').textContent, b.querySelector('.word-says').textContent, b.title]));
+  const wordParts = want.parts.filter((p) => p.word);
+  assert.deepEqual(words.map((w) => w[0]), wordParts.map((p) => p.text));
+  wordParts.forEach((p, i) => {
+    assert.equal(words[i][1], `/${p.ipa}/`, p.text);
+    assert.ok(words[i][2].startsWith(`${p.phonemes} /${p.ipa}/ (${p.source === 'lexicon' ? 'the dictionary' : 'the model'})`), words[i][2]);
+  });
+  assert.deepEqual(wordParts.map((p) => p.source), ['lexicon', 'model']);
+  const gaps = await page.$$eval('#words .words-gap', (ss) => ss.map((s) => s.textContent));
+  assert.deepEqual(gaps, want.parts.filter((p) => !p.word).map((p) => p.text));
+  // The watched decode is the first word's: a column per letter of it, the package's phonemes.
+  await runToEnd(page);
+  const first = model.translate('Knight', entry.decode);
+  assert.equal(await page.textContent('#output'), first.text);
+  assert.deepEqual(await matrixShape(page), [first.rows, 'Knight'.length]);
+  // Picking the second word watches it (it plays), and the link remembers the pick.
+  await page.click('#words .word[data-word="1"]');
+  const second = model.translate('zqxvb', entry.decode);
+  await page.waitForFunction((t) => document.getElementById('output').textContent === t && document.getElementById('watch').dataset.state === 'done', second.text);
+  assert.deepEqual(await matrixShape(page), [second.rows, 'zqxvb'.length]);
+  assert.equal(await page.getAttribute('#words .word[data-word="1"]', 'aria-pressed'), 'true');
+  await page.screenshot({ path: path.join(OUT, 'demo-g2p-words.png') });
+  await page.waitForFunction(() => new URLSearchParams(location.hash.slice(1)).get('word') === '1');
+  assert.equal(new URLSearchParams((await page.evaluate(() => location.hash)).slice(1)).get('input'), TEXT);
+  // Opened elsewhere, the link watches the same word.
+  const other = await browser.ctx.newPage();
+  await other.emulateMedia({ reducedMotion: 'reduce' });
+  await other.goto(page.url());
+  await other.waitForFunction((t) => document.getElementById('output').textContent === t, second.text);
+  assert.deepEqual(await matrixShape(other), [second.rows, 'zqxvb'.length]);
+  assert.equal(await other.getAttribute('#words .word[data-word="1"]', 'aria-pressed'), 'true');
+  await other.close();
+  // Text with no word at all has nothing to pronounce: no phonemes for digits.
+  await page.fill('#source', '2024, 42');
+  await page.waitForFunction(() => !document.getElementById('words').hidden && !document.querySelector('#words .word'));
+  assert.match(await page.textContent('#words'), /^Nothing here to pronounce: digits, spaces and punctuation stay as written/);
+  assert.equal(await page.isDisabled('#play'), true);
+  // One word (a trailing space aside) needs no line.
+  await page.fill('#source', 'knight ');
+  await page.waitForFunction(() => document.getElementById('words').hidden);
+  await runToEnd(page);
+  assert.equal(await page.textContent('#output'), model.translate('knight', entry.decode).text);
+  assert.deepEqual(problems, []);
+  await page.close();
+});

@@ -8,6 +8,7 @@ import { $, refocus, setWatchState } from './page.js';
 import { sessionKey, parseIds, unknownAt } from './session.js';
 import { ARPABET_IPA } from '../pronunciation.js';
 import { writeLink } from './link.js';
+import { watchedText } from './words.js';
 
 // Playback speeds of the slider (1..8): milliseconds between decoder steps.
 const SPEEDS = [
@@ -18,14 +19,15 @@ const SPEEDS = [
 export const speed = () => SPEEDS[Math.min(SPEEDS.length, Math.max(1, Number($('speed').value))) - 1];
 
 /** The input and forced prefix as typed. */
-export const readInput = () => ({ text: $('source').value, prefix: $('prefix').value.trim() });
+/** What the fields ask to decode: the input (for a pronunciation model, its watched word: words.js) and the prefix. */
+export const readInput = () => ({ text: watchedText(state.current, $('source').value), prefix: $('prefix').value.trim() });
 /** What the compare and beam views translate: the watched decode's input, else what the fields say. */
 export function auxSource() {
   const sess = state.sess;
   return sess ? { text: sess.text, prefix: sess.prefix } : readInput();
 }
 /** The session key of what the fields say now (a session with another key is out of date). */
-export const inputKey = () => sessionKey(state.current, $('source').value, $('prefix').value.trim());
+export const inputKey = () => sessionKey(state.current, readInput().text, readInput().prefix);
 
 const quoteList = (toks) => {
   const u = [...new Set(toks.map((t) => `“${showToken(t)}”`))];

@@ -2,7 +2,7 @@
 // read the first time a word is decoded with that model. When the typed word is in it, a line under
 // the output says so, with the dictionary's pronunciation beside the model's: the matrix shows the
 // model's answer, and a dictionary entry has no alignment of its own.
-// Interface: lexiconNote(entry, text, output, done, redraw).
+// Interface: lexiconNote(entry, text, output, done, redraw), lexiconMap(entry, redraw).
 import { parseLexicon, toIPA } from '../../wasm/pronounce.js';
 
 const maps = new Map();   // file -> { map } once read, { failed } after a failed read, or { pending }
@@ -37,4 +37,13 @@ export function lexiconNote(entry, text, output, done, redraw) {
   const shown = prons.map((p) => { const ipa = toIPA(p); return ipa ? `${p} /${ipa}/` : p; }).join(' or ');
   const verdict = !done ? '' : prons.includes(output) ? ' The model agrees.' : ` The model says ${output}.`;
   return `Dictionary entry (${lex.title}): ${shown}. The matrix is the model's answer; an entry has no alignment of its own.${verdict}`;
+}
+
+/** The entry's dictionary as a Map once read (null before, or for a model without one); the first
+ * call starts the read, and redraw() is called when it ends. */
+export function lexiconMap(entry, redraw) {
+  const file = entry?.lexicon?.file;
+  if (!file) return null;
+  const slot = maps.get(file) ?? read(file, redraw);
+  return slot.map ?? null;
 }

@@ -3,6 +3,7 @@
 // change (a user's own checkpoint cannot be linked: the hash is then cleared). Opening such a link
 // restores them. Interface: readLink(), writeLink(), restoreLink(link).
 //   #model=g2p-ko&input=국물&steps=7&step=3&beam=5&edits=2.4.1
+// word: a pronunciation model's input of several words, the one watched (0, the first, is not written).
 // edits: "k.col.span" for each edit, step k looking only at `span` source tokens from `col` on.
 import { state } from './state.js';
 import { $, showError } from './page.js';
@@ -16,7 +17,7 @@ export function readLink() {
   const int = (k) => (/^\d+$/.test(p.get(k) ?? '') ? Number(p.get(k)) : 0);
   const edits = (p.get('edits') ?? '').split(',').filter(Boolean).map((e) => e.split('.').map(Number))
     .filter((e) => e.length === 3 && e.every((x) => Number.isInteger(x) && x >= 0) && e[2] >= 1);
-  return { model: p.get('model'), input: p.get('input') ?? '', prefix: p.get('prefix') ?? '', steps: int('steps'), step: int('step'), beam: int('beam'), edits };
+  return { model: p.get('model'), input: p.get('input') ?? '', prefix: p.get('prefix') ?? '', word: int('word'), steps: int('steps'), step: int('step'), beam: int('beam'), edits };
 }
 
 let timer = 0;
@@ -34,9 +35,10 @@ function write() {
   }
   const p = new URLSearchParams({ model: e.id });
   const sess = state.sess;
-  const input = sess ? sess.text : $('source').value;
+  const input = sess ? sess.input ?? sess.text : $('source').value;
   const prefix = sess ? sess.prefix : $('prefix').value.trim();
   if (input) p.set('input', input);
+  if (state.word > 0) p.set('word', String(state.word));
   if (prefix) p.set('prefix', prefix);
   if (sess?.steps.length) p.set('steps', String(sess.steps.length));
   if (sess && state.selected !== null) p.set('step', String(state.selected + 1));
@@ -58,6 +60,7 @@ function write() {
 export function restoreLink(link) {
   $('source').value = link.input;
   state.sourceEdited = true;
+  state.word = link.word;
   $('prefix').value = link.prefix;
   if (link.beam) $('beam-size').value = String(Math.min(16, link.beam));   // (searched when the decode ends)
   if (!link.input) return;

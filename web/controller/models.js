@@ -10,6 +10,7 @@ import { $, errText, clearError, showError } from './page.js';
 import { readManifest, ensureModel, fillSelect, describe, examplesFor } from './catalog.js';
 import { updateButtons, refreshNotes } from './controls.js';
 import { stopLoop, disposeSession, resetWatch, inputChanged } from './playback.js';
+import { resetWord } from './words.js';
 import { clearCompare } from './compare.js';
 import { clearBeam } from './beam.js';
 import { translateInWorker } from './engine.js';
@@ -62,7 +63,7 @@ function openingModel() {
 
 // What to type, in the terms of the model's task.
 const HINTS = {
-  pron: 'Type a word, or pick an example.',
+  pron: 'Type a word (or several: pick the one to watch), or pick an example.',
   dates: 'Type a date, in any common form, or pick an example.',
   translate: 'Type a sentence, or pick an example.',
   'en-ko': 'Type a sentence of the toy grammar (names, a verb, a place or thing), or pick an example.',
@@ -79,7 +80,7 @@ function fillExamples(entry) {
   const ex = entry.examples.length ? entry.examples : examplesFor(entry.task);
   $('examples').replaceChildren(...ex.map((text) => h('button', {
     type: 'button', class: 'chip', text, 'aria-label': `Use example: ${text}`,
-    onclick: () => { $('source').value = text; state.sourceEdited = false; inputChanged(); },
+    onclick: () => { $('source').value = text; state.sourceEdited = false; resetWord(); inputChanged(); },
   })));
   // A plausible prefix for the placeholder: the first output token of another example.
   $('prefix').placeholder = 'target tokens';

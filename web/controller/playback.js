@@ -3,10 +3,11 @@
 // frame for Run to end, pause, restart, and the end of a decode (the page's wiring hears of it
 // through onFinish). Interface: setupPlayback({ onFinish }), newSession(overrides), ensureSession(),
 // stepOnce(), stepPressed(), loop(mode), stopLoop(), play(), restart(), rewake(), disposeSession(), resetWatch(),
-// inputChanged().
+// inputChanged(), pickWord(i).
 import { calendarNote } from '../dates.js';
 import { pronunciationNote } from '../pronunciation.js';
 import { lexiconNote } from './lexicon.js';
+import { renderWords } from './words.js';
 import { state } from './state.js';
 import { $, errText, showError, clearError, setWatchState } from './page.js';
 import { openSession, stepSession, closeSession, outputText, isVanilla } from './session.js';
@@ -36,7 +37,9 @@ export function newSession(overrides = new Map()) {
   const { text, prefix } = readInput();
   disposeSession();
   const sess = state.sess = openSession(state.current, text, prefix, overrides);
+  sess.input = $('source').value;   // the whole input (the session may read one of its words)
   state.selected = null;
+  renderWords(pickWord);
   $('watch').classList.toggle('vanilla', isVanilla(sess));
   showUnits(sess.model);
   showMembers(sess);
@@ -173,9 +176,18 @@ export function restart() {
   if (was) loop('play');
 }
 
+/** A word of a pronunciation model's input was picked in the line of words: it is decoded, playing. */
+export function pickWord(i) {
+  state.word = i;
+  stopLoop();
+  renderWords(pickWord);
+  play();
+}
+
 /** The input or the prefix was edited: playing stops and the session is out of date. */
 export function inputChanged() {
   stopLoop();
+  renderWords(pickWord);
   $('whatif-note').hidden = true;
   updateButtons();
   if (state.sess && state.sess.key !== inputKey()) setWatchState('idle', checkInput().empty ? 'No input: type one to decode it.' : 'The input changed: press ▶ Play or Step to decode it.');
@@ -202,6 +214,7 @@ function updateOutput() {
 
 /** The watch panel with no decode (a model was chosen, or is loading). */
 export function resetWatch() {
+  renderWords(pickWord);
   clearMatrix();
   showUnits(state.current?.model);
   clearLinks();

@@ -18,6 +18,7 @@ export const state = {
   member: null,         // an ensemble's matrix: its members' mean (null) or member m's weights
   scale: 'linear',      // the matrix's cells: 'linear' weights, 'log' weights or raw 'scores' (a step's own)
   selected: null,       // the inspected step; null follows the latest
+  word: 0,              // a pronunciation model's input of several words: the one watched (words.js)
 
   // Playback (web/controller/playback.js)
   loopId: 0,            // bumping it stops a play / run loop
