@@ -76,13 +76,11 @@ const Q8Table& active_q8() {
   static const Q8Table& t = [&]() -> const Q8Table& {
     const auto& q8 = runnable_q8_tables();
 #if defined(ATTNSEQ_DISPATCH_X86)
-    // The float arch decides the level (so ATTNSEQ_ARCH lowers both); VNNI only within AVX-512.
-    const std::string level = active().name;
-    for (const Q8Table* t : q8) {
-      const std::string n = t->name;
-      if (n == "avx512vnni" && level == "avx512f") return *t;
-      if (n == "avx2" && (level == "avx512f" || level == "fma3+avx2")) return *t;
-    }
+    // The float table's level decides (so ATTNSEQ_ARCH lowers both): the best int8 table of that
+    // level or below (VNNI only within AVX-512).
+    const int level = x86_level(active().isa);
+    for (const Q8Table* t : q8)
+      if (x86_level(t->isa) <= level) return *t;
     return *q8.back();  // sse2
 #else
     return *q8.front();

@@ -6,12 +6,14 @@
 #include <string>
 #include <vector>
 
+#include "kernels/isa.hpp"
 #include "kernels/kernels.hpp"
 
 namespace attnseq::simd {
 
 struct KernelTable {
   const char* name;        // xsimd's name of the arch: "sse2", "fma3+avx2", "avx512f", "wasm", "emulated"
+  Isa isa;                 // the set it was built for (Scalar for xsimd's emulated arch)
   std::size_t pack_width;  // floats per vector: the column chunk of the packed layout
 #define ATTNSEQ_TABLE_FIELD(ret, fn, params, args) ret(*fn) params;
   ATTNSEQ_KERNEL_LIST(ATTNSEQ_TABLE_FIELD)
@@ -22,6 +24,7 @@ struct KernelTable {
 // (AVX-512 BW + VNNI), "wasm", "scalar".
 struct Q8Table {
   const char* name;
+  Isa isa;
 #define ATTNSEQ_TABLE_FIELD(ret, fn, params, args) ret(*fn) params;
   ATTNSEQ_Q8_KERNEL_LIST(ATTNSEQ_TABLE_FIELD)
 #undef ATTNSEQ_TABLE_FIELD

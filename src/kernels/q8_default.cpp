@@ -1,20 +1,22 @@
 // The int8 kernels for the one instruction set this build targets: WebAssembly SIMD, plain integers
 // in scalar wasm, or the best x86 set -march=native enables. x86-64 builds with run-time choice
 // compile src/kernels/x86/q8_*.cpp instead.
+#include "kernels/isa.hpp"
+
 #if defined(__wasm_simd128__)
-#define ATTNSEQ_Q8_ISA 5  // ATTNSEQ_Q8_WASM
+#define ATTNSEQ_Q8_ISA ATTNSEQ_ISA_WASM
 #define ATTNSEQ_Q8_NAME "wasm"
 #elif defined(__AVX512VNNI__) && defined(__AVX512BW__)
-#define ATTNSEQ_Q8_ISA 4
+#define ATTNSEQ_Q8_ISA ATTNSEQ_ISA_AVX512VNNI
 #define ATTNSEQ_Q8_NAME "avx512vnni"
 #elif defined(__AVX2__)
-#define ATTNSEQ_Q8_ISA 3
+#define ATTNSEQ_Q8_ISA ATTNSEQ_ISA_AVX2
 #define ATTNSEQ_Q8_NAME "avx2"
 #elif defined(__SSE2__)
-#define ATTNSEQ_Q8_ISA 2
+#define ATTNSEQ_Q8_ISA ATTNSEQ_ISA_SSE2
 #define ATTNSEQ_Q8_NAME "sse2"
 #else
-#define ATTNSEQ_Q8_ISA 1  // ATTNSEQ_Q8_SCALAR
+#define ATTNSEQ_Q8_ISA ATTNSEQ_ISA_SCALAR
 #define ATTNSEQ_Q8_NAME "scalar"
 #endif
 #define ATTNSEQ_Q8_NS q8_native

@@ -77,6 +77,19 @@ TEST_CASE("q8: every int8 arch this machine runs is listed, and the one in use f
   bool vnni = false;
   for (const auto* t : tables) vnni = vnni || std::string(t->name) == "avx512vnni";
   if (f == "avx512f") CHECK((q == "avx512vnni") == vnni);
+  // Each table's instruction set is the one its name says, and the pairing is by level.
+  const std::pair<const char*, simd::Isa> isas[] = {{"sse2", simd::Isa::Sse2},
+                                                    {"fma3+avx2", simd::Isa::Avx2},
+                                                    {"avx512f", simd::Isa::Avx512},
+                                                    {"avx2", simd::Isa::Avx2},
+                                                    {"avx512vnni", simd::Isa::Avx512Vnni}};
+  for (const auto* t : simd::runnable_tables())
+    for (const auto& [n, isa] : isas)
+      if (std::string(t->name) == n) CHECK(t->isa == isa);
+  for (const auto* t : tables)
+    for (const auto& [n, isa] : isas)
+      if (std::string(t->name) == n) CHECK(t->isa == isa);
+  CHECK(simd::x86_level(simd::active_q8().isa) <= simd::x86_level(simd::active().isa));
 #elif defined(__wasm_simd128__)
   CHECK(q == "wasm");
 #elif defined(__EMSCRIPTEN__)
