@@ -144,7 +144,13 @@ std::int32_t sample_token(const float* logits, std::size_t n, float temperature,
 
 namespace detail {
 class Members;
-}
+// The buffers of the token choice (members.hpp, choose_token): the banned tokens, the scores without
+// them, a sample's probabilities.
+struct TokenChoice {
+  std::vector<std::int32_t> banned;
+  std::vector<float> masked, scratch;
+};
+}  // namespace detail
 
 // Step-at-a-time decoding of one hypothesis, by one model or by an ensemble. The models and Encoded
 // must outlive the Session.
@@ -198,8 +204,8 @@ class Session {
   DecodeOptions opt_;
   DecoderState st_;
   Rng rng_;
-  std::vector<float> scratch_, masked_;
-  std::vector<std::int32_t> tokens_, banned_;
+  std::vector<std::int32_t> tokens_;
+  detail::TokenChoice choice_;
   Step last_;
   float last_lse_ = 0.f;
   int max_len_ = 0;

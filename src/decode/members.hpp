@@ -56,4 +56,10 @@ void repeated_ngram_tokens(const std::int32_t* h, std::size_t len, int n, std::i
 // scores with the `banned` tokens at -infinity, in scratch (V floats); scores itself when none is.
 const float* without(const float* scores, std::size_t V, const std::vector<std::int32_t>& banned, float* scratch);
 
+// The next token of a hypothesis past its prefix, as greedy decoding and the Session choose it: the
+// argmax of the scores, or with a temperature a sample (sample_token), among the tokens the
+// repetition guard leaves. `tokens`: the hypothesis so far. TokenChoice (decode.hpp) keeps the buffers.
+std::int32_t choose_token(const float* logits, std::size_t V, const std::vector<std::int32_t>& tokens,
+                          const DecodeOptions& o, std::int32_t eos, Rng& rng, TokenChoice& choice);
+
 }  // namespace attnseq::detail
