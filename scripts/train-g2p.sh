@@ -6,7 +6,9 @@
 #   env: THREADS (default: every core), SAVE_EVERY (steps between mid-epoch saves, default 200),
 #   CLI (the attnseq binary, default build/native/attnseq; a copy keeps a long run safe from rebuilds),
 #   SEED (default 1: the shipped model's; other seeds make the members of an ensemble, teachers to
-#   distil from) and EPOCHS (default 40, the shipped model's; its dev WER was still falling there).
+#   distil from), EPOCHS (default 40, the shipped model's; its dev WER was still falling there), and
+#   TEACHERS (space-separated f32 checkpoints: a student distilled from them, token-level, with
+#   DISTILL_WEIGHT, default 0.5: docs/training.md, "Distillation").
 #   The shipped file is OUT stored as F16:
 #   python3 tools/to_f16.py OUT models/g2p-en.safetensors
 set -euo pipefail
@@ -32,6 +34,8 @@ TRAIN=(train --pron "$DATA" "${SPLIT[@]}" --seed "${SEED:-1}"
   --epochs "${EPOCHS:-40}" --patience 6 --lr-decay 0.7 --bucket 50 --eval-beam 1 --name g2p-en
   --description "English pronunciation (CMUdict, 39 ARPAbet phonemes without stress)"
   --save-every "$SAVE_EVERY" --threads "$THREADS" --out "$OUT")
+for t in ${TEACHERS:-}; do TRAIN+=(--teacher "$t"); done
+if [ -n "${TEACHERS:-}" ]; then TRAIN+=(--distill-weight "${DISTILL_WEIGHT:-0.5}"); fi
 
 echo "[g2p] $CLI ${TRAIN[*]}" >&2
 # shellcheck source=scripts/lib/resume.sh
