@@ -1,6 +1,8 @@
 // Lexicon files (lexicon.hpp).
 #include "cli/lexicon.hpp"
 
+#include "core/lines.hpp"
+
 #include <algorithm>
 #include <stdexcept>
 
@@ -39,15 +41,9 @@ Lexicon Lexicon::read(const std::string& path) { return parse(train::read_text_f
 Lexicon Lexicon::parse(const std::string& text, const std::string& name) {
   Lexicon lex;
   lex.name_ = name;
-  std::size_t start = 0, line_no = 0;
-  while (start < text.size()) {
-    std::size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    std::string line = text.substr(start, end - start);
-    start = end + 1;
-    ++line_no;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (normalised(line).empty()) continue;
+  for_each_line(text, [&](std::string_view view, std::size_t line_no) {
+    const std::string line(view);
+    if (normalised(line).empty()) return;
     auto bad = [&](const std::string& why) {
       return std::invalid_argument(name + ":" + std::to_string(line_no) + ": " + why +
                                    " (a lexicon line is WORD<TAB>PRONUNCIATION)");
@@ -62,7 +58,7 @@ Lexicon Lexicon::parse(const std::string& text, const std::string& name) {
     if (pron.empty()) throw bad("no pronunciation for '" + word + "'");
     auto& prons = lex.map_[word];
     if (std::find(prons.begin(), prons.end(), pron) == prons.end()) prons.push_back(pron);
-  }
+  });
   return lex;
 }
 

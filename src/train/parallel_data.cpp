@@ -1,6 +1,8 @@
 // Parallel text files and their conversion into ids (train/parallel_data.hpp).
 #include "train/parallel_data.hpp"
 
+#include "core/lines.hpp"
+
 #include <stdexcept>
 
 #include "model/vocab.hpp"
@@ -11,24 +13,18 @@ namespace attnseq::train {
 
 std::vector<std::string> text_lines(const std::string& text, const std::string& name) {
   std::vector<std::string> out;
-  std::size_t at = text.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0;
-  const auto fail = [&](std::size_t line, const std::string& why) {
-    throw std::invalid_argument(name + ":" + std::to_string(line) + ": " + why);
-  };
-  while (at < text.size()) {
-    std::size_t end = text.find('\n', at);
-    if (end == std::string::npos) end = text.size();
-    std::string line = text.substr(at, end - at);
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    const std::size_t n = out.size() + 1;
-    if (line.empty()) fail(n, "empty line (every line is a sentence of the pair)");
+  for_each_line(text, [&](std::string_view view, std::size_t n) {
+    const auto fail = [&](const std::string& why) {
+      throw std::invalid_argument(name + ":" + std::to_string(n) + ": " + why);
+    };
+    std::string line(view);
+    if (line.empty()) fail("empty line (every line is a sentence of the pair)");
     if (line.size() > kMaxTextBytes)
-      fail(n, "the line is " + std::to_string(line.size()) + " bytes; the maximum is " + std::to_string(kMaxTextBytes));
+      fail("the line is " + std::to_string(line.size()) + " bytes; the maximum is " + std::to_string(kMaxTextBytes));
     if (const std::size_t bad = invalid_utf8_at(line); bad != std::string::npos)
-      fail(n, "invalid UTF-8 at byte " + std::to_string(bad));
+      fail("invalid UTF-8 at byte " + std::to_string(bad));
     out.push_back(std::move(line));
-    at = end + 1;
-  }
+  });
   return out;
 }
 

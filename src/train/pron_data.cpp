@@ -3,6 +3,8 @@
 // part of a file.
 #include "train/pron_data.hpp"
 
+#include "core/lines.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -101,18 +103,13 @@ std::string ipa_problem(std::string_view text) {
 PronData parse_pron(std::string_view text, const std::string& name, PronFormat format) {
   const bool ipa = format == PronFormat::Ipa;
   PronData out;
-  std::unordered_map<std::string, std::size_t> index;                    // word -> position in out.entries
-  std::size_t line_no = 0, pos = text.substr(0, 3) == kUtf8Bom ? 3 : 0;  // a BOM is no part of the first word
+  std::unordered_map<std::string, std::size_t> index;  // word -> position in out.entries
+  std::size_t line_no = 0;
   const auto fail = [&](const std::string& what) {
     throw std::invalid_argument(name + ":" + std::to_string(line_no) + ": " + what);
   };
-  while (pos < text.size()) {
-    std::size_t end = text.find('\n', pos);
-    if (end == std::string_view::npos) end = text.size();
-    std::string_view line = text.substr(pos, end - pos);
-    pos = end + 1;
-    ++line_no;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  for_each_line(text, [&](std::string_view line, std::size_t number) {
+    line_no = number;
     if (line.empty()) fail("empty line");
     const std::size_t tab = line.find('\t');
     if (tab == std::string_view::npos) fail("no tab between the word and its pronunciation");
@@ -163,7 +160,7 @@ PronData parse_pron(std::string_view text, const std::string& name, PronFormat f
     for (auto& r : refs)
       if (std::find(dst.begin(), dst.end(), r) == dst.end()) dst.push_back(std::move(r));
     ++out.lines;
-  }
+  });
   return out;
 }
 

@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "core/errors.hpp"
+#include "core/lines.hpp"
 #include "model/vocab.hpp"
 
 namespace attnseq::train {
@@ -87,19 +88,9 @@ class TsvTask final : public Task {
     if (lines > std::size_t(kMaxTsvLines))
       throw TooLong("tsv task: " + std::to_string(lines) + " lines; the maximum is " + std::to_string(kMaxTsvLines));
     std::vector<std::string> src_tokens, tgt_tokens;
-    // A BOM (as some editors save UTF-8) is no part of the first source token.
-    std::size_t pos = text.compare(0, 3, kUtf8Bom) == 0 ? 3 : 0;
-    long line_no = 0;
-    while (pos < text.size()) {
-      std::size_t end = text.find('\n', pos);
-      if (end == std::string::npos) end = text.size();
-      std::string_view line(text.data() + pos, end - pos);
-      pos = end + 1;
-      ++line_no;
-      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-      if (line.empty()) continue;  // blank lines (e.g. a trailing newline) carry no example
-      add_line(line, line_no);
-    }
+    for_each_line(text, [&](std::string_view line, std::size_t line_no) {
+      if (!line.empty()) add_line(line, long(line_no));  // blank lines carry no example
+    });
     if (examples_.empty()) throw std::invalid_argument("tsv task: no examples (the text has no non-blank line)");
     for (const auto& e : examples_) {
       src_tokens.insert(src_tokens.end(), e.src.begin(), e.src.end());

@@ -71,7 +71,6 @@ std::vector<std::string> task_names();  // the names make_task accepts, in docum
 // equal to a special are not repeated.
 std::vector<std::string> make_vocab(std::vector<std::string> tokens);
 bool is_reserved_token(const std::string& token);  // one of the four specials' spellings
-constexpr char kUtf8Bom[] = "\xEF\xBB\xBF";
 // Uniform index in [0, n) from one rng draw (modulo; the bias, n / 2^64, is negligible). n > 0.
 std::size_t uniform_index(Rng& rng, std::size_t n);
 
