@@ -108,7 +108,7 @@ void Members::step(const int* row_src, const std::int32_t* prev, int B, std::siz
     for (int m = 0; m < M_; ++m) {
       const float* l = &st_[m].logits[std::size_t(r) * V_];
       const float lse = checked_logsumexp(l, V_, step_index);
-      const float* w = &st_[m].weights[std::size_t(r) * T_];
+      const float* w = &st_[m].attention[std::size_t(r) * T_];
       if (m == 0) {
         for (std::size_t v = 0; v < V_; ++v) out[v] = l[v] - lse;
         for (int t = 0; t < T_; ++t) att[t] = w[t];
@@ -131,10 +131,10 @@ float Members::lse(int r, std::size_t step_index) const {
 }
 
 const float* Members::attention(int r) const {
-  return M_ == 1 ? &st_[0].weights[std::size_t(r) * T_] : &mean_attention_[std::size_t(r) * T_];
+  return M_ == 1 ? &st_[0].attention[std::size_t(r) * T_] : &mean_attention_[std::size_t(r) * T_];
 }
 
-const float* Members::member_attention(int m, int r) const { return &st_[m].weights[std::size_t(r) * T_]; }
+const float* Members::member_attention(int m, int r) const { return &st_[m].attention[std::size_t(r) * T_]; }
 
 void Members::reorder(const std::int32_t* parents, int n) {
   for (int m = 0; m < M_; ++m) e_.member(m).reorder(st_[m], parents, n);

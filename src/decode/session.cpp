@@ -66,7 +66,7 @@ const DecoderState& Session::member_state(int m) const {
 }
 
 const float* Session::scores() const { return members_ ? members_->scores(0) : st_.logits.data(); }
-const float* Session::attention() const { return members_ ? members_->attention(0) : st_.weights.data(); }
+const float* Session::attention() const { return members_ ? members_->attention(0) : st_.attention.data(); }
 
 const Session::Step& Session::step(std::int32_t forced, const float* attn_override) {
   const auto& c = ens_.config();

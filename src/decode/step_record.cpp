@@ -70,7 +70,7 @@ void write_member_record(const StepRecordLayout& L, const Session& s, int m, flo
   copy(F::Query, st.query);
   copy(F::Context, st.context);
   copy(F::Scores, st.scores);
-  copy(F::Attention, st.weights);
+  copy(F::Attention, st.attention);
   copy(F::Logits, st.logits);
 }
 

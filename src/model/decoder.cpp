@@ -119,7 +119,7 @@ void Model::step_rows(const Encoded& shared, const Encoded* const* encs, Decoder
     }
   }
   st.B = Bi;
-  fwd::decoder_step(c, dec_, st, prev, std::size_t(Bi), st.rows.data(), attn_override, nullptr, nullptr);
+  fwd::decoder_step(c, dec_, st, prev, std::size_t(Bi), st.rows.data(), attn_override);
 }
 
 void Model::reorder(DecoderState& st, const std::int32_t* parents, int n) const {

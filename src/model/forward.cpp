@@ -31,7 +31,7 @@ void size_state(const ModelConfig& c, DecoderState& st, int capacity, int T) {
   st.htilde.assign(cap * Hd, 0.f);
   st.query.assign(cap * Hd, 0.f);
   st.scores.assign(cap * Tn, 0.f);
-  st.weights.assign(cap * Tn, 0.f);
+  st.attention.assign(cap * Tn, 0.f);
   st.context.assign(cap * Ho, 0.f);
   st.logits.assign(cap * std::size_t(c.tgt_vocab), 0.f);
   st.gi.assign(2 * cap * G * Hd, 0.f);  // second half: scratch for the fed vector's product
@@ -45,7 +45,9 @@ void size_state(const ModelConfig& c, DecoderState& st, int capacity, int T) {
 }
 
 void decoder_step(const ModelConfig& c, const DecoderWeights& w, DecoderState& st, const std::int32_t* prev,
-                  std::size_t B, const Source* const* rows, const float* attn_override, StepTape* tape, Masks* masks) {
+                  std::size_t B, const Source* const* rows, const float* attn_override, const StepRecord* record) {
+  StepTape* const tape = record ? record->tape : nullptr;
+  Masks* const masks = record ? record->masks : nullptr;
   const std::size_t cap = st.capacity, L = c.layers, Hd = c.dec_hidden, Ho = c.enc_out(), T = st.T;
   const std::size_t E = c.tgt_emb, D = c.dec_input(), R = D - E, G = c.gates(), GH = G * Hd, V = c.tgt_vocab;
   const std::size_t A = c.attn_dim;
@@ -64,7 +66,7 @@ void decoder_step(const ModelConfig& c, const DecoderWeights& w, DecoderState& s
     }
     for (std::size_t b = b0; b < b1; ++b) {
       float* srow = &st.scores[b * T];
-      float* wrow = &st.weights[b * T];
+      float* wrow = &st.attention[b * T];
       if (Ts < T) {
         std::memcpy(srow, sc + (b - b0) * Ts, Ts * sizeof(float));
         std::fill(srow + Ts, srow + T, 0.f);
@@ -81,10 +83,10 @@ void decoder_step(const ModelConfig& c, const DecoderWeights& w, DecoderState& s
       std::fill(wrow + Ts, wrow + T, 0.f);
     }
     if (Ts == T) {
-      nn::attention_context(&st.weights[b0 * T], n, s.memory, Ts, Ho, &st.context[b0 * Ho]);
+      nn::attention_context(&st.attention[b0 * T], n, s.memory, Ts, Ho, &st.context[b0 * Ho]);
     } else {
       for (std::size_t b = b0; b < b1; ++b)
-        nn::attention_context(&st.weights[b * T], 1, s.memory, Ts, Ho, &st.context[b * Ho]);
+        nn::attention_context(&st.attention[b * T], 1, s.memory, Ts, Ho, &st.context[b * Ho]);
     }
   };
   auto attend = [&](const float* Q) {
@@ -97,7 +99,7 @@ void decoder_step(const ModelConfig& c, const DecoderWeights& w, DecoderState& s
     }
     if (tape) {
       copy_into(tape->query, st.query.data(), B * Hd);
-      copy_into(tape->weights, st.weights.data(), B * T);
+      copy_into(tape->weights, st.attention.data(), B * T);
       copy_into(tape->context, st.context.data(), B * Ho);
     }
   };

@@ -2,6 +2,12 @@
 // (train::forward_backward) both run these functions; training passes a tape, which keeps every
 // activation its backward pass reads, and a mask source for dropout. Without a tape nothing extra
 // is kept and nothing is dropped: the inference semantics of docs/model.md.
+// Shapes (nn/layers.hpp's letters, and): cap rows a state holds, L layers, Hd decoder hidden,
+// He encoder hidden per direction, Ho encoder output (He, or 2 He bidirectional), Ts a source's
+// positions, Tm the longest source of a batch, E (Es, Et) source and target embeddings, D the decoder
+// RNN's input (Et, plus Hd with input feeding, plus Ho for Bahdanau), R = D - Et (what the input
+// projection multiplies beside the embedding), GH = G H the gates' rows (H: Hd in the decoder, He
+// in the encoder), N sources of a batch, P = N Tm their padded positions.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -84,10 +90,16 @@ struct StepTape {
 // One decoder step for rows 0..B-1 of st (sized by Model::start or size_state), previous tokens
 // prev (B, valid ids), row b attending to *rows[b] (rows of one source next to each other form one
 // attention product). attn_override (B, st.T), if given, replaces the attention weights (each row
-// renormalised; all rows must share one source). With a tape (and masks for dropout), the step also
-// keeps what backward needs; tape->cell must have a CellTape per layer.
+// renormalised; all rows must share one source). Training passes `record`: the step then also keeps
+// what backward needs in record->tape (whose cell must have a CellTape per layer), and with
+// record->masks applies dropout.
+struct StepRecord {
+  StepTape* tape = nullptr;  // required
+  Masks* masks = nullptr;    // dropout masks, or none
+};
 void decoder_step(const ModelConfig& c, const DecoderWeights& w, DecoderState& st, const std::int32_t* prev,
-                  std::size_t B, const Source* const* rows, const float* attn_override, StepTape* tape, Masks* masks);
+                  std::size_t B, const Source* const* rows, const float* attn_override,
+                  const StepRecord* record = nullptr);
 
 // What the encoder (and what it derives for the decoder) multiplies by.
 struct EncoderWeights {

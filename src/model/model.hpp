@@ -89,11 +89,11 @@ struct DecoderState {
   std::vector<float> h, c;    // (L, cap, Hd)
   std::vector<float> htilde;  // (cap, Hd) attentional hidden state h~_k (input feeding)
   // outputs of the last step
-  std::vector<float> query;    // (cap, Hd) the query Q used for the scores
-  std::vector<float> scores;   // (cap, T) raw attention scores
-  std::vector<float> weights;  // (cap, T) attention weights (rows sum to 1)
-  std::vector<float> context;  // (cap, Ho) context vector c_k
-  std::vector<float> logits;   // (cap, Vt)
+  std::vector<float> query;      // (cap, Hd) the query Q used for the scores
+  std::vector<float> scores;     // (cap, T) raw attention scores
+  std::vector<float> attention;  // (cap, T) attention weights (rows sum to 1)
+  std::vector<float> context;    // (cap, Ho) context vector c_k
+  std::vector<float> logits;     // (cap, Vt)
   // scratch
   std::vector<float> gi, gh, x, cat, attn_scratch, tmp;
   std::vector<fwd::Source> sources;      // (cap) what each row attends to

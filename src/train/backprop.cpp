@@ -410,7 +410,8 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad, con
     s.defer_logits = true;
     const std::size_t Bk = active[k];
     for (std::size_t r = 0; r < Bk; ++r) ws.prev[r] = bt.tgt_in[k * B + dorder[r]];
-    fwd::decoder_step(c, dw, st, ws.prev.data(), Bk, ws.rows.data(), nullptr, &s, drop ? &masks : nullptr);
+    const fwd::StepRecord record{&s, drop ? &masks : nullptr};
+    fwd::decoder_step(c, dw, st, ws.prev.data(), Bk, ws.rows.data(), nullptr, &record);
     const float* feat = drop ? s.feat.data() : c.style == Style::None ? s.cell[L - 1].h.data() : s.htilde.data();
     std::memcpy(&feats[n * Hd], feat, Bk * Hd * sizeof(float));
     for (std::size_t r = 0; r < Bk; ++r) {

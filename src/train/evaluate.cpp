@@ -81,7 +81,7 @@ void evaluate_one(const Model& model, const std::vector<Example>& examples, std:
     r.tokens++;
     r.tokens_correct += std::int32_t(kernels::argmax(st.logits.data(), c.tgt_vocab)) == y;
     if (k < tgt.size() && c.has_attention() && aligned_targets.count(int(k))) {
-      const int best = int(kernels::argmax(st.weights.data(), src.size()));
+      const int best = int(kernels::argmax(st.attention.data(), src.size()));
       r.align_pred++;
       r.align_hits += gold.count({best, int(k)});
     }

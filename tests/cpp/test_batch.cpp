@@ -146,9 +146,9 @@ TEST_CASE("the per-row step: rows of different sources, each row's outputs as in
     m.start(e[i], one, 1);
     m.step(e[i], one, prev, 1);
     const std::size_t T = e[i].T, V = cfg.tgt_vocab;
-    CHECK(std::vector<float>(&st.weights[i * 8], &st.weights[i * 8] + T) ==
-          std::vector<float>(one.weights.begin(), one.weights.begin() + T));
-    for (std::size_t t = T; t < 8; ++t) CHECK(st.weights[i * 8 + t] == 0.f);
+    CHECK(std::vector<float>(&st.attention[i * 8], &st.attention[i * 8] + T) ==
+          std::vector<float>(one.attention.begin(), one.attention.begin() + T));
+    for (std::size_t t = T; t < 8; ++t) CHECK(st.attention[i * 8 + t] == 0.f);
     CHECK(std::vector<float>(&st.logits[i * V], &st.logits[i * V] + V) ==
           std::vector<float>(one.logits.begin(), one.logits.begin() + V));
   }

@@ -289,7 +289,7 @@ Trace trace(const Model& m, const std::vector<std::int32_t>& src) {
     const auto& stt = s.state();
     t.logits.insert(t.logits.end(), stt.logits.begin(), stt.logits.begin() + V);
     if (m.config().has_attention()) {
-      t.weights.insert(t.weights.end(), stt.weights.begin(), stt.weights.begin() + T);
+      t.weights.insert(t.weights.end(), stt.attention.begin(), stt.attention.begin() + T);
       t.scores.insert(t.scores.end(), stt.scores.begin(), stt.scores.begin() + T);
     }
   }

@@ -54,8 +54,8 @@ ByHand greedy_by_hand(const std::vector<const Model*>& ms, const std::vector<std
       ms[m]->step(enc[m], st[m], &prev, 1);
       const float lse = checked_logsumexp(st[m].logits.data(), V, std::size_t(k));
       for (std::size_t v = 0; v < V; ++v) mean[v] += st[m].logits[v] - lse;
-      for (std::size_t t = 0; t < T; ++t) att[t] += st[m].weights[t];
-      r.member_attention[m].insert(r.member_attention[m].end(), st[m].weights.begin(), st[m].weights.begin() + T);
+      for (std::size_t t = 0; t < T; ++t) att[t] += st[m].attention[t];
+      r.member_attention[m].insert(r.member_attention[m].end(), st[m].attention.begin(), st[m].attention.begin() + T);
     }
     for (auto& x : mean) x *= 1.f / float(M);
     for (auto& x : att) x *= 1.f / float(M);
@@ -309,7 +309,7 @@ Stepped step_through(Session& s, const StepRecordLayout& L, const std::vector<st
     out.records.emplace_back(L.size, -7.f);
     write_step_record(L, s, 5, idx.data(), out.records.back().data());
     out.member_rows.emplace_back();
-    for (int m = 0; m < s.members(); ++m) out.member_rows.back().push_back(s.member_state(m).weights);
+    for (int m = 0; m < s.members(); ++m) out.member_rows.back().push_back(s.member_state(m).attention);
   }
   return out;
 }

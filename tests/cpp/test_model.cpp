@@ -68,14 +68,14 @@ TEST_CASE("step writes no weight past the source length, even in a larger state"
   std::int32_t prev[2] = {1, 1};
   m.step(e1, st, prev, 2);
   m.start(e2, st, 2);
-  std::fill(st.weights.begin(), st.weights.end(), 7.f);
+  std::fill(st.attention.begin(), st.attention.end(), 7.f);
   m.step(e2, st, prev, 2);
   for (int b = 0; b < 2; ++b) {
     float s = 0;
-    for (int t = 0; t < 4; ++t) s += st.weights[b * 4 + t];
+    for (int t = 0; t < 4; ++t) s += st.attention[b * 4 + t];
     CHECK(s == doctest::Approx(1.0f).epsilon(1e-5));
   }
-  CHECK(st.weights.size() == 2u * 4u);
+  CHECK(st.attention.size() == 2u * 4u);
 }
 
 TEST_CASE("beam size 1 equals greedy, beam hypotheses are sorted and distinct") {
@@ -123,7 +123,8 @@ TEST_CASE("beam hypotheses' scores and alignments are reproduced by forcing thei
     float lp = 0;
     for (std::size_t k = 0; k < h.tokens.size(); ++k) {
       lp += s.step(h.tokens[k]).log_prob;
-      for (int t = 0; t < 5; ++t) CHECK(s.state().weights[t] == doctest::Approx(h.attention[k * 5 + t]).epsilon(1e-5));
+      for (int t = 0; t < 5; ++t)
+        CHECK(s.state().attention[t] == doctest::Approx(h.attention[k * 5 + t]).epsilon(1e-5));
     }
     CHECK(lp == doctest::Approx(h.log_prob).epsilon(1e-4));
   }
@@ -182,14 +183,14 @@ TEST_CASE("step allocates nothing: buffers keep their addresses and capacity") {
   m.encode(src.data(), 8, enc);
   DecoderState st;
   m.start(enc, st, 4);
-  const float* ptrs[] = {st.h.data(), st.logits.data(), st.weights.data(), st.gi.data(), st.attn_scratch.data()};
+  const float* ptrs[] = {st.h.data(), st.logits.data(), st.attention.data(), st.gi.data(), st.attn_scratch.data()};
   std::int32_t prev[4] = {1, 5, 6, 7};
   for (int k = 0; k < 20; ++k) {
     m.step(enc, st, prev, 1 + k % 4);
     std::int32_t parents[4] = {0, 0, 0, 0};
     m.reorder(st, parents, 1 + (k + 1) % 4 > st.B ? st.B : 1 + (k + 1) % 4);
   }
-  const float* after[] = {st.h.data(), st.logits.data(), st.weights.data(), st.gi.data(), st.attn_scratch.data()};
+  const float* after[] = {st.h.data(), st.logits.data(), st.attention.data(), st.gi.data(), st.attn_scratch.data()};
   for (int i = 0; i < 5; ++i) CHECK(ptrs[i] == after[i]);
 }
 
@@ -333,7 +334,7 @@ TEST_CASE("an attention override changes the context to the chosen source positi
   std::vector<float> ov(6, 0.f);
   ov[4] = 2.f;  // renormalised to 1
   s.step(-1, ov.data());
-  CHECK(s.state().weights[4] == 1.f);
+  CHECK(s.state().attention[4] == 1.f);
   const std::size_t Ho = m.config().enc_out();
   for (std::size_t i = 0; i < Ho; ++i) CHECK(s.state().context[i] == doctest::Approx(enc.memory[4 * Ho + i]));
 }

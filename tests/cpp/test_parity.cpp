@@ -81,7 +81,7 @@ void check_fixture(const std::string& name, bool tables) {
       if (model.config().has_attention()) {
         const auto A = floats(attn[k]);
         REQUIRE(A.size() == src.size());
-        for (std::size_t t = 0; t < A.size(); ++t) CHECK(std::abs(s.state().weights[t] - A[t]) <= 1e-5f);
+        for (std::size_t t = 0; t < A.size(); ++t) CHECK(std::abs(s.state().attention[t] - A[t]) <= 1e-5f);
         const auto C = floats(ctx[k]);
         for (std::size_t i = 0; i < C.size(); ++i) CHECK(std::abs(s.state().context[i] - C[i]) <= 1e-4f);
       }

@@ -78,7 +78,7 @@ void check_reference(bool tables) {
       CHECK(worst <= 1e-4f * std::max(scale, 1.f));
       const auto A = floats(attn[k]);
       REQUIRE(A.size() == src.size());
-      for (std::size_t t = 0; t < A.size(); ++t) CHECK(std::abs(s.state().weights[t] - A[t]) <= 1e-5f);
+      for (std::size_t t = 0; t < A.size(); ++t) CHECK(std::abs(s.state().attention[t] - A[t]) <= 1e-5f);
     }
   }
 }

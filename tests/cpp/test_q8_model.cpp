@@ -47,7 +47,7 @@ Trace trace(const Model& m) {
     const std::int32_t prev[3] = {c.bos, 4 + k % (c.tgt_vocab - 4), 5 + (2 * k) % (c.tgt_vocab - 5)};
     m.step(enc, st, prev, 3);
     t.logits.insert(t.logits.end(), st.logits.begin(), st.logits.begin() + 3 * c.tgt_vocab);
-    t.weights.insert(t.weights.end(), st.weights.begin(), st.weights.begin() + 3 * enc.T);
+    t.weights.insert(t.weights.end(), st.attention.begin(), st.attention.begin() + 3 * enc.T);
   }
   return t;
 }

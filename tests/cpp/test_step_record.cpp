@@ -108,7 +108,7 @@ TEST_CASE("step record: every field holds what the session holds after each step
       check_field(rec, lay, L::Query, st.query);
       check_field(rec, lay, L::Context, st.context);
       check_field(rec, lay, L::Scores, st.scores);
-      check_field(rec, lay, L::Attention, st.weights);
+      check_field(rec, lay, L::Attention, st.attention);
       check_field(rec, lay, L::Logits, st.logits);
       if (step == 2 && k.style != Style::None) CHECK(rec[lay[L::Attention].offset + 2] == 1.f);
       // Top-k: the most probable tokens best first, probabilities from a double-precision softmax.
