@@ -7,6 +7,7 @@
 import createAttnseqCore from '../dist/attnseq-core.mjs';
 import { isNode, nodeModule } from './platform.js';
 import { AttnseqError } from './errors.js';
+import { RpcClient } from './rpc.js';
 import { learnDecodeOptions, decodeRows, checkStepOptions, checkOptions, describe } from './options.js';
 import { checkWellFormed, toIds, knownTargetIds, replaceUnknowns } from './text.js';
 
@@ -352,58 +353,53 @@ export class Pool {
   constructor(key) {
     if (key !== POOL_KEY) throw new AttnseqError('BAD_INPUT', 'a Pool is made by createPool(source, options)');
   }
-  #workers = [];
-  #jobs = new Map();   // job id -> { resolve, reject, worker }
-  #next = 0;
+  #workers = [];       // each { post, ref, unref, stop, rpc } (spawn)
+  #open = 0;           // requests not answered yet
   #broken = null;      // why the pool cannot work any more (a Worker failed, or dispose())
 
   get workers() { return this.#workers.length; }
   get disposed() { return this.#broken?.code === 'DISPOSED'; }
 
   async _start(wasm, bytes, quantize) {
-    const worker = await spawn((m) => this.#settle(m), (why) => this.#fail(new AttnseqError('WORKER', `a pool Worker failed: ${why}`)));
+    let rpc = null;
+    const worker = await spawn((m) => rpc.receive(m), (why) => this.#fail(new AttnseqError('WORKER', `a pool Worker failed: ${why}`)));
+    rpc = worker.rpc = new RpcClient((m, t) => worker.post(m, t));
     if (this.#broken) {  // another Worker failed to start while this one was being made
       worker.stop();
       throw this.#broken;
     }
     this.#workers.push(worker);
-    const started = await this.#run(worker, { op: 'start', wasm, model: bytes, quantize });
+    const started = await this.#run(worker, 'start', [{ wasm, model: bytes, quantize }]);
     learnDecodeOptions(started.decodeOptions);  // the Workers' engine's table (this thread may run none)
   }
 
-  #run(worker, message, transfer = []) {
-    if (this.#broken) return Promise.reject(this.#broken);
-    const job = ++this.#next;
-    if (this.#jobs.size === 0) for (const w of this.#workers) w.ref();
-    return new Promise((resolve, reject) => {
-      this.#jobs.set(job, { resolve, reject });
-      try {
-        worker.post({ ...message, job }, transfer);
-      } catch (e) {  // a DataCloneError: an input or option holds a function, a symbol, ...
-        // Named by its index, as any bad entry is, when it is an input (only then is each one tried).
-        const index = message.op === 'batch' ? message.inputs.findIndex((x) => !cloneable(x)) : -1;
-        const what = `${message.op === 'batch' ? 'translateBatch' : 'createPool'}: what was given cannot be sent to a Worker (${e?.message ?? String(e)})`;
-        this.#settle(index < 0 ? { job, ok: false, code: 'BAD_INPUT', message: what }
-          : { job, ok: false, code: 'BAD_INPUT', message: `inputs[${index}]: ${what}`, index, detail: what });
-      }
-    });
-  }
-
-  #settle(m) {
-    const j = this.#jobs.get(m.job);
-    if (!j) return;
-    this.#jobs.delete(m.job);
-    if (this.#jobs.size === 0) for (const w of this.#workers) w.unref();
-    if (m.ok) j.resolve(m.op === 'start' ? m : m.results);
-    else j.reject(Object.assign(new AttnseqError(m.code, m.message), m.index === undefined ? {} : { index: m.index, detail: m.detail }));
+  // One request to one Worker (rpc.js); while any is open the Workers keep Node running.
+  async #run(worker, name, args) {
+    if (this.#broken) throw this.#broken;
+    let done;
+    try {
+      ({ done } = worker.rpc.start(name, args));
+    } catch (e) {  // a DataCloneError: an input or option holds a function, a symbol, ...
+      // Named by its index, as any bad entry is, when it is an input (only then is each one tried).
+      const index = name === 'batch' ? args[0].findIndex((x) => !cloneable(x)) : -1;
+      const what = `${name === 'batch' ? 'translateBatch' : 'createPool'}: what was given cannot be sent to a Worker (${e?.message ?? String(e)})`;
+      throw index < 0 ? new AttnseqError('BAD_INPUT', what) : Object.assign(new AttnseqError('BAD_INPUT', `inputs[${index}]: ${what}`), { index, detail: what });
+    }
+    if (this.#open++ === 0) for (const w of this.#workers) w.ref();
+    try {
+      return await done;
+    } finally {
+      if (--this.#open === 0) for (const w of this.#workers) w.unref();
+    }
   }
 
   #fail(error) {
     if (this.#broken) return;
     this.#broken = error;
-    for (const j of this.#jobs.values()) j.reject(error);
-    this.#jobs.clear();
-    for (const w of this.#workers) w.stop();
+    for (const w of this.#workers) {
+      w.rpc.failAll(error);
+      w.stop();
+    }
   }
 
   /**
@@ -429,7 +425,7 @@ export class Pool {
     // (The non-empty shares are the first ones. No input: one Worker still checks the options.)
     const used = inputs.length ? shares.filter((sh) => sh.length) : [[]];
     const settled = await Promise.allSettled(used.map((sh, w) =>
-      this.#run(this.#workers[w], { op: 'batch', inputs: sh.map((k) => inputs[k]), options })));
+      this.#run(this.#workers[w], 'batch', [sh.map((k) => inputs[k]), options])));
     // The first bad entry in `inputs` order, whichever Worker found it (each names its own index).
     let worst = null;
     settled.forEach((r, w) => {

@@ -1,9 +1,10 @@
 // The engine's Worker: training, evaluation and batch translation run here, off the main thread.
-// Protocol (bergamot-translator style): the page posts {id, name, args}; the worker answers
-// {id, result} or {id, error: {code, message}}, and long jobs post {id, progress} on the way.
+// It answers in the package's Worker protocol (wasm/rpc.js: {id, name, args} in; {id, result},
+// {id, error} or, for long jobs, {id, progress} out), with AttnseqError's codes.
 // {name: 'cancel', args: [jobId]} ends a long job at its next chunk boundary (it then resolves
 // normally, with stopped: true). Client: web/train/client.js. Views and layout are the page's.
-import { createTrainer, createEnsemble, loadModel, buildInfo } from '../wasm/attnseq.js';
+import { createTrainer, createEnsemble, loadModel, buildInfo, AttnseqError } from '../wasm/attnseq.js';
+import { serve, Transfer } from '../wasm/rpc.js';
 import { reverseSet, scoreReverse } from './study/data.js';
 
 const jobs = new Map();          // id -> { cancelled }
@@ -15,10 +16,6 @@ const USER_MODELS = 4;
 
 // Lets queued messages (a 'cancel') run between chunks of work.
 const yieldToEvents = () => new Promise((r) => setTimeout(r, 0));
-
-class WorkerError extends Error {
-  constructor(code, message) { super(message); this.code = code; }
-}
 
 async function snapshot(t, probe, step) {
   if (!probe) return null;
@@ -102,7 +99,7 @@ const handlers = {
       }
       const buffers = new Set([r.attention.buffer, ...r.hypotheses.flatMap((x) => [x.attention.buffer, ...(x.memberAttention ?? []).map((a) => a.buffer)]),
         ...(r.memberAttention ?? []).map((a) => a.buffer)]);
-      return { value: r, transfer: [...buffers] };
+      return new Transfer(r, [...buffers]);
     } finally {
       if (own) m.dispose();
     }
@@ -110,13 +107,13 @@ const handlers = {
 
   // The current weights as .safetensors bytes (transferred, not copied) and the step they are from.
   'train.save'() {
-    if (!trainer) throw new WorkerError('NOT_LOADED', 'nothing has been trained yet');
+    if (!trainer) throw new AttnseqError('NOT_LOADED', 'nothing has been trained yet');
     const bytes = trainer.save();
-    return { value: { bytes, step: trainerStep }, transfer: [bytes.buffer] };
+    return new Transfer({ bytes, step: trainerStep }, [bytes.buffer]);
   },
 
   'train.evaluate'(_job, n = 200, seed) {
-    if (!trainer) throw new WorkerError('NOT_LOADED', 'nothing has been trained yet');
+    if (!trainer) throw new AttnseqError('NOT_LOADED', 'nothing has been trained yet');
     return trainer.evaluate(n, seed);
   },
 
@@ -137,7 +134,7 @@ const handlers = {
         results[s.key] = { status: 'ok', points: [], name: m.config.name, style: m.config.style };
         ready.push([s.key, m]);
       } catch (e) {
-        results[s.key] = { status: e.code === 'NOT_FOUND' ? 'missing' : 'error', code: e.code ?? 'INTERNAL', message: e.message, points: [] };
+        results[s.key] = { status: e.status === 404 ? 'missing' : 'error', code: e.code ?? 'INTERNAL', message: e.message, points: [] };
       }
     }
     const total = lengths.length * n * ready.length;
@@ -196,31 +193,14 @@ async function getModel(url) {
   try {
     res = await fetch(url);
   } catch (e) {
-    throw new WorkerError('LOAD_FAILED', `could not fetch ${url}: ${e.message}`);
+    throw new AttnseqError('LOAD_FAILED', `could not fetch ${url}: ${e.message}`);
   }
-  if (res.status === 404) throw new WorkerError('NOT_FOUND', `${new URL(url).pathname} was not found (HTTP 404)`);
-  if (!res.ok) throw new WorkerError('LOAD_FAILED', `${new URL(url).pathname}: HTTP ${res.status}`);
+  if (res.status === 404) throw Object.assign(new AttnseqError('LOAD_FAILED', `${new URL(url).pathname} was not found (HTTP 404)`), { status: 404 });
+  if (!res.ok) throw Object.assign(new AttnseqError('LOAD_FAILED', `${new URL(url).pathname}: HTTP ${res.status}`), { status: res.status });
   const m = await loadModel(new Uint8Array(await res.arrayBuffer()));
   models.set(url, m);
   return m;
 }
 
-self.onmessage = async (e) => {
-  const { id, name, args = [] } = e.data ?? {};
-  const h = handlers[name];
-  if (!h) {
-    self.postMessage({ id, error: { code: 'BAD_INPUT', message: `unknown request '${name}'` } });
-    return;
-  }
-  const job = { cancelled: false, progress: (p) => self.postMessage({ id, progress: p }) };
-  jobs.set(id, job);
-  try {
-    const r = await h(job, ...args);
-    if (r && typeof r === 'object' && 'transfer' in r) self.postMessage({ id, result: r.value }, r.transfer);
-    else self.postMessage({ id, result: r });
-  } catch (err) {
-    self.postMessage({ id, error: { code: err?.code ?? 'INTERNAL', message: String(err?.message ?? err) } });
-  } finally {
-    jobs.delete(id);
-  }
-};
+const receive = serve(handlers, (m, t) => self.postMessage(m, t), jobs);
+self.onmessage = (e) => receive(e.data);

@@ -142,7 +142,7 @@ test('worker protocol: {id, name, args} -> {id, result} | {id, error: {code, mes
     return out;
   });
   assert.match(r.info.build, /xsimd/);
-  assert.deepEqual(r.unknown, { name: 'EngineError', code: 'BAD_INPUT', message: "unknown request 'no.such.request'" });
+  assert.deepEqual(r.unknown, { name: 'AttnseqError', code: 'BAD_INPUT', message: "unknown request 'no.such.request'" });
   assert.equal(r.save, 'NOT_LOADED');
   assert.equal(r.bad.code, 'BAD_INPUT');
   assert.match(r.bad.message, /dates/);
