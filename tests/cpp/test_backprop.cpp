@@ -321,21 +321,8 @@ TEST_CASE("gradient check at sizes that fill the SIMD tiles (sampled parameters)
     const train::ForwardOptions fo{0.2f, 0.1f, 3};
     std::vector<float> grad(m.params().data.size(), 0.f);
     train::forward_backward(m, batch, grad.data(), fo);
-    auto& p = m.params().data;
     auto loss = [&] { return train::forward_backward(m, batch, nullptr, fo).objective_sum / batch.tokens; };
-    double worst = 0;
-    const float eps = 3e-3f;
-    for (int n = 0; n < 300; ++n) {
-      const std::size_t i = rng.next() % p.size();
-      const float keep = p[i];
-      p[i] = keep + eps;
-      const double lp = loss();
-      p[i] = keep - eps;
-      const double lm = loss();
-      p[i] = keep;
-      const double num = (lp - lm) / (2.0 * eps);
-      worst = std::max(worst, std::abs(num - grad[i]) / std::max(1e-3, std::abs(num) + std::abs(double(grad[i]))));
-    }
+    const double worst = test::central_difference_error(m.params().data, grad.data(), loss, 1e-3, 3e-3f, 300, rng.next()).worst;
     INFO("worst relative error ", worst);  // float32 differences: ~1.5e-2 seen; a wrong term gives ~1
     CHECK(worst < 5e-2);
   }

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "core/rng.hpp"
+
 #include "decode/decode.hpp"
 #include "model/model.hpp"
 
@@ -61,11 +63,16 @@ struct DifferenceError {
   double worst = 0;
   std::size_t at = 0;
 };
+// The worst relative error of `grad` against central differences of loss() in x (each step eps),
+// |num - grad| / max(floor, |num| + |grad|): over every element, or over `samples` elements drawn
+// from Rng(seed) (a large model).
 template <class Loss>
-DifferenceError central_difference_error(std::vector<float>& x, const float* grad, Loss&& loss, double floor) {
-  const float eps = 1e-2f;
+DifferenceError central_difference_error(std::vector<float>& x, const float* grad, Loss&& loss, double floor,
+                                         float eps = 1e-2f, std::size_t samples = 0, std::uint64_t seed = 0) {
   DifferenceError e;
-  for (std::size_t i = 0; i < x.size(); ++i) {
+  Rng rng(seed);
+  for (std::size_t n = 0; n < (samples ? samples : x.size()); ++n) {
+    const std::size_t i = samples ? std::size_t(rng.next() % x.size()) : n;
     const float keep = x[i];
     x[i] = keep + eps;
     const double lp = loss();
