@@ -162,38 +162,31 @@ std::uint64_t EpochTrainer::fingerprint() const {
 }
 
 std::vector<std::uint8_t> EpochTrainer::save_state() const {
-  // The Trainer's own blob holds the moments and its counters; they are carried over unchanged.
-  const auto tb = trainer_.save_state();
-  const auto tf = safetensors::parse(tb.data(), tb.size());
-  const std::size_t n = model_.params().data.size();
-  std::vector<float> m(n), v(n);
-  safetensors::read_f32(tf, *tf.find("adam.m"), m.data());
-  safetensors::read_f32(tf, *tf.find("adam.v"), v.data());
-  const auto N = std::int64_t(n);
+  // The Trainer's moments and counters, carried over unchanged, beside the weights.
+  const Trainer::StateParts tp = trainer_.state_parts();
+  const auto N = std::int64_t(model_.params().data.size());
   std::vector<safetensors::TensorOut> tensors = {
-      {"params", {N}, model_.params().data.data()}, {"adam.m", {N}, m.data()}, {"adam.v", {N}, v.data()}};
+      {"params", {N}, model_.params().data.data()}, {"adam.m", {N}, tp.m.data()}, {"adam.v", {N}, tp.v.data()}};
   if (!best_params_.empty()) tensors.push_back({"best_params", {N}, best_params_.data()});
-  std::vector<std::pair<std::string, std::string>> meta = {
-      {"format", "attnseq epoch trainer 2"},
-      {"step", *tf.meta("step")},
-      {"rng", *tf.meta("rng")},
-      {"lr_scale", *tf.meta("lr_scale")},
-      {"epoch", std::to_string(epoch_)},
-      {"batch", std::to_string(batch_)},
-      {"epoch_loss_sum", num(loss_sum_)},
-      {"epoch_tokens", std::to_string(tokens_)},
-      {"best_epoch", std::to_string(best_epoch_)},
-      {"best_dev", join_counts(best_dev_)},
-      {"bad_epochs", std::to_string(bad_epochs_)},
-      {"stopped", stopped_ ? "1" : "0"},
-      // What fixes the data order and the data: a state only continues the run it came from.
-      {"seed", std::to_string(to_.seed)},
-      {"batch_size", std::to_string(to_.batch_size)},
-      {"bucket", std::to_string(eo_.bucket)},
-      {"train_pairs", std::to_string(train_.size())},
-      {"dev_words", std::to_string(dev_->size())},
-      {"data_hash", std::to_string(fingerprint())},
-  };
+  std::vector<std::pair<std::string, std::string>> meta = {{"format", "attnseq epoch trainer 2"}};
+  meta.insert(meta.end(), tp.counters.begin(), tp.counters.end());  // step, rng, lr_scale
+  meta.insert(meta.end(), {
+                              {"epoch", std::to_string(epoch_)},
+                              {"batch", std::to_string(batch_)},
+                              {"epoch_loss_sum", num(loss_sum_)},
+                              {"epoch_tokens", std::to_string(tokens_)},
+                              {"best_epoch", std::to_string(best_epoch_)},
+                              {"best_dev", join_counts(best_dev_)},
+                              {"bad_epochs", std::to_string(bad_epochs_)},
+                              {"stopped", stopped_ ? "1" : "0"},
+                              // What fixes the data order and the data: a state only continues the run it came from.
+                              {"seed", std::to_string(to_.seed)},
+                              {"batch_size", std::to_string(to_.batch_size)},
+                              {"bucket", std::to_string(eo_.bucket)},
+                              {"train_pairs", std::to_string(train_.size())},
+                              {"dev_words", std::to_string(dev_->size())},
+                              {"data_hash", std::to_string(fingerprint())},
+                          });
   add_record(meta, record_);
   return safetensors::write(tensors, meta);
 }

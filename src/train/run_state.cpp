@@ -80,19 +80,14 @@ void check_finite(const std::vector<float>& values, const std::string& what, boo
 }
 
 std::vector<std::uint8_t> save_run_state(const Trainer& trainer, const Model& model, const RunRecord& record) {
-  // The Trainer's blob (moments and counters) is carried over unchanged, beside the weights.
-  const auto tb = trainer.save_state();
-  const auto tf = safetensors::parse(tb.data(), tb.size());
-  const std::size_t n = model.params().data.size();
-  std::vector<float> m(n), v(n);
-  safetensors::read_f32(tf, *tf.find("adam.m"), m.data());
-  safetensors::read_f32(tf, *tf.find("adam.v"), v.data());
-  const auto N = std::int64_t(n);
+  // The Trainer's moments and counters, carried over unchanged, beside the weights.
+  const Trainer::StateParts tp = trainer.state_parts();
+  const auto N = std::int64_t(model.params().data.size());
   std::vector<std::pair<std::string, std::string>> meta = {{"format", kRunFormat}};
-  for (const auto& kv : tf.metadata) meta.push_back(kv);
+  meta.insert(meta.end(), tp.counters.begin(), tp.counters.end());
   add_record(meta, record);
   return safetensors::write(
-      {{"params", {N}, model.params().data.data()}, {"adam.m", {N}, m.data()}, {"adam.v", {N}, v.data()}}, meta);
+      {{"params", {N}, model.params().data.data()}, {"adam.m", {N}, tp.m.data()}, {"adam.v", {N}, tp.v.data()}}, meta);
 }
 
 void load_run_state(Trainer& trainer, Model& model, const RunRecord& record, const std::uint8_t* bytes,

@@ -225,14 +225,17 @@ ForwardOptions Trainer::forward_options(std::size_t shard) const {
   return {opt_.dropout, opt_.label_smoothing, mix.next()};
 }
 
-std::vector<std::uint8_t> Trainer::save_state() const {
-  const std::int64_t n = std::int64_t(m_.size());
+Trainer::StateParts Trainer::state_parts() const {
   // %.17g: the scale reads back as the same double.
   char scale[32];
   std::snprintf(scale, sizeof scale, "%.17g", lr_scale_);
-  return safetensors::write(
-      {{"adam.m", {n}, m_.data()}, {"adam.v", {n}, v_.data()}},
-      {{"step", std::to_string(step_)}, {"rng", std::to_string(rng_.state)}, {"lr_scale", scale}});
+  return {m_, v_, {{"step", std::to_string(step_)}, {"rng", std::to_string(rng_.state)}, {"lr_scale", scale}}};
+}
+
+std::vector<std::uint8_t> Trainer::save_state() const {
+  const std::int64_t n = std::int64_t(m_.size());
+  const StateParts s = state_parts();
+  return safetensors::write({{"adam.m", {n}, s.m.data()}, {"adam.v", {n}, s.v.data()}}, s.counters);
 }
 
 void Trainer::load_state(const std::uint8_t* bytes, std::size_t size) {

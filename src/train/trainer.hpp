@@ -83,6 +83,14 @@ class Trainer {
   const TrainOptions& options() const { return opt_; }
   // Optimiser state (moments, step, data rng, rate scale) as a safetensors blob, and back.
   std::vector<std::uint8_t> save_state() const;
+  // The same state for a caller that stores it beside other tensors: Adam's moments (adam.m, adam.v,
+  // params-sized) and the counters as save_state()'s metadata (step, rng, lr_scale).
+  struct StateParts {
+    const std::vector<float>& m;
+    const std::vector<float>& v;
+    std::vector<std::pair<std::string, std::string>> counters;
+  };
+  StateParts state_parts() const;
   void load_state(const std::uint8_t* bytes, std::size_t size);
   // The schedule's rate at a step (warm-up, then linear decay), before lr_scale().
   double learning_rate(int step) const;

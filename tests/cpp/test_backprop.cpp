@@ -322,7 +322,8 @@ TEST_CASE("gradient check at sizes that fill the SIMD tiles (sampled parameters)
     std::vector<float> grad(m.params().data.size(), 0.f);
     train::forward_backward(m, batch, grad.data(), fo);
     auto loss = [&] { return train::forward_backward(m, batch, nullptr, fo).objective_sum / batch.tokens; };
-    const double worst = test::central_difference_error(m.params().data, grad.data(), loss, 1e-3, 3e-3f, 300, rng.next()).worst;
+    const double worst =
+        test::central_difference_error(m.params().data, grad.data(), loss, 1e-3, 3e-3f, 300, rng.next()).worst;
     INFO("worst relative error ", worst);  // float32 differences: ~1.5e-2 seen; a wrong term gives ~1
     CHECK(worst < 5e-2);
   }
