@@ -230,7 +230,16 @@ export interface Translation {
  * One decoder step. The arrays are views of one copy of the engine's step record made for this step
  * (one ArrayBuffer per step), never of wasm memory: later steps and memory growth leave them as they are.
  */
-export interface StepResult {
+export interface StepResult extends StepChoice {
+  /** Raw scores before the softmax. */
+  scores: Float32Array;
+  /** The query Q (the decoder state the scores were computed with). */
+  query: Float32Array;
+  /** The context vector c_k = sum_i w_i h_i. */
+  context: Float32Array;
+}
+/** What every step says, of one model or of an ensemble: the token chosen, how, and what it was chosen from. */
+export interface StepChoice {
   index: number;
   token: number;
   text: string;
@@ -239,12 +248,6 @@ export interface StepResult {
   logProb: number;
   /** Softmax weights over the source (sum to 1). */
   attention: Float32Array;
-  /** Raw scores before the softmax. */
-  scores: Float32Array;
-  /** The query Q (the decoder state the scores were computed with). */
-  query: Float32Array;
-  /** The context vector c_k = sum_i w_i h_i. */
-  context: Float32Array;
   logits: Float32Array;
   topk: { token: number; text: string; p: number }[];
 }
@@ -339,16 +342,7 @@ export interface MemberStep {
  * (what the token was chosen by; topk's p are their exponentials), and each member's own numbers are in
  * `members`.
  */
-export interface EnsembleStepResult {
-  index: number;
-  token: number;
-  text: string;
-  done: boolean;
-  forced: boolean;
-  logProb: number;
-  attention: Float32Array;
-  logits: Float32Array;
-  topk: { token: number; text: string; p: number }[];
+export interface EnsembleStepResult extends StepChoice {
   members: MemberStep[];
 }
 export class EnsembleDecoder implements Disposable_ {
