@@ -22,11 +22,9 @@ shift 2
 [ "$#" -ge 1 ] || { echo "$usage" >&2; exit 2; }
 case "$LANG_T" in de|fr) ;; *) echo "target language is de or fr, not '$LANG_T'" >&2; exit 2 ;; esac
 THREADS="${THREADS:-$(nproc)}"
-CLI="${CLI:-build/native/attnseq}"
-if [ ! -x "$CLI" ]; then
-  cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release >/dev/null
-  cmake --build build/native -j"${JOBS:-2}" --target attnseq
-fi
+# shellcheck source=scripts/lib/cli.sh
+. scripts/lib/cli.sh
+ensure_cli
 D=data/multi30k
 MODELS=()
 for t in "$@"; do MODELS+=(--model "$t"); done

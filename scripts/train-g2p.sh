@@ -17,11 +17,9 @@ cd "$ROOT"
 OUT="${1:-build/g2p/g2p.safetensors}"
 THREADS="${THREADS:-$(nproc)}"
 SAVE_EVERY="${SAVE_EVERY:-200}"
-CLI="${CLI:-build/native/attnseq}"
-if [ ! -x "$CLI" ]; then
-  cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release >/dev/null
-  cmake --build build/native -j"${JOBS:-2}" --target attnseq
-fi
+# shellcheck source=scripts/lib/cli.sh
+. scripts/lib/cli.sh
+ensure_cli
 mkdir -p "$(dirname "$OUT")"
 
 DATA=data/cmudict/g014b2b.train

@@ -26,7 +26,6 @@ cd "$ROOT"
 usage="usage: bash scripts/train-sigmorphon.sh LANG|all [OUT]"
 WHICH="${1:?$usage}"
 OUT="${2:-build/sigmorphon}"
-CLI="${CLI:-build/native/attnseq}"
 D="${DATA:-data/sigmorphon2021-g2p}"
 ALL=(kor ady gre ice ita khm lav mlt_latn rum slv wel_sw arm_e bul dut fre geo hbs_latn hun jpn_hira vie_hanoi eng_us)
 if [ "$WHICH" = all ]; then
@@ -37,10 +36,9 @@ LANG_ID="$WHICH"
 SUB=""
 for s in high medium low; do [ -f "$D/$s/${LANG_ID}_train.tsv" ] && SUB=$s; done
 [ -n "$SUB" ] || { echo "no language '$LANG_ID' in $D (one of: ${ALL[*]})" >&2; exit 2; }
-if [ ! -x "$CLI" ]; then
-  cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release >/dev/null
-  cmake --build build/native -j"${JOBS:-2}" --target attnseq
-fi
+# shellcheck source=scripts/lib/cli.sh
+. scripts/lib/cli.sh
+ensure_cli
 TRAIN="$D/$SUB/${LANG_ID}_train.tsv" DEV="$D/$SUB/${LANG_ID}_dev.tsv" TEST="$D/$SUB/${LANG_ID}_test.tsv"
 mkdir -p "$OUT/$LANG_ID"
 # shellcheck source=scripts/lib/resume.sh
