@@ -5,7 +5,8 @@
 #   1. the teachers' ensemble on val: its length penalty, chosen at beam 5 among 0.6 to 1.6 (best 13a
 #      BLEU; OUT.teachers.txt has every figure);
 #   2. the student's targets: the ensemble's translation (beam 5, that penalty) of every training
-#      source, OUT.train.LANG (kept when complete: a rerun goes on to step 3);
+#      source, OUT.train.LANG (kept when complete: a rerun goes on to step 3), made in chunks that a
+#      killed run resumes from (OUT.chunks/; CHUNK lines each, default 2000);
 #   3. the student: scripts/train-multi30k.sh with TRAIN_TGT=OUT.train.LANG, the same configuration,
 #      dev BLEU against val's real references choosing its best epoch and ending its run; then that
 #      recipe's int8 file, length penalty and test sets (OUT.int8.safetensors, OUT.lp.txt, OUT.test.txt).
@@ -33,29 +34,49 @@ TARGETS="${OUT%.safetensors}.train.$LANG_T"
 LINES=$(wc -l < "$D/raw/train.en")
 
 if [ ! -f "$TARGETS" ] || [ "$(wc -l < "$TARGETS")" != "$LINES" ]; then
-  # 1. The ensemble's length penalty, on val.
-  best_lp="" best_bleu=-1
-  : > "$OUT.teachers.txt"
-  for lp in 0.6 0.8 1.0 1.2 1.4 1.6; do
-    bleu=$("$CLI" eval "${MODELS[@]}" --src "$D/raw/val.en" --tgt "$D/raw/val.$LANG_T" --beam 5 --length-penalty "$lp" \
-      --threads "$THREADS" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["bleu_13a"])')
-    echo "[distill] teachers ($#) on val, beam 5, length penalty $lp: BLEU (13a) $bleu" | tee -a "$OUT.teachers.txt" >&2
-    if python3 -c "import sys; sys.exit(0 if $bleu > $best_bleu else 1)"; then best_lp=$lp best_bleu=$bleu; fi
-  done
-  "$CLI" eval "${MODELS[@]}" --src "$D/raw/val.en" --tgt "$D/raw/val.$LANG_T" --beam 5 --length-penalty "$best_lp" \
-    --threads "$THREADS" | tee -a "$OUT.teachers.txt"
-  # 2. The student's targets: the ensemble's translations of the training sources (written whole, then
-  # renamed: a killed decode leaves no partial file).
+  # 1. The ensemble's length penalty, on val (kept in OUT.teachers.lp once chosen).
+  if [ -s "$OUT.teachers.lp" ]; then
+    best_lp=$(cat "$OUT.teachers.lp")
+  else
+    best_lp="" best_bleu=-1
+    : > "$OUT.teachers.txt"
+    for lp in 0.6 0.8 1.0 1.2 1.4 1.6; do
+      bleu=$("$CLI" eval "${MODELS[@]}" --src "$D/raw/val.en" --tgt "$D/raw/val.$LANG_T" --beam 5 --length-penalty "$lp" \
+        --threads "$THREADS" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["bleu_13a"])')
+      echo "[distill] teachers ($#) on val, beam 5, length penalty $lp: BLEU (13a) $bleu" | tee -a "$OUT.teachers.txt" >&2
+      if python3 -c "import sys; sys.exit(0 if $bleu > $best_bleu else 1)"; then best_lp=$lp best_bleu=$bleu; fi
+    done
+    "$CLI" eval "${MODELS[@]}" --src "$D/raw/val.en" --tgt "$D/raw/val.$LANG_T" --beam 5 --length-penalty "$best_lp" \
+      --threads "$THREADS" | tee -a "$OUT.teachers.txt"
+    echo "$best_lp" > "$OUT.teachers.lp"
+  fi
+  # 2. The student's targets: the ensemble's translations of the training sources, in chunks of
+  # CHUNK lines (default 2000), each written whole and then renamed, so that a run killed mid-way
+  # goes on from the chunks already done (a sentence's translation does not depend on its chunk).
   echo "[distill] the teachers translate $LINES training sources (beam 5, length penalty $best_lp)" >&2
-  "$CLI" eval "${MODELS[@]}" --src "$D/raw/train.en" --tgt "$D/raw/train.$LANG_T" --beam 5 --length-penalty "$best_lp" \
-    --threads "$THREADS" --hyp "$TARGETS.hyp" | tee -a "$OUT.teachers.txt"
+  CH="$OUT.chunks"
+  mkdir -p "$CH"
+  CHUNK="${CHUNK:-2000}"
+  n_chunks=$(( (LINES + CHUNK - 1) / CHUNK ))
+  for ((k = 0; k < n_chunks; k++)); do
+    c=$(printf '%s/%03d' "$CH" "$k")
+    want=$(( k + 1 < n_chunks ? CHUNK : LINES - k * CHUNK ))
+    [ -f "$c.hyp" ] && [ "$(wc -l < "$c.hyp")" = "$want" ] && continue
+    sed -n "$((k * CHUNK + 1)),$(((k + 1) * CHUNK))p" "$D/raw/train.en" > "$c.en"
+    sed -n "$((k * CHUNK + 1)),$(((k + 1) * CHUNK))p" "$D/raw/train.$LANG_T" > "$c.$LANG_T"
+    echo "[distill] chunk $((k + 1)) of $n_chunks" >&2
+    "$CLI" eval "${MODELS[@]}" --src "$c.en" --tgt "$c.$LANG_T" --beam 5 --length-penalty "$best_lp" \
+      --threads "$THREADS" --hyp "$c.hyp.tmp" | tee -a "$OUT.teachers.txt"
+    mv "$c.hyp.tmp" "$c.hyp"
+  done
+  for ((k = 0; k < n_chunks; k++)); do cat "$(printf '%s/%03d' "$CH" "$k").hyp"; done > "$TARGETS.hyp"
   # A translation that came out empty (the ensemble ended at once) cannot be a training line: the
   # reference stands in for it, and the count is recorded.
   paste -d '\t' "$TARGETS.hyp" "$D/raw/train.$LANG_T" | awk -F '\t' '{ if ($1 ~ /^[[:space:]]*$/) { print $2; n++ } else print $1 }
     END { print n + 0 " empty translations replaced by their references" > "/dev/stderr" }' > "$TARGETS.tmp" \
     2> >(tee -a "$OUT.teachers.txt" >&2)
   [ "$(wc -l < "$TARGETS.tmp")" = "$LINES" ] || { echo "[distill] $TARGETS.tmp: not $LINES lines" >&2; exit 1; }
-  rm -f "$TARGETS.hyp"
+  rm -rf "$TARGETS.hyp" "$CH"
   mv "$TARGETS.tmp" "$TARGETS"
 fi
 
