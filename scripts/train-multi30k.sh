@@ -31,11 +31,9 @@ case "$LANG_T" in de|fr) ;; *) echo "target language is de or fr, not '$LANG_T'"
 OUT="${2:-build/multi30k/en-$LANG_T.safetensors}"
 THREADS="${THREADS:-$(nproc)}"
 SAVE_EVERY="${SAVE_EVERY:-200}"
-CLI="${CLI:-build/native/attnseq}"
-if [ ! -x "$CLI" ]; then
-  cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release >/dev/null
-  cmake --build build/native -j"${JOBS:-2}" --target attnseq
-fi
+# shellcheck source=scripts/lib/cli.sh
+. scripts/lib/cli.sh
+ensure_cli
 mkdir -p "$(dirname "$OUT")"
 D=data/multi30k
 
