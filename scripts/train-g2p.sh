@@ -8,7 +8,8 @@
 #   SEED (default 1: the shipped model's; other seeds make the members of an ensemble, teachers to
 #   distil from), EPOCHS (default 40, the shipped model's; its dev WER was still falling there), and
 #   TEACHERS (space-separated f32 checkpoints: a student distilled from them, token-level, with
-#   DISTILL_WEIGHT, default 0.5: docs/training.md, "Distillation").
+#   DISTILL_WEIGHT, default 0.5: docs/training.md, "Distillation"). STOP_AFTER_TRAINING=1 ends after
+#   training: a teacher, which is not shipped, so its test words are not decoded.
 #   The shipped file is OUT stored as F16:
 #   python3 tools/to_f16.py OUT models/g2p-en.safetensors
 set -euo pipefail
@@ -39,6 +40,7 @@ echo "[g2p] $CLI ${TRAIN[*]}" >&2
 # shellcheck source=scripts/lib/resume.sh
 . scripts/lib/resume.sh
 train_or_resume g2p "$OUT" "$CLI" "${TRAIN[@]}"
+[ "${STOP_AFTER_TRAINING:-0}" = 1 ] && exit 0
 
 echo "[g2p] the best epoch on the dev split, beam 5" >&2
 "$CLI" eval --model "$OUT" --pron "$DATA" "${SPLIT[@]}" --beam 5 --threads "$THREADS"
