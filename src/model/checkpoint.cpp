@@ -46,7 +46,7 @@ const safetensors::TensorInfo& need(const safetensors::File& f, const std::strin
 
 int count_layers(const safetensors::File& f, const std::string& prefix) {
   int n = 0;
-  while (n < 64 && f.find(prefix + "weight_hh_l" + std::to_string(n))) ++n;
+  while (n < 64 && f.find(names::rnn(prefix.c_str(), "weight_hh", n))) ++n;
   return n;
 }
 
@@ -118,7 +118,7 @@ std::shared_ptr<const SpmTokenizer> read_spm(const safetensors::File& f, const s
 // (docs/porting.md) may carry: refused naming the feature, before the shapes are read as some other
 // configuration and the message speaks of a shape instead.
 void refuse_foreign_features(const safetensors::File& f) {
-  const bool combine = f.find("decoder.combine.weight") != nullptr;
+  const bool combine = f.find(names::kCombine) != nullptr;
   for (const auto& t : f.tensors) {
     const std::string& n = t.name;
     if (has_prefix(n, "decoder.attention.") && !combine)
@@ -139,13 +139,13 @@ void refuse_foreign_features(const safetensors::File& f) {
       fail(
           "tensor 'decoder.attention.bias': a bias on the general score's W_a adds <s, b> to every position's "
           "score alike and changes no attention weight; leave it out (docs/porting.md)");
-    if (n == "decoder.attention.query.bias" && !f.find("decoder.attention.query.weight"))
+    if (n == names::kAttQueryBias && !f.find(names::kAttQuery))
       fail(
           "tensor 'decoder.attention.query.bias' is the additive score's query bias, but the file has no "
           "'decoder.attention.query.weight'");
     if (n.find(".weight_hr_l") != std::string::npos)
       fail("tensor '" + n + "' is an LSTM's projection (PyTorch's proj_size), which attnseq's cells do not have");
-    for (const char* side : {"encoder.rnn.", "decoder.rnn."}) {
+    for (const char* side : {names::kEncRnn, names::kDecRnn}) {
       const std::string w = std::string(side) + "weight_ih_";
       if (!has_prefix(n, w)) continue;
       const std::string k = n.substr(w.size());  // l0, l1_reverse, ... (not an int8 matrix's l0.scale)
@@ -160,7 +160,7 @@ void refuse_foreign_features(const safetensors::File& f) {
              "(docs/porting.md)");
     }
   }
-  if (combine && !f.find("decoder.combine.bias"))
+  if (combine && !f.find(names::kCombineBias))
     fail(
         "missing tensor 'decoder.combine.bias': a combine layer without a bias (OpenNMT-py's dot and general "
         "attention have none) is one whose bias is zero, so write zeros (docs/porting.md)");
@@ -168,56 +168,60 @@ void refuse_foreign_features(const safetensors::File& f) {
 
 ModelConfig infer_config(const safetensors::File& f) {
   ModelConfig c;
-  const auto& se = need(f, "encoder.embedding.weight", 2);
-  const auto& te = need(f, "decoder.embedding.weight", 2);
+  const std::string ehh_name = names::rnn(names::kEncRnn, "weight_hh", 0),
+                    dhh_name = names::rnn(names::kDecRnn, "weight_hh", 0),
+                    dih_name = names::rnn(names::kDecRnn, "weight_ih", 0),
+                    reverse_name = names::rnn(names::kEncRnn, "weight_hh", 0, true);
+  const auto& se = need(f, names::kEncEmb, 2);
+  const auto& te = need(f, names::kDecEmb, 2);
   c.src_vocab = int(se.shape[0]);
   c.src_emb = int(se.shape[1]);
   c.tgt_vocab = int(te.shape[0]);
   c.tgt_emb = int(te.shape[1]);
-  const auto& ehh = need(f, "encoder.rnn.weight_hh_l0", 2);
-  const auto& dhh = need(f, "decoder.rnn.weight_hh_l0", 2);
+  const auto& ehh = need(f, ehh_name, 2);
+  const auto& dhh = need(f, dhh_name, 2);
   c.enc_hidden = int(ehh.shape[1]);
   c.dec_hidden = int(dhh.shape[1]);
   const std::int64_t eg = ehh.shape[0] / ehh.shape[1];
   if (ehh.shape[0] % ehh.shape[1] || (eg != 3 && eg != 4))
-    fail("tensor 'encoder.rnn.weight_hh_l0' has shape " + shape_str(ehh.shape) +
+    fail("tensor '" + ehh_name + "' has shape " + shape_str(ehh.shape) +
          ": rows must be 3 (GRU) or 4 (LSTM) times the hidden size");
   if (dhh.shape[0] != eg * dhh.shape[1])
-    fail("tensor 'decoder.rnn.weight_hh_l0' has shape " + shape_str(dhh.shape) + " but the encoder's cell has " +
+    fail("tensor '" + dhh_name + "' has shape " + shape_str(dhh.shape) + " but the encoder's cell has " +
          std::to_string(eg) + " gates: encoder and decoder must use the same cell");
   c.cell = eg == 3 ? Cell::GRU : Cell::LSTM;
-  c.layers = count_layers(f, "encoder.rnn.");
-  const int dec_layers = count_layers(f, "decoder.rnn.");
-  for (const char* side : {"encoder.rnn.", "decoder.rnn."}) {
+  c.layers = count_layers(f, names::kEncRnn);
+  const int dec_layers = count_layers(f, names::kDecRnn);
+  for (const char* side : {names::kEncRnn, names::kDecRnn}) {
     const int n = count_layers(f, side);
     const std::string tag = "_l" + std::to_string(n);
-    check_marker(f, false, side + std::string("weight_hh") + tag, [&](const std::string& name) {
+    check_marker(f, false, names::rnn(side, "weight_hh", n), [&](const std::string& name) {
       return has_prefix(name, side) && (has_suffix(name, tag) || has_suffix(name, tag + "_reverse"));
     });
   }
   if (dec_layers != c.layers)
     fail("the decoder has " + std::to_string(dec_layers) + " layers and the encoder " + std::to_string(c.layers) +
          ": s_0 is taken layer by layer, so the counts must be equal");
-  c.bidirectional = f.find("encoder.rnn.weight_hh_l0_reverse") != nullptr;
-  check_marker(f, c.bidirectional, "encoder.rnn.weight_hh_l0_reverse", [](const std::string& name) {
-    return has_prefix(name, "encoder.rnn.") && has_suffix(name, "_reverse");
+  c.bidirectional = f.find(reverse_name) != nullptr;
+  check_marker(f, c.bidirectional, reverse_name, [](const std::string& name) {
+    return has_prefix(name, names::kEncRnn) && has_suffix(name, "_reverse");
   });
-  c.bridge = f.find("bridge.weight") != nullptr;
-  check_marker(f, c.bridge, "bridge.weight", [](const std::string& name) { return has_prefix(name, "bridge."); });
-  const bool has_combine = f.find("decoder.combine.weight") != nullptr;
-  if (f.find("decoder.attention.weight"))
+  c.bridge = f.find(names::kBridge) != nullptr;
+  check_marker(f, c.bridge, names::kBridge, [](const std::string& name) { return has_prefix(name, "bridge."); });
+  const bool has_combine = f.find(names::kCombine) != nullptr;
+  if (f.find(names::kAttGeneral))
     c.score = Score::General;
-  else if (f.find("decoder.attention.v.weight"))
+  else if (f.find(names::kAttV))
     c.score = Score::Additive;
   else
     c.score = Score::Dot;
   if (c.score == Score::Additive) {
-    c.attn_dim = int(need(f, "decoder.attention.v.weight", 2).shape[1]);
-    c.attn_query_bias = f.find("decoder.attention.query.bias") != nullptr;
+    c.attn_dim = int(need(f, names::kAttV, 2).shape[1]);
+    c.attn_query_bias = f.find(names::kAttQueryBias) != nullptr;
   }
 
   // Style from the shapes where they decide it; the metadata settles luong vs bahdanau otherwise.
-  const auto& dih = need(f, "decoder.rnn.weight_ih_l0", 2);
+  const auto& dih = need(f, dih_name, 2);
   const std::int64_t din = dih.shape[1];
   const auto* meta_style = f.meta("style");
   if (!has_combine)
@@ -240,14 +244,14 @@ ModelConfig infer_config(const safetensors::File& f) {
       throw BadCheckpoint("checkpoint: metadata 'style' is \"" + *s + "\"; expected " + choices<Style>());
     if (m != c.style)
       fail(std::string("metadata says style ") + to_string(m) + " but the tensors describe " + to_string(c.style) +
-           " (decoder.rnn.weight_ih_l0 has " + std::to_string(din) + " columns, decoder.combine " +
+           " (" + dih_name + " has " + std::to_string(din) + " columns, decoder.combine " +
            (has_combine ? "present" : "absent") + ")");
   }
   if (const auto* s = meta("cell")) {
     Cell m{};
     if (!parse_name(*s, m)) fail("metadata 'cell' is \"" + *s + "\"; expected " + choices<Cell>());
     if (*s != to_string(c.cell))
-      fail("metadata says cell " + *s + " but encoder.rnn.weight_hh_l0 has " + std::to_string(eg) + " gates (" +
+      fail("metadata says cell " + *s + " but " + ehh_name + " has " + std::to_string(eg) + " gates (" +
            to_string(c.cell) + ")");
   }
   if (const auto* s = meta("score"); s && c.style != Style::None) {
@@ -259,13 +263,12 @@ ModelConfig infer_config(const safetensors::File& f) {
   if (const auto* s = meta("input_feeding")) {
     const bool m = parse_bool("input_feeding", *s);
     if (m != c.input_feeding)
-      fail(std::string("metadata says input_feeding ") + *s + " but decoder.rnn.weight_ih_l0 has " +
-           std::to_string(din) + " columns (embedding " + std::to_string(c.tgt_emb) + ", hidden " +
-           std::to_string(c.dec_hidden) + ")");
+      fail(std::string("metadata says input_feeding ") + *s + " but " + dih_name + " has " + std::to_string(din) +
+           " columns (embedding " + std::to_string(c.tgt_emb) + ", hidden " + std::to_string(c.dec_hidden) + ")");
   }
   if (const auto* s = meta("tie_embeddings")) {
     c.tie_embeddings = parse_bool("tie_embeddings", *s);
-    if (c.tie_embeddings && f.find("decoder.out.weight"))
+    if (c.tie_embeddings && f.find(names::kOut))
       fail(
           "metadata says tie_embeddings true, so decoder.out.weight is decoder.embedding.weight and must not be "
           "stored, but the file holds it");

@@ -107,48 +107,45 @@ void ModelConfig::validate() const {
                                 std::to_string(kMaxParams));
 }
 
+std::string names::rnn(const char* side, const char* part, int layer, bool reverse) {
+  return std::string(side) + part + "_l" + std::to_string(layer) + (reverse ? "_reverse" : "");
+}
+
 std::vector<ParamSpec> param_specs(const ModelConfig& c) {
   using S = std::vector<std::int64_t>;
   std::vector<ParamSpec> p;
   const std::int64_t G = c.gates(), He = c.enc_hidden, Hd = c.dec_hidden, Ho = c.enc_out();
-  p.push_back({"encoder.embedding.weight", S{c.src_vocab, c.src_emb}, true});
-  for (int l = 0; l < c.layers; ++l) {
-    const std::int64_t in = l == 0 ? c.src_emb : Ho;
-    for (const char* suffix : {"", "_reverse"}) {
-      if (*suffix && !c.bidirectional) continue;
-      const std::string k = "_l" + std::to_string(l) + suffix;
-      p.push_back({"encoder.rnn.weight_ih" + k, S{G * He, in}, true});
-      p.push_back({"encoder.rnn.weight_hh" + k, S{G * He, He}, true});
-      p.push_back({"encoder.rnn.bias_ih" + k, S{G * He}});
-      p.push_back({"encoder.rnn.bias_hh" + k, S{G * He}});
-    }
-  }
+  auto rnn = [&](bool decoder, int index, int layer, bool reverse, std::int64_t rows, std::int64_t in,
+                 std::int64_t hidden) {
+    const char* side = decoder ? names::kDecRnn : names::kEncRnn;
+    p.push_back({names::rnn(side, "weight_ih", layer, reverse), S{rows, in}, true, Slot::RnnWih, decoder, index});
+    p.push_back({names::rnn(side, "weight_hh", layer, reverse), S{rows, hidden}, true, Slot::RnnWhh, decoder, index});
+    p.push_back({names::rnn(side, "bias_ih", layer, reverse), S{rows}, false, Slot::RnnBih, decoder, index});
+    p.push_back({names::rnn(side, "bias_hh", layer, reverse), S{rows}, false, Slot::RnnBhh, decoder, index});
+  };
+  const int dirs = c.bidirectional ? 2 : 1;
+  p.push_back({names::kEncEmb, S{c.src_vocab, c.src_emb}, true, Slot::EncEmb});
+  for (int l = 0; l < c.layers; ++l)
+    for (int d = 0; d < dirs; ++d) rnn(false, l * dirs + d, l, d == 1, G * He, l == 0 ? c.src_emb : Ho, He);
   if (c.bridge) {
-    p.push_back({"bridge.weight", S{Hd, Ho}, true});
-    p.push_back({"bridge.bias", S{Hd}});
+    p.push_back({names::kBridge, S{Hd, Ho}, true, Slot::Bridge});
+    p.push_back({names::kBridgeBias, S{Hd}, false, Slot::BridgeBias});
   }
-  p.push_back({"decoder.embedding.weight", S{c.tgt_vocab, c.tgt_emb}, true});
-  for (int l = 0; l < c.layers; ++l) {
-    const std::int64_t in = l == 0 ? c.dec_input() : Hd;
-    const std::string k = "_l" + std::to_string(l);
-    p.push_back({"decoder.rnn.weight_ih" + k, S{G * Hd, in}, true});
-    p.push_back({"decoder.rnn.weight_hh" + k, S{G * Hd, Hd}, true});
-    p.push_back({"decoder.rnn.bias_ih" + k, S{G * Hd}});
-    p.push_back({"decoder.rnn.bias_hh" + k, S{G * Hd}});
-  }
+  p.push_back({names::kDecEmb, S{c.tgt_vocab, c.tgt_emb}, true, Slot::DecEmb});
+  for (int l = 0; l < c.layers; ++l) rnn(true, l, l, false, G * Hd, l == 0 ? c.dec_input() : Hd, Hd);
   if (c.style != Style::None) {
-    if (c.score == Score::General) p.push_back({"decoder.attention.weight", S{Hd, Ho}, true});
+    if (c.score == Score::General) p.push_back({names::kAttGeneral, S{Hd, Ho}, true, Slot::AttGeneral});
     if (c.score == Score::Additive) {
-      p.push_back({"decoder.attention.query.weight", S{c.attn_dim, Hd}, true});
-      if (c.attn_query_bias) p.push_back({"decoder.attention.query.bias", S{c.attn_dim}});
-      p.push_back({"decoder.attention.key.weight", S{c.attn_dim, Ho}, true});
-      p.push_back({"decoder.attention.v.weight", S{1, c.attn_dim}});
+      p.push_back({names::kAttQuery, S{c.attn_dim, Hd}, true, Slot::AttQuery});
+      if (c.attn_query_bias) p.push_back({names::kAttQueryBias, S{c.attn_dim}, false, Slot::AttQueryBias});
+      p.push_back({names::kAttKey, S{c.attn_dim, Ho}, true, Slot::AttKey});
+      p.push_back({names::kAttV, S{1, c.attn_dim}, false, Slot::AttV});
     }
-    p.push_back({"decoder.combine.weight", S{Hd, Ho + Hd}, true});
-    p.push_back({"decoder.combine.bias", S{Hd}});
+    p.push_back({names::kCombine, S{Hd, Ho + Hd}, true, Slot::Combine});
+    p.push_back({names::kCombineBias, S{Hd}, false, Slot::CombineBias});
   }
-  if (!c.tie_embeddings) p.push_back({"decoder.out.weight", S{c.tgt_vocab, Hd}, true});
-  p.push_back({"decoder.out.bias", S{c.tgt_vocab}});
+  if (!c.tie_embeddings) p.push_back({names::kOut, S{c.tgt_vocab, Hd}, true, Slot::Out});
+  p.push_back({names::kOutBias, S{c.tgt_vocab}, false, Slot::OutBias});
   return p;
 }
 

@@ -89,6 +89,67 @@ struct ModelConfig {
                       const std::vector<std::string>& tokens, int vocab, const char* embedding) const;
 };
 
+// ---- The tensor table: every tensor's name, shape and binding, written once. -------------------
+// param_specs lists a configuration's tensors in canonical order; the checkpoint reader and writer,
+// Model's binding and training's workspace all read it (adding a tensor edits param_specs and, if it
+// binds somewhere new, Slot and Tensors below).
+
+// The names, for code that looks a tensor up before a configuration exists (the checkpoint reader).
+namespace names {
+inline constexpr const char* kEncEmb = "encoder.embedding.weight";
+inline constexpr const char* kDecEmb = "decoder.embedding.weight";
+inline constexpr const char* kBridge = "bridge.weight";
+inline constexpr const char* kBridgeBias = "bridge.bias";
+inline constexpr const char* kAttGeneral = "decoder.attention.weight";
+inline constexpr const char* kAttQuery = "decoder.attention.query.weight";
+inline constexpr const char* kAttQueryBias = "decoder.attention.query.bias";
+inline constexpr const char* kAttKey = "decoder.attention.key.weight";
+inline constexpr const char* kAttV = "decoder.attention.v.weight";
+inline constexpr const char* kCombine = "decoder.combine.weight";
+inline constexpr const char* kCombineBias = "decoder.combine.bias";
+inline constexpr const char* kOut = "decoder.out.weight";
+inline constexpr const char* kOutBias = "decoder.out.bias";
+inline constexpr const char* kEncRnn = "encoder.rnn.";  // + part + _l{layer}[_reverse]
+inline constexpr const char* kDecRnn = "decoder.rnn.";
+// An RNN tensor's name: side kEncRnn or kDecRnn, part weight_ih, weight_hh, bias_ih or bias_hh.
+std::string rnn(const char* side, const char* part, int layer, bool reverse = false);
+}  // namespace names
+
+// Where a tensor binds: a field of Tensors, or (Rnn*) a part of one recurrent layer's.
+enum class Slot : std::uint8_t {
+  EncEmb,
+  DecEmb,
+  Bridge,
+  BridgeBias,
+  AttGeneral,
+  AttQuery,
+  AttQueryBias,
+  AttKey,
+  AttV,
+  Combine,
+  CombineBias,
+  Out,
+  OutBias,
+  RnnWih,
+  RnnWhh,
+  RnnBih,
+  RnnBhh
+};
+
+// One recurrent layer's four tensors, and every tensor of a model, as P (a weight's `const float*`, or
+// a gradient's `float*` at the same offsets): what bind_tensors fills from the table.
+template <class P>
+struct RnnTensors {
+  P w_ih{}, w_hh{}, b_ih{}, b_hh{};
+};
+template <class P>
+struct Tensors {
+  P enc_emb{}, dec_emb{}, bridge{}, bridge_bias{}, att_general{}, att_query{}, att_query_bias{}, att_key{}, att_v{};
+  P combine{}, combine_bias{}, out{}, out_bias{};  // out: dec_emb when the embeddings are tied
+  std::vector<RnnTensors<P>> enc_rnn;              // [layer * dirs + direction]
+  std::vector<RnnTensors<P>> dec_rnn;              // [layer]
+};
+
 // Parameter tensor names and shapes a configuration implies, in canonical order.
 struct ParamSpec {
   std::string name;
@@ -97,8 +158,46 @@ struct ParamSpec {
   // and output weights, multiplied in int8, and the embeddings, int8 in the file only (they are
   // looked up, and read as their dequantised floats). Biases and the additive score's v stay f32.
   bool int8 = false;
+  Slot slot = Slot::EncEmb;
+  bool decoder = false;  // Rnn* slots: the decoder's layers (else the encoder's)
+  int rnn = 0;           // Rnn* slots: the index in Tensors::enc_rnn or dec_rnn
   std::int64_t numel() const;
 };
 std::vector<ParamSpec> param_specs(const ModelConfig& c);
+
+// Every tensor's address: base + offsets[i] for specs[i] (specs = param_specs(c), as Params holds them).
+template <class P>
+Tensors<P> bind_tensors(const ModelConfig& c, const std::vector<ParamSpec>& specs,
+                        const std::vector<std::size_t>& offsets, P base) {
+  Tensors<P> t;
+  t.enc_rnn.resize(std::size_t(c.layers) * (c.bidirectional ? 2 : 1));
+  t.dec_rnn.resize(std::size_t(c.layers));
+  for (std::size_t i = 0; i < specs.size(); ++i) {
+    const ParamSpec& s = specs[i];
+    const P at = base + offsets[i];
+    RnnTensors<P>& r = (s.decoder ? t.dec_rnn : t.enc_rnn)[std::size_t(s.rnn)];
+    switch (s.slot) {
+      case Slot::EncEmb: t.enc_emb = at; break;
+      case Slot::DecEmb: t.dec_emb = at; break;
+      case Slot::Bridge: t.bridge = at; break;
+      case Slot::BridgeBias: t.bridge_bias = at; break;
+      case Slot::AttGeneral: t.att_general = at; break;
+      case Slot::AttQuery: t.att_query = at; break;
+      case Slot::AttQueryBias: t.att_query_bias = at; break;
+      case Slot::AttKey: t.att_key = at; break;
+      case Slot::AttV: t.att_v = at; break;
+      case Slot::Combine: t.combine = at; break;
+      case Slot::CombineBias: t.combine_bias = at; break;
+      case Slot::Out: t.out = at; break;
+      case Slot::OutBias: t.out_bias = at; break;
+      case Slot::RnnWih: r.w_ih = at; break;
+      case Slot::RnnWhh: r.w_hh = at; break;
+      case Slot::RnnBih: r.b_ih = at; break;
+      case Slot::RnnBhh: r.b_hh = at; break;
+    }
+  }
+  if (c.tie_embeddings) t.out = t.dec_emb;  // tied: the output layer's weight (and gradient) is the embedding's
+  return t;
+}
 
 }  // namespace attnseq

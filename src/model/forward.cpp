@@ -1,4 +1,5 @@
-// The decoder step and the encoder, shared by inference and training (forward.hpp).
+// The decoder step and the encoder, shared by inference and training, each followed by its backward
+// (forward.hpp).
 // Styles (docs/model.md): luong queries with s_k after the RNN; bahdanau with s_{k-1} before it and
 // feeds c_k into the RNN; none (vanilla) has no attention: s_0 = h_T is all the decoder ever sees.
 #include "model/forward.hpp"
@@ -98,6 +99,7 @@ void decoder_step(const ModelConfig& c, const DecoderWeights& w, DecoderState& s
       b0 = b1;
     }
     if (tape) {
+      tape->T = T;
       copy_into(tape->query, st.query.data(), B * Hd);
       copy_into(tape->weights, st.attention.data(), B * T);
       copy_into(tape->context, st.context.data(), B * Ho);
@@ -201,6 +203,111 @@ void decoder_step(const ModelConfig& c, const DecoderWeights& w, DecoderState& s
       output(h_top);
       break;
   }
+}
+
+void DecoderBackward::start(const ModelConfig& c, std::size_t rows, std::size_t T) {
+  const std::size_t L = c.layers, Hd = c.dec_hidden, Ho = c.enc_out(), G = c.gates(), D = c.dec_input();
+  if (dh.size() < L) dh.resize(L), dc.resize(L);  // never shrinks: each keeps its buffer for the next call
+  for (std::size_t l = 0; l < L; ++l) dh[l].assign(rows * Hd, 0.f), dc[l].assign(rows * Hd, 0.f);
+  dhtilde_next.assign(rows * Hd, 0.f);
+  dfeat.resize(rows * Hd), dtmp.resize(rows * Hd), dcat.resize(rows * (Ho + Hd)), dctx.resize(rows * Ho);
+  dq.resize(rows * Hd), dx.resize(rows * D), dgi.resize(rows * G * Hd), dscratch.resize(rows * G * Hd);
+  ascratch.resize(2 * T + std::size_t(c.attn_dim));
+}
+
+void decoder_step_backward(const ModelConfig& c, const DecoderWeights& w, const StepTape& s, const float* dout,
+                           const std::int32_t* prev, std::size_t B, const Source* const* rows, const SourceGrad* grads,
+                           bool dropout, const Grads& g, DecoderBackward& b, Transposes& tr) {
+  const std::size_t L = c.layers, Hd = c.dec_hidden, Ho = c.enc_out(), G = c.gates(), D = c.dec_input();
+  const std::size_t Et = c.tgt_emb, A = c.attn_dim;
+  const bool lstm = c.cell == Cell::LSTM;
+  auto &dh = b.dh, &dc = b.dc;
+  auto &dfeat = b.dfeat, &dtmp = b.dtmp, &dcat = b.dcat, &dctx = b.dctx, &dq = b.dq, &dx = b.dx, &dgi = b.dgi;
+  const std::size_t T = s.T;
+  auto attend_back = [&](const float* dcontext, float* dquery) {
+    for (std::size_t r = 0; r < B; ++r) {
+      const Source& src = *rows[r];
+      const std::size_t Kk = c.score == Score::Dot ? Ho : c.score == Score::Additive ? A : Hd;  // key row size
+      nn::attention_backward(w.attn, &s.query[r * Hd], Hd, src.keys, Kk, src.memory, Ho, &s.weights[r * T],
+                             s.u.empty() ? nullptr : &s.u[r * T * A], T, src.valid, dcontext + r * Ho, nullptr,
+                             grads[r].memory, grads[r].keys, dquery + r * Hd, g.att_query, g.att_query_bias, g.att_v,
+                             b.ascratch.data());
+    }
+  };
+  // The recurrent layers, top down: dh[l] holds the gradient w.r.t. this step's outputs; on exit dh/dc
+  // hold the gradients w.r.t. the previous step's state, and dx the gradient w.r.t. the layer-0 input.
+  auto rnn_back = [&]() {
+    for (std::size_t l = L; l-- > 0;) {
+      const CellTape& cc = s.cell[l];
+      const nn::RnnWeights& wl = w.rnn[l];
+      const RnnTensors<float*>& gl = g.dec_rnn[l];
+      const std::size_t in = l == 0 ? D : Hd;
+      const float* w_ih_t = tr.packed_t(wl.w_ih, G * Hd, in);
+      const float* w_hh_t = tr.packed_t(wl.w_hh, G * Hd, Hd);
+      std::fill(dgi.begin(), dgi.end(), 0.f);
+      if (lstm)
+        nn::lstm_cell_backward(wl, cc.gates.data(), cc.h_prev.data(), cc.c_prev.data(), cc.c_new.data(), dh[l].data(),
+                               dc[l].data(), dgi.data(), gl.w_hh, gl.b_hh, B, w_hh_t);
+      else
+        nn::gru_cell_backward(wl, cc.gates.data(), cc.gh.data(), cc.h_prev.data(), dh[l].data(), dgi.data(), gl.w_hh,
+                              gl.b_hh, b.dscratch.data(), B, w_hh_t);
+      const float* xin = l == 0 ? s.x.data() : dropout ? s.cell[l].in_drop.data() : s.cell[l - 1].h.data();
+      if (l == 0) {
+        std::fill(dx.begin(), dx.end(), 0.f);
+        nn::linear_backward(xin, in, wl.w_ih, dgi.data(), G * Hd, dx.data(), gl.w_ih, gl.b_ih, B, G * Hd, in, w_ih_t);
+      } else if (dropout) {  // through the dropout mask between the layers
+        std::fill(dtmp.begin(), dtmp.end(), 0.f);
+        nn::linear_backward(xin, in, wl.w_ih, dgi.data(), G * Hd, dtmp.data(), gl.w_ih, gl.b_ih, B, G * Hd, in, w_ih_t);
+        kernels::mul(dtmp.data(), s.cell[l].in_mask.data(), dtmp.data(), B * Hd);
+        kernels::add(dtmp.data(), dh[l - 1].data(), B * Hd);
+      } else {
+        // the layer below's output at this step feeds this layer: its gradient joins dh[l-1]
+        nn::linear_backward(xin, in, wl.w_ih, dgi.data(), G * Hd, dh[l - 1].data(), gl.w_ih, gl.b_ih, B, G * Hd, in,
+                            w_ih_t);
+      }
+    }
+  };
+
+  if (c.style == Style::None) {
+    if (dropout) {
+      std::memcpy(dfeat.data(), dout, B * Hd * sizeof(float));
+      kernels::mul(dfeat.data(), s.feat_mask.data(), dfeat.data(), B * Hd);
+      kernels::add(dfeat.data(), dh[L - 1].data(), B * Hd);
+    } else {
+      kernels::add(dout, dh[L - 1].data(), B * Hd);
+    }
+    rnn_back();
+  } else {
+    std::memcpy(dfeat.data(), dout, B * Hd * sizeof(float));
+    if (c.style == Style::Luong && c.input_feeding) kernels::add(b.dhtilde_next.data(), dfeat.data(), B * Hd);
+    if (dropout) kernels::mul(dfeat.data(), s.feat_mask.data(), dfeat.data(), B * Hd);
+    for (std::size_t i = 0; i < B * Hd; ++i) dfeat[i] *= 1.f - s.htilde[i] * s.htilde[i];  // tanh
+    std::fill(dcat.begin(), dcat.end(), 0.f);
+    nn::linear_backward(s.cat.data(), Ho + Hd, w.combine.w, dfeat.data(), Hd, dcat.data(), g.combine, g.combine_bias, B,
+                        Hd, Ho + Hd, tr.packed_t(w.combine.w, Hd, Ho + Hd));
+    for (std::size_t r = 0; r < B; ++r) {
+      std::memcpy(&dctx[r * Ho], &dcat[r * (Ho + Hd)], Ho * sizeof(float));
+      kernels::add(&dcat[r * (Ho + Hd) + Ho], &dh[L - 1][r * Hd], Hd);
+    }
+    if (c.style == Style::Luong) {
+      std::fill(dq.begin(), dq.end(), 0.f);
+      attend_back(dctx.data(), dq.data());
+      kernels::add(dq.data(), dh[L - 1].data(), B * Hd);  // query = s_k
+      rnn_back();
+      if (c.input_feeding)
+        for (std::size_t r = 0; r < B; ++r) std::memcpy(&b.dhtilde_next[r * Hd], &dx[r * D + Et], Hd * sizeof(float));
+    } else {  // bahdanau: the context also fed the RNN; the query was s_{k-1}
+      rnn_back();
+      for (std::size_t r = 0; r < B; ++r) kernels::add(&dx[r * D + Et], &dctx[r * Ho], Ho);
+      std::fill(dq.begin(), dq.end(), 0.f);
+      attend_back(dctx.data(), dq.data());
+      kernels::add(dq.data(), dh[L - 1].data(), B * Hd);
+    }
+  }
+  if (dropout)
+    for (std::size_t r = 0; r < B; ++r) kernels::mul(&dx[r * D], &s.emb_mask[r * Et], &dx[r * D], Et);
+  if (g.dec_emb)
+    for (std::size_t r = 0; r < B; ++r) kernels::add(&dx[r * D], g.dec_emb + std::size_t(prev[r]) * Et, Et);
 }
 
 void encoder_forward(const ModelConfig& c, const EncoderWeights& w, const std::int32_t* const* srcs, const int* lens,
@@ -322,6 +429,99 @@ void encoder_forward(const ModelConfig& c, const EncoderWeights& w, const std::i
     else
       r.init_c.assign(N * L * Hd, 0.f);
   }
+}
+
+void EncoderBackward::start(const ModelConfig& c, const EncoderRun& r) {
+  const std::size_t n = r.order.size(), P = n * r.Tm, L = c.layers, Hd = c.dec_hidden;
+  const std::size_t K = c.score == Score::Additive ? c.attn_dim : Hd;
+  dmemory.assign(P * std::size_t(c.enc_out()), 0.f);
+  dkeys.assign(P * K, 0.f);
+  dinit_h.resize(n * L * Hd);
+  dinit_c.resize(n * L * Hd);
+}
+
+void encoder_backward(const ModelConfig& c, const EncoderWeights& w, const EncoderRun& r, const EncoderTape& tape,
+                      const std::int32_t* const* srcs, bool dropout, const Grads& g, EncoderBackward& b,
+                      Transposes& tr) {
+  const std::size_t He = c.enc_hidden, Ho = c.enc_out(), Hd = c.dec_hidden, G = c.gates(), L = c.layers;
+  const std::size_t Es = c.src_emb, A = c.attn_dim, dirs = c.bidirectional ? 2 : 1;
+  const std::size_t N = r.order.size(), Tm = r.Tm, P = N * Tm;
+  const bool lstm = c.cell == Cell::LSTM;
+
+  // The keys back to the memory (every padded position at once; padding has zero gradient).
+  if (c.has_attention() && c.score == Score::General)
+    nn::linear_backward(r.memory.data(), Ho, w.att_general.w, b.dkeys.data(), Hd, b.dmemory.data(), g.att_general,
+                        nullptr, P, Hd, Ho, tr.packed_t(w.att_general.w, Hd, Ho));
+  else if (c.has_attention() && c.score == Score::Additive)
+    nn::linear_backward(r.memory.data(), Ho, w.att_key.w, b.dkeys.data(), A, b.dmemory.data(), g.att_key, nullptr, P, A,
+                        Ho, tr.packed_t(w.att_key.w, A, Ho));
+
+  // s_0 back to the encoder's final states (n, L, .), through the bridge if present.
+  auto &dinit_h = b.dinit_h, &dinit_c = b.dinit_c, &dfinal_h = b.dfinal_h, &dfinal_c = b.dfinal_c;
+  dfinal_h.assign(N * L * Ho, 0.f);
+  dfinal_c.assign(N * L * Ho, 0.f);
+  if (w.bridge.w) {
+    for (std::size_t i = 0; i < N * L * Hd; ++i) dinit_h[i] *= 1.f - r.init_h[i] * r.init_h[i];
+    nn::linear_backward(r.final_h.data(), Ho, w.bridge.w, dinit_h.data(), Hd, dfinal_h.data(), g.bridge, g.bridge_bias,
+                        N * L, Hd, Ho);
+    if (lstm) {
+      for (std::size_t i = 0; i < N * L * Hd; ++i) dinit_c[i] *= 1.f - r.init_c[i] * r.init_c[i];
+      nn::linear_backward(r.final_c.data(), Ho, w.bridge.w, dinit_c.data(), Hd, dfinal_c.data(), g.bridge,
+                          g.bridge_bias, N * L, Hd, Ho);
+    }
+  } else {  // Ho == Hd
+    dfinal_h.assign(dinit_h.begin(), dinit_h.end());
+    if (lstm) dfinal_c.assign(dinit_c.begin(), dinit_c.end());
+  }
+
+  // The layers top-down, each direction backwards over the steps the forward ran: at step k the rows
+  // still running are the prefix [0, running(k)); a finished row's state gradient passes through.
+  auto& dout = b.dout;  // d objective / d the current layer's outputs, (P, Ho) in the run's row order
+  dout.assign(b.dmemory.begin(), b.dmemory.end());
+  auto &dcell = b.dcell, &dhe = b.dh, &dce = b.dc;
+  dcell.resize(N * G * He), b.scratch.resize(N * G * He), dhe.resize(N * He), dce.resize(N * He);
+  for (std::size_t l = L; l-- > 0;) {
+    const std::size_t in = l == 0 ? Es : Ho;
+    auto& din = b.din;
+    din.assign(P * in, 0.f);
+    for (std::size_t d = 0; d < dirs; ++d) {
+      const nn::RnnWeights& wl = w.rnn[l * dirs + d];
+      const RnnTensors<float*>& gl = g.enc_rnn[l * dirs + d];
+      const float *w_ih_t = tr.packed_t(wl.w_ih, G * He, in), *w_hh_t = tr.packed_t(wl.w_hh, G * He, He);
+      auto& dgi = b.dgi;
+      dgi.assign(P * G * He, 0.f);
+      for (std::size_t j = 0; j < N; ++j) {
+        const std::size_t i = r.order[j];
+        std::memcpy(&dhe[j * He], &dfinal_h[(i * L + l) * Ho + d * He], He * sizeof(float));
+        std::memcpy(&dce[j * He], &dfinal_c[(i * L + l) * Ho + d * He], He * sizeof(float));
+      }
+      for (std::size_t k = Tm; k-- > 0;) {  // reverse of the forward order
+        std::size_t running = 0;
+        while (running < N && r.lens[running] > k) ++running;
+        auto pos = [&](std::size_t j) { return d == 0 ? k : r.lens[j] - 1 - k; };
+        const CellTape& cc = tape.cell[(l * dirs + d) * Tm + k];
+        for (std::size_t j = 0; j < running; ++j)
+          kernels::add(&dout[(j * Tm + pos(j)) * Ho + d * He], &dhe[j * He], He);
+        std::fill(dcell.begin(), dcell.begin() + running * G * He, 0.f);
+        if (lstm)
+          nn::lstm_cell_backward(wl, cc.gates.data(), cc.h_prev.data(), cc.c_prev.data(), cc.c_new.data(), dhe.data(),
+                                 dce.data(), dcell.data(), gl.w_hh, gl.b_hh, running, w_hh_t);
+        else
+          nn::gru_cell_backward(wl, cc.gates.data(), cc.gh.data(), cc.h_prev.data(), dhe.data(), dcell.data(), gl.w_hh,
+                                gl.b_hh, b.scratch.data(), running, w_hh_t);
+        for (std::size_t j = 0; j < running; ++j)
+          std::memcpy(&dgi[(j * Tm + pos(j)) * G * He], &dcell[j * G * He], G * He * sizeof(float));
+      }
+      nn::linear_backward(tape.input[l].data(), in, wl.w_ih, dgi.data(), G * He, din.data(), gl.w_ih, gl.b_ih, P,
+                          G * He, in, w_ih_t);
+    }
+    if (dropout) kernels::mul(din.data(), tape.mask[l].data(), din.data(), din.size());
+    dout.assign(din.begin(), din.end());  // a copy, not a swap: each buffer keeps its own capacity
+  }
+  if (g.enc_emb)
+    for (std::size_t j = 0; j < N; ++j)
+      for (std::size_t t = 0; t < r.lens[j]; ++t)
+        kernels::add(&dout[(j * Tm + t) * Es], g.enc_emb + std::size_t(srcs[r.order[j]][t]) * Es, Es);
 }
 
 }  // namespace attnseq::fwd

@@ -1,7 +1,9 @@
-// The forward pass, written once. Inference (Model::encode, Model::step) and training
-// (train::forward_backward) both run these functions; training passes a tape, which keeps every
-// activation its backward pass reads, and a mask source for dropout. Without a tape nothing extra
-// is kept and nothing is dropped: the inference semantics of docs/model.md.
+// The forward pass, written once, and beside each forward its backward (llm.c's *_forward and
+// *_backward pairs): decoder_step and decoder_step_backward, encoder_forward and encoder_backward.
+// Inference (Model::encode, Model::step) and training (train::forward_backward) both run the forwards;
+// training passes a tape, which keeps every activation the backward reads, and a mask source for
+// dropout. Without a tape nothing extra is kept and nothing is dropped: the inference semantics of
+// docs/model.md. train::forward_backward runs the output layer and the loss between the two.
 // Shapes (nn/layers.hpp's letters, and): cap rows a state holds, L layers, Hd decoder hidden,
 // He encoder hidden per direction, Ho encoder output (He, or 2 He bidirectional), Ts a source's
 // positions, Tm the longest source of a batch, E (Es, Et) source and target embeddings, D the decoder
@@ -77,6 +79,7 @@ struct StepTape {
   std::vector<float> x;                        // (B, D) layer 0's input [emb(y_{k-1}) (dropped); fed vector]
   std::vector<float> emb_mask;                 // (B, Et) dropout on the target embeddings
   std::vector<CellTape> cell;                  // per layer
+  std::size_t T = 0;                           // the state's source positions: the stride of weights and u
   std::vector<float> query, weights, context;  // (B, Hd), (B, T), (B, Ho)
   std::vector<float> u;                        // additive: (B, T, A) = tanh(W_q q + keys)
   std::vector<float> cat, htilde;              // (B, Ho + Hd) = [context; top state], (B, Hd) = tanh(W_c cat + b_c)
@@ -100,6 +103,43 @@ struct StepRecord {
 void decoder_step(const ModelConfig& c, const DecoderWeights& w, DecoderState& st, const std::int32_t* prev,
                   std::size_t B, const Source* const* rows, const float* attn_override,
                   const StepRecord* record = nullptr);
+
+// ---- Backward (training). Each adds into the gradients it is given, as nn/'s layer backwards do:
+// Grads holds them at the weights' offsets (bind_tensors over the gradient buffer; null: not wanted).
+using Grads = Tensors<float*>;
+
+// W^T packed (kernels::pack) for backward's products dX += dY W: the trainer packs each once per call.
+class Transposes {
+ public:
+  virtual ~Transposes() = default;
+  virtual const float* packed_t(const float* w, std::size_t M, std::size_t N) = 0;  // w is (M, N)
+};
+
+// Where one decoder row's attention gradients add: d keys (T, Kd) (for dot, d memory itself) and
+// d memory (T, Ho), the rows of its source's encoder run.
+struct SourceGrad {
+  float* keys = nullptr;
+  float* memory = nullptr;
+};
+
+// What decoder_step_backward carries from step k back to step k-1, and its scratch. dh, dc [layer]
+// (rows, Hd): on entry d objective / d (the state after step k), on exit / d (the state before it).
+struct DecoderBackward {
+  std::vector<std::vector<float>> dh, dc;
+  std::vector<float> dhtilde_next;  // input feeding: d objective / d h~_k, through step k+1's input
+  std::vector<float> dfeat, dtmp, dcat, dctx, dq, dx, dgi, dscratch, ascratch;
+  // Zeroes the carry for `rows` rows over sources of T positions and sizes the scratch.
+  void start(const ModelConfig& c, std::size_t rows, std::size_t T);
+};
+
+// decoder_step's backward for the B rows tape s recorded (rows 0..B-1; rows that ran at step k+1 are
+// a prefix of them). dout (B, Hd): d objective / d the step's output features (what the output layer
+// read: feat with dropout, else h~, or the top layer's h for style none). prev: the step's previous
+// tokens. rows, grads: each row's source and where its attention gradients go. dropout: the forward
+// drew masks (they are in the tape).
+void decoder_step_backward(const ModelConfig& c, const DecoderWeights& w, const StepTape& s, const float* dout,
+                           const std::int32_t* prev, std::size_t B, const Source* const* rows, const SourceGrad* grads,
+                           bool dropout, const Grads& g, DecoderBackward& b, Transposes& tr);
 
 // What the encoder (and what it derives for the decoder) multiplies by.
 struct EncoderWeights {
@@ -136,6 +176,24 @@ struct EncoderTape {
 // dropout on the source embeddings and between layers), keeps what backward needs.
 void encoder_forward(const ModelConfig& c, const EncoderWeights& w, const std::int32_t* const* srcs, const int* lens,
                      std::size_t n, EncoderRun& r, EncoderTape* tape, Masks* masks);
+
+// What encoder_backward reads beside the tape, and its scratch. dmemory (n Tm, Ho) and dkeys (n Tm, K):
+// the gradients the decoder steps' attention added, in the run's row order; dinit_h, dinit_c (n, L, Hd)
+// in source order: d objective / d s_0.
+struct EncoderBackward {
+  std::vector<float> dmemory, dkeys, dinit_h, dinit_c;
+  std::vector<float> dfinal_h, dfinal_c, dout, din, dcell, scratch, dh, dc, dgi;
+  // Zeroes dmemory and dkeys for the run r, and sizes dinit_h and dinit_c.
+  void start(const ModelConfig& c, const EncoderRun& r);
+};
+
+// encoder_forward's backward: the keys' products and the bridge back to the memory and the final
+// states, then the layers top-down, each direction backwards over the steps the forward ran (the
+// rows still running at step k a prefix; a finished row's state gradient passes through). srcs: the
+// sources as encoder_forward read them (embedding gradients). dropout: the forward drew masks.
+void encoder_backward(const ModelConfig& c, const EncoderWeights& w, const EncoderRun& r, const EncoderTape& tape,
+                      const std::int32_t* const* srcs, bool dropout, const Grads& g, EncoderBackward& b,
+                      Transposes& tr);
 
 // Sizes st for `capacity` rows over sources of up to T positions (every buffer a step touches), with
 // rows 0..capacity-1's states zeroed. Model::start does this, then fills in s_0.

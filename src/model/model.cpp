@@ -80,43 +80,31 @@ Model::Model(ModelConfig config, Params params)
 
 void Model::bind() {
   const auto& c = config_;
-  const int dirs = c.bidirectional ? 2 : 1;
-  auto rnn = [&](const std::string& prefix, const std::string& k, int in, int hidden) {
+  t_ = bind_tensors<const float*>(c, param_specs(c), params_.offsets, params_.data.data());
+  auto rnn = [&](const RnnTensors<const float*>& t, int in, int hidden) {
     nn::RnnWeights w;
-    w.w_ih = params_.get(prefix + "weight_ih" + k);
-    w.w_hh = params_.get(prefix + "weight_hh" + k);
-    w.b_ih = params_.get(prefix + "bias_ih" + k);
-    w.b_hh = params_.get(prefix + "bias_hh" + k);
+    w.w_ih = t.w_ih;
+    w.w_hh = t.w_hh;
+    w.b_ih = t.b_ih;
+    w.b_hh = t.b_hh;
     w.in = in;
     w.hidden = hidden;
     w.cell = c.cell;
     return w;
   };
+  const std::size_t dirs = c.bidirectional ? 2 : 1;
   enc_rnn_.clear();
   dec_rnn_.clear();
-  for (int l = 0; l < c.layers; ++l)
-    for (int d = 0; d < dirs; ++d)
-      enc_rnn_.push_back(rnn("encoder.rnn.", "_l" + std::to_string(l) + (d ? "_reverse" : ""),
-                             l == 0 ? c.src_emb : c.enc_out(), c.enc_hidden));
-  for (int l = 0; l < c.layers; ++l)
-    dec_rnn_.push_back(
-        rnn("decoder.rnn.", "_l" + std::to_string(l), l == 0 ? c.dec_input() : c.dec_hidden, c.dec_hidden));
-  enc_emb_ = params_.get("encoder.embedding.weight");
-  dec_emb_ = params_.get("decoder.embedding.weight");
-  bridge_w_ = params_.find("bridge.weight");
-  bridge_b_ = params_.find("bridge.bias");
-  att_general_ = params_.find("decoder.attention.weight");
-  att_key_ = params_.find("decoder.attention.key.weight");
+  for (std::size_t i = 0; i < t_.enc_rnn.size(); ++i)
+    enc_rnn_.push_back(rnn(t_.enc_rnn[i], i < dirs ? c.src_emb : c.enc_out(), c.enc_hidden));
+  for (std::size_t l = 0; l < t_.dec_rnn.size(); ++l)
+    dec_rnn_.push_back(rnn(t_.dec_rnn[l], l == 0 ? c.dec_input() : c.dec_hidden, c.dec_hidden));
   attn_ = nn::AttentionWeights{};
   attn_.score = c.score;
-  attn_.w_q = params_.find("decoder.attention.query.weight");
-  attn_.b_q = params_.find("decoder.attention.query.bias");
-  attn_.v = params_.find("decoder.attention.v.weight");
+  attn_.w_q = t_.att_query;
+  attn_.b_q = t_.att_query_bias;
+  attn_.v = t_.att_v;
   attn_.attn_dim = c.attn_dim;
-  combine_w_ = params_.find("decoder.combine.weight");
-  combine_b_ = params_.find("decoder.combine.bias");
-  out_w_ = config_.tie_embeddings ? dec_emb_ : params_.get("decoder.out.weight");
-  out_b_ = params_.get("decoder.out.bias");
 }
 
 void Model::prepare(bool token_tables, bool packed) {
@@ -145,16 +133,16 @@ void Model::prepare(bool token_tables, bool packed) {
 
 void Model::bind_forward() {
   enc_.rnn = enc_rnn_;
-  enc_.emb = enc_emb_;
+  enc_.emb = t_.enc_emb;
   for (std::size_t d = 0; d < 2; ++d) enc_.table[d] = d < enc_table_.size() ? enc_table_[d].data() : nullptr;
-  enc_.att_general = {att_general_, att_general_p_, nullptr, att_general_q_};
-  enc_.att_key = {att_key_, att_key_p_, nullptr, att_key_q_};
-  enc_.bridge = {bridge_w_, bridge_p_, bridge_b_, bridge_q_};
+  enc_.att_general = {t_.att_general, att_general_p_, nullptr, att_general_q_};
+  enc_.att_key = {t_.att_key, att_key_p_, nullptr, att_key_q_};
+  enc_.bridge = {t_.bridge, bridge_p_, t_.bridge_bias, bridge_q_};
   dec_.rnn = dec_rnn_;
   dec_.attn = attn_;
-  dec_.emb = dec_emb_;
-  dec_.combine = {combine_w_, combine_p_, combine_b_, combine_q_};
-  dec_.out = {out_w_, out_p_, out_b_, out_q_};
+  dec_.emb = t_.dec_emb;
+  dec_.combine = {t_.combine, combine_p_, t_.combine_bias, combine_q_};
+  dec_.out = {t_.out, out_p_, t_.out_bias, out_q_};
   dec_.table = tables_ ? dec_table_.data() : nullptr;
   dec_.rest = {dec_w_rest_.empty() ? nullptr : dec_w_rest_.data(), dec_w_rest_p_, nullptr, dec_w_rest_q_};
 }
@@ -217,12 +205,12 @@ void Model::build_packs() {
       dec_w_rest_p_ = pack(dec_w_rest_.data(), GH, R, &dec_w_rest_q_);
     }
   }
-  bridge_p_ = pack(bridge_w_, Hd, Ho, &bridge_q_);
-  att_general_p_ = pack(att_general_, Hd, Ho, &att_general_q_);
-  att_key_p_ = pack(att_key_, A, Ho, &att_key_q_);
+  bridge_p_ = pack(t_.bridge, Hd, Ho, &bridge_q_);
+  att_general_p_ = pack(t_.att_general, Hd, Ho, &att_general_q_);
+  att_key_p_ = pack(t_.att_key, A, Ho, &att_key_q_);
   attn_.w_q_packed = pack(attn_.w_q, A, Hd, &attn_.w_q_q8);
-  combine_p_ = pack(combine_w_, Hd, Ho + Hd, &combine_q_);
-  out_p_ = pack(out_w_, c.tgt_vocab, Hd, &out_q_);
+  combine_p_ = pack(t_.combine, Hd, Ho + Hd, &combine_q_);
+  out_p_ = pack(t_.out, c.tgt_vocab, Hd, &out_q_);
 }
 
 int Model::quantize() {
@@ -267,7 +255,7 @@ void Model::build_tables() {
   for (int d = 0; d < dirs; ++d) {
     const auto& w = enc_rnn_[d];
     std::vector<float> t(enc_floats);
-    nn::linear_forward(enc_emb_, c.src_emb, w.w_ih, w.b_ih, t.data(), G * c.enc_hidden, c.src_vocab, G * c.enc_hidden,
+    nn::linear_forward(t_.enc_emb, c.src_emb, w.w_ih, w.b_ih, t.data(), G * c.enc_hidden, c.src_vocab, G * c.enc_hidden,
                        c.src_emb);
     enc_table_.push_back(std::move(t));
   }
@@ -282,7 +270,7 @@ void Model::build_tables() {
     if (R) std::memcpy(dec_w_rest_.data() + r * R, w.w_ih + r * D + E, R * sizeof(float));
   }
   dec_table_.resize(dec_floats);
-  nn::linear_forward(dec_emb_, E, w_emb.data(), w.b_ih, dec_table_.data(), GH, c.tgt_vocab, GH, E);
+  nn::linear_forward(t_.dec_emb, E, w_emb.data(), w.b_ih, dec_table_.data(), GH, c.tgt_vocab, GH, E);
 }
 
 }  // namespace attnseq

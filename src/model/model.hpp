@@ -168,7 +168,7 @@ class Model {
   void reorder(DecoderState& st, const std::int32_t* parents, int n) const;
 
  private:
-  void bind();  // resolves layer views into params_
+  void bind();  // resolves the tensor table into params_: t_, the layers' and attention's views
   void encode_rows(const std::int32_t* const* srcs, const int* lens, int n, Encoded* const* outs, Encoded& s) const;
   void step_rows(const Encoded& shared, const Encoded* const* encs, DecoderState& st, const std::int32_t* prev, int B,
                  const float* attn_override) const;
@@ -184,9 +184,7 @@ class Model {
   std::vector<nn::RnnWeights> enc_rnn_;  // [layer * dirs + dir]
   std::vector<nn::RnnWeights> dec_rnn_;  // [layer]
   nn::AttentionWeights attn_;
-  const float *enc_emb_ = nullptr, *dec_emb_ = nullptr, *bridge_w_ = nullptr, *bridge_b_ = nullptr;
-  const float *att_general_ = nullptr, *att_key_ = nullptr, *combine_w_ = nullptr, *combine_b_ = nullptr;
-  const float *out_w_ = nullptr, *out_b_ = nullptr;
+  Tensors<const float*> t_;  // every tensor's address in params_ (bind_tensors: the tensor table)
   // Inference-only derived data.
   bool tables_ = false;
   std::vector<std::vector<float>> enc_table_;              // per direction: (Vs, G He) = emb W_ih^T + b_ih

@@ -1,10 +1,10 @@
-// forward_backward: the training graph of the seq2seq. Forward is inference's own code
-// (model/forward.hpp: fwd::encoder_forward, then fwd::decoder_step per target position) run with a
-// tape that keeps every activation; backward, written out by hand (llm.c style), walks the decoder
-// steps in reverse (carrying the state gradients), then the encoder layers top-down and each
-// direction backwards over the steps the forward ran. Padding: the encoder runs a row only over its
-// own positions (rows longest first, the running ones a prefix), attention is masked to the real
-// positions, and the loss ignores padded targets.
+// forward_backward: the training graph of the seq2seq, in five passes. model/forward.hpp holds each
+// pass of the network beside its backward (llm.c style): fwd::encoder_forward, fwd::decoder_step per
+// target position (with a tape that keeps every activation), then, after the output layer and the
+// loss (here), fwd::decoder_step_backward per position in reverse (carrying the state gradients) and
+// fwd::encoder_backward. Padding: the encoder runs a row only over its own positions (rows longest
+// first, the running ones a prefix), attention is masked to the real positions, and the loss ignores
+// padded targets.
 #include "train/backprop.hpp"
 
 #include <algorithm>
@@ -61,15 +61,6 @@ namespace {
 
 using Vec = std::vector<float>;
 
-// Views of one parameter and its gradient.
-struct PG {
-  const float* w = nullptr;
-  float* g = nullptr;
-};
-
-// One recurrent step's cache for B rows (the shared forward pass's layout).
-using CellCache = fwd::CellTape;
-
 // One decoder step's activations: the shared forward pass's tape (model/forward.hpp).
 using Step = fwd::StepTape;
 
@@ -85,11 +76,6 @@ struct DropMasks final : fwd::Masks {
   }
 };
 
-// The addresses of one recurrent layer's four tensors.
-struct RnnParams {
-  const float *w_ih = nullptr, *w_hh = nullptr, *b_ih = nullptr, *b_hh = nullptr;
-};
-
 // Grows v to at least n elements (never shrinks: the elements keep their buffers for the next call).
 template <class T>
 void at_least(std::vector<T>& v, std::size_t n) {
@@ -99,14 +85,13 @@ void at_least(std::vector<T>& v, std::size_t n) {
 }  // namespace
 
 struct Workspace::Impl {
-  // The parameters' addresses, looked up by name once per model (key: the buffer and the model id).
+  // The parameters' addresses (the tensor table, bind_tensors), bound once per model (key: the
+  // buffer and the model id).
   const float* key_data = nullptr;
   std::uint64_t key_id = 0;
-  const float *enc_emb = nullptr, *dec_emb = nullptr, *att_w = nullptr, *att_k = nullptr, *att_q = nullptr,
-              *att_qb = nullptr, *att_v = nullptr, *bridge_w = nullptr, *bridge_b = nullptr, *comb_w = nullptr,
-              *comb_b = nullptr, *out_w = nullptr, *out_b = nullptr;
-  std::vector<RnnParams> enc_rnn;  // layer * dirs + direction
-  std::vector<RnnParams> dec_rnn;  // per layer
+  Tensors<const float*> t;
+  fwd::Grads g;  // the gradients' addresses in the buffer grad_key (bound on first use)
+  const float* grad_key = nullptr;
   // Packed copies (kernels::pack) of the matrices the forward pass multiplies by, refreshed each call
   // (the weights change between steps); the packed product streams each one once per few rows.
   // Backward multiplies by the transposes (dX += dY W): those are packed too, as W^T, on first use.
@@ -117,8 +102,7 @@ struct Workspace::Impl {
     Vec p;
   };
   std::vector<Packed> packed;
-  Vec transpose;                                 // W^T before packing
-  std::vector<const float*> dec_ih_t, dec_hh_t;  // the decoder layers' W^T, packed
+  Vec transpose;  // W^T before packing
   std::size_t calls = 0;
   // Activations and gradients.
   std::vector<std::int32_t> src_rows;  // (B, Ts) the sources, batch-major
@@ -131,50 +115,23 @@ struct Workspace::Impl {
   DecoderState dstate;
   std::vector<fwd::Source> sources;
   std::vector<const fwd::Source*> rows;
+  std::vector<fwd::SourceGrad> source_grads;      // decoder row r's attention gradients
   std::vector<std::size_t> dorder, tlen, active;  // decoder row r = example dorder[r]; rows running at step k
   std::vector<std::int32_t> prev;                 // a step's previous tokens, in decoder row order
   std::vector<Step> steps;
-  std::vector<Vec> dh, dc;
-  Vec dinit_h, dinit_c, dfinal_h, dfinal_c;
-  Vec dhtilde_next, dmemory, dkeys, dfeat, dtmp, dcat, dctx, dq, dx, dgi, dscratch, ascratch;
+  fwd::DecoderBackward dback;
+  fwd::EncoderBackward eback;
   // The output layer over every step at once: features (N, Hd), each row's target, a chunk's logits
   // (then d objective / d logits), d objective / d features (N, Hd).
   Vec feats, logits, dfeats;
   std::vector<std::int32_t> row_y;
   std::vector<std::size_t> row_pos;  // each row's token: k B + b (the soft targets' and probs_out's row)
-  Vec dout, din, dcell, escratch, dhe, dce, dgi_all;
 
   void bind(const Model& m) {
     if (key_data == m.params().data.data() && key_id == m.id()) return;
-    const auto& c = m.config();
-    auto get = [&](const std::string& name) { return m.params().find(name); };
-    enc_emb = get("encoder.embedding.weight");
-    dec_emb = get("decoder.embedding.weight");
-    att_w = get("decoder.attention.weight");
-    att_k = get("decoder.attention.key.weight");
-    att_q = get("decoder.attention.query.weight");
-    att_qb = get("decoder.attention.query.bias");
-    att_v = get("decoder.attention.v.weight");
-    bridge_w = get("bridge.weight");
-    bridge_b = get("bridge.bias");
-    comb_w = get("decoder.combine.weight");
-    comb_b = get("decoder.combine.bias");
-    // Tied: the output layer's weight and gradient are the target embedding's (both add into it).
-    out_w = c.tie_embeddings ? dec_emb : get("decoder.out.weight");
-    out_b = get("decoder.out.bias");
-    auto rnn = [&](const std::string& prefix, const std::string& k) {
-      return RnnParams{get(prefix + "weight_ih" + k), get(prefix + "weight_hh" + k), get(prefix + "bias_ih" + k),
-                       get(prefix + "bias_hh" + k)};
-    };
-    const int dirs = c.bidirectional ? 2 : 1;
-    enc_rnn.clear();
-    dec_rnn.clear();
-    for (int l = 0; l < c.layers; ++l) {
-      for (int d = 0; d < dirs; ++d)
-        enc_rnn.push_back(rnn("encoder.rnn.", "_l" + std::to_string(l) + (d ? "_reverse" : "")));
-      dec_rnn.push_back(rnn("decoder.rnn.", "_l" + std::to_string(l)));
-    }
+    t = bind_tensors<const float*>(m.config(), m.params().specs, m.params().offsets, m.params().data.data());
     packed.clear();
+    grad_key = nullptr;
     key_data = m.params().data.data();
     key_id = m.id();
   }
@@ -187,19 +144,13 @@ Workspace& Workspace::operator=(Workspace&&) noexcept = default;
 
 namespace {
 
-// Per-call access to the workspace's parameters: gradients at the same offsets as the weights.
-struct Net {
+// Per-call access to the workspace's parameters and their packed copies.
+struct Net final : fwd::Transposes {
   Workspace::Impl& ws;
-  const Model& m;
   const ModelConfig& c;
-  float* grad;
-  Net(Workspace::Impl& w, const Model& model, float* g) : ws(w), m(model), c(model.config()), grad(g) {
+  Net(Workspace::Impl& w, const Model& model) : ws(w), c(model.config()) {
     ws.bind(model);
     ++ws.calls;
-  }
-  PG get(const float* w) const {
-    if (!w) return {};
-    return {w, grad ? grad + (w - m.params().data.data()) : nullptr};
   }
   // W (M, N) packed for this call's products (X W^T), or with `transposed` W^T (N, M) packed (for
   // backward's dY W); made at a call's first use.
@@ -226,8 +177,8 @@ struct Net {
     slot->call = ws.calls;
     return slot->p.data();
   }
-  const float* packed_t(const float* w, std::size_t M, std::size_t N) { return packed(w, M, N, true); }
-  nn::RnnWeights rnn(const RnnParams& r, int in, int hidden) {
+  const float* packed_t(const float* w, std::size_t M, std::size_t N) override { return packed(w, M, N, true); }
+  nn::RnnWeights rnn(const RnnTensors<const float*>& r, int in, int hidden) {
     nn::RnnWeights w;
     w.w_ih = r.w_ih;
     w.w_hh = r.w_hh;
@@ -287,12 +238,12 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad, con
   std::unique_ptr<Workspace> local;
   if (!workspace) local = std::make_unique<Workspace>();
   Workspace::Impl& ws = (workspace ? workspace : local.get())->impl();
-  Net net(ws, model, grad);
+  Net net(ws, model);
   const auto& c = model.config();
+  const auto& t = ws.t;
   const std::size_t B = bt.B, Ts = bt.Ts, Tt = bt.Tt, L = c.layers, dirs = c.bidirectional ? 2 : 1;
-  const std::size_t He = c.enc_hidden, Ho = c.enc_out(), Hd = c.dec_hidden, G = c.gates();
-  const std::size_t Es = c.src_emb, Et = c.tgt_emb, V = c.tgt_vocab, A = c.attn_dim, D = c.dec_input();
-  const bool lstm = c.cell == Cell::LSTM;
+  const std::size_t He = c.enc_hidden, Ho = c.enc_out(), Hd = c.dec_hidden;
+  const std::size_t Es = c.src_emb, V = c.tgt_vocab, A = c.attn_dim, D = c.dec_input();
   const bool want_grad = grad != nullptr;
   // Dropout masks: 0 or 1 / (1 - p) per element, drawn in forward order from the seed.
   const bool drop = fo.dropout > 0.f;
@@ -307,22 +258,19 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad, con
   src_rows.resize(B * Ts);
   src_ptrs.resize(B);
   for (std::size_t b = 0; b < B; ++b) {
-    for (std::size_t t = 0; t < Ts; ++t) src_rows[b * Ts + t] = bt.src[t * B + b];
+    for (std::size_t k = 0; k < Ts; ++k) src_rows[b * Ts + k] = bt.src[k * B + b];
     src_ptrs[b] = &src_rows[b * Ts];
   }
-  const PG enc_emb = net.get(ws.enc_emb), att_w = net.get(ws.att_w), att_k = net.get(ws.att_k);
-  const PG att_q = net.get(ws.att_q), att_qb = net.get(ws.att_qb), att_v = net.get(ws.att_v);
-  const PG bridge_w = net.get(ws.bridge_w), bridge_b = net.get(ws.bridge_b);
   auto& ew = ws.ew;
   ew.rnn.clear();
   for (std::size_t l = 0; l < L; ++l)
     for (std::size_t d = 0; d < dirs; ++d)
-      ew.rnn.push_back(net.rnn(ws.enc_rnn[l * dirs + d], int(l == 0 ? Es : Ho), int(He)));
-  ew.emb = enc_emb.w;
+      ew.rnn.push_back(net.rnn(t.enc_rnn[l * dirs + d], int(l == 0 ? Es : Ho), int(He)));
+  ew.emb = t.enc_emb;
   ew.table[0] = ew.table[1] = nullptr;
-  ew.att_general = {att_w.w, net.packed(att_w.w, Hd, Ho), nullptr, {}};
-  ew.att_key = {att_k.w, net.packed(att_k.w, A, Ho), nullptr, {}};
-  ew.bridge = {bridge_w.w, net.packed(bridge_w.w, Hd, Ho), bridge_b.w, {}};
+  ew.att_general = {t.att_general, net.packed(t.att_general, Hd, Ho), nullptr, {}};
+  ew.att_key = {t.att_key, net.packed(t.att_key, A, Ho), nullptr, {}};
+  ew.bridge = {t.bridge, net.packed(t.bridge, Hd, Ho), t.bridge_bias, {}};
   auto& er = ws.er;
   fwd::encoder_forward(c, ew, src_ptrs.data(), bt.src_len.data(), B, er, &ws.etape, drop ? &masks : nullptr);
   auto& inv = ws.inv;
@@ -334,22 +282,18 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad, con
 
   // ================= decoder forward =================
   // The decoder steps are the inference step (fwd::decoder_step) with a tape per step.
-  const PG dec_emb = net.get(ws.dec_emb), comb_w = net.get(ws.comb_w), comb_b = net.get(ws.comb_b),
-           out_w = net.get(ws.out_w), out_b = net.get(ws.out_b);
   auto& dw = ws.dw;
   dw.rnn.clear();
-  for (std::size_t l = 0; l < L; ++l) dw.rnn.push_back(net.rnn(ws.dec_rnn[l], int(l == 0 ? D : Hd), int(Hd)));
+  for (std::size_t l = 0; l < L; ++l) dw.rnn.push_back(net.rnn(t.dec_rnn[l], int(l == 0 ? D : Hd), int(Hd)));
   dw.attn = nn::AttentionWeights{};
   dw.attn.score = c.score;
-  dw.attn.w_q = att_q.w;
-  dw.attn.b_q = att_qb.w;
-  dw.attn.v = att_v.w;
+  dw.attn.w_q = t.att_query;
+  dw.attn.b_q = t.att_query_bias;
+  dw.attn.v = t.att_v;
   dw.attn.attn_dim = int(A);
-  const auto& drnn = dw.rnn;  // what backward reads: the weights the forward step multiplied by
-  const auto& aw = dw.attn;
-  dw.emb = dec_emb.w;
-  dw.combine = {comb_w.w, net.packed(comb_w.w, Hd, Ho + Hd), comb_b.w, {}};
-  dw.out = {out_w.w, net.packed(out_w.w, V, Hd), out_b.w, {}};
+  dw.emb = t.dec_emb;
+  dw.combine = {t.combine, net.packed(t.combine, Hd, Ho + Hd), t.combine_bias, {}};
+  dw.out = {t.out, net.packed(t.out, V, Hd), t.out_bias, {}};
   dw.table = nullptr;
   dw.rest = {};
   // Decoder row r is example dorder[r], longest target first, so that the rows still decoding at
@@ -387,6 +331,11 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad, con
     ws.sources[r] = {key_ptr + inv[b] * Ts * Kk, &er.memory[inv[b] * Ts * Ho], Ts, std::size_t(bt.src_len[b])};
     ws.rows[r] = &ws.sources[r];
   }
+  // The previous tokens of step k's rows, in decoder row order.
+  auto prev_of = [&](std::size_t k) {
+    for (std::size_t r = 0; r < active[k]; ++r) ws.prev[r] = bt.tgt_in[k * B + dorder[r]];
+    return ws.prev.data();
+  };
 
   auto& steps = ws.steps;
   at_least(steps, Tt);
@@ -409,9 +358,8 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad, con
     at_least(s.cell, L);
     s.defer_logits = true;
     const std::size_t Bk = active[k];
-    for (std::size_t r = 0; r < Bk; ++r) ws.prev[r] = bt.tgt_in[k * B + dorder[r]];
     const fwd::StepRecord record{&s, drop ? &masks : nullptr};
-    fwd::decoder_step(c, dw, st, ws.prev.data(), Bk, ws.rows.data(), nullptr, &record);
+    fwd::decoder_step(c, dw, st, prev_of(k), Bk, ws.rows.data(), nullptr, &record);
     const float* feat = drop ? s.feat.data() : c.style == Style::None ? s.cell[L - 1].h.data() : s.htilde.data();
     std::memcpy(&feats[n * Hd], feat, Bk * Hd * sizeof(float));
     for (std::size_t r = 0; r < Bk; ++r) {
@@ -420,22 +368,29 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad, con
     }
     n += Bk;
   }
-  // The output layer over chunks of rows: logits, the loss, and with gradients d objective / d logits
-  // = p - target distribution ((1 - a) ((1 - e) one-hot + e / V) + a q) per token, then dW += dlogits^T feats,
+
+  // ================= output layer and loss =================
+  // Over chunks of rows: logits, the loss, and with gradients d objective / d logits = p - target
+  // distribution ((1 - a) ((1 - e) one-hot + e / V) + a q) per token, then dW += dlogits^T feats,
   // db += dlogits, and dfeats = dlogits W (through W^T, packed, so that W streams once per chunk).
+  if (want_grad && ws.grad_key != grad) {
+    ws.g = bind_tensors<float*>(c, model.params().specs, model.params().offsets, grad);
+    ws.grad_key = grad;
+  }
+  const fwd::Grads& g = ws.g;
   constexpr std::size_t kChunk = 256;
   auto& logits = ws.logits;
   auto& dfeats = ws.dfeats;
   logits.resize(std::min(N, kChunk) * V);
   if (want_grad) dfeats.assign(N * Hd, 0.f);
-  const float* out_packed = net.packed(out_w.w, V, Hd);
-  const float* out_t_packed = want_grad ? net.packed_t(out_w.w, V, Hd) : nullptr;
+  const float* out_packed = net.packed(t.out, V, Hd);
+  const float* out_t_packed = want_grad ? net.packed_t(t.out, V, Hd) : nullptr;
   const float inv_n = 1.f / float(bt.tokens);
   const float a = fo.soft_weight;
   const float smooth = (1.f - a) * fo.label_smoothing / float(V), hit = (1.f - a) * (1.f - fo.label_smoothing);
   for (std::size_t r0 = 0; r0 < N; r0 += kChunk) {
     const std::size_t R = std::min(kChunk, N - r0);
-    kernels::gemm_packed(&feats[r0 * Hd], Hd, out_packed, out_b.w, logits.data(), V, R, V, Hd);
+    kernels::gemm_packed(&feats[r0 * Hd], Hd, out_packed, t.out_bias, logits.data(), V, R, V, Hd);
     for (std::size_t r = 0; r < R; ++r) {
       float* p = &logits[r * V];
       const std::int32_t y = row_y[r0 + r];
@@ -468,220 +423,43 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad, con
       else
         for (std::size_t v = 0; v < V; ++v) p[v] = (p[v] - smooth) * inv_n;
       p[y] -= hit * inv_n;
-      kernels::add(p, out_b.g, V);
+      kernels::add(p, g.out_bias, V);
     }
     if (!want_grad) continue;
-    kernels::gemm_acc(logits.data(), 1, V, &feats[r0 * Hd], Hd, out_w.g, Hd, V, Hd, R);             // dW += dl^T F
+    kernels::gemm_acc(logits.data(), 1, V, &feats[r0 * Hd], Hd, g.out, Hd, V, Hd, R);               // dW += dl^T F
     kernels::gemm_packed(logits.data(), V, out_t_packed, nullptr, &dfeats[r0 * Hd], Hd, R, Hd, V);  // dl W
   }
   if (!want_grad) return stats;
 
   // ================= decoder backward =================
-  auto &dh = ws.dh, &dc = ws.dc;  // carried to step k-1
-  at_least(dh, L);
-  at_least(dc, L);
-  for (std::size_t l = 0; l < L; ++l) dh[l].assign(B * Hd, 0.f), dc[l].assign(B * Hd, 0.f);
-  auto& dhtilde_next = ws.dhtilde_next;  // input feeding carry
-  dhtilde_next.assign(B * Hd, 0.f);
-  auto &dmemory = ws.dmemory, &dkeys = ws.dkeys;
-  dmemory.assign(B * Ts * Ho, 0.f);
-  dkeys.assign(B * Ts * Kd, 0.f);
-  const PG dec_emb_g = dec_emb;
-  auto &dfeat = ws.dfeat, &dtmp = ws.dtmp, &dcat = ws.dcat, &dctx = ws.dctx, &dq = ws.dq, &dx = ws.dx, &dgi = ws.dgi,
-       &dscratch = ws.dscratch, &ascratch = ws.ascratch;
-  dfeat.resize(B * Hd), dtmp.resize(B * Hd), dcat.resize(B * (Ho + Hd)), dctx.resize(B * Ho);
-  dq.resize(B * Hd), dx.resize(B * D), dgi.resize(B * G * Hd), dscratch.resize(B * G * Hd), ascratch.resize(2 * Ts + A);
-  // The decoder layers' gradients (at the weights' offsets).
-  auto dW_ih = [&](std::size_t l) { return net.get(ws.dec_rnn[l].w_ih); };
-  auto dW_hh = [&](std::size_t l) { return net.get(ws.dec_rnn[l].w_hh); };
-  auto db_ih = [&](std::size_t l) { return net.get(ws.dec_rnn[l].b_ih); };
-  auto db_hh = [&](std::size_t l) { return net.get(ws.dec_rnn[l].b_hh); };
-  // W^T packed for each product's dX (the decoder's weights, multiplied again at every step).
-  auto &dec_ih_t = ws.dec_ih_t, &dec_hh_t = ws.dec_hh_t;
-  dec_ih_t.resize(L), dec_hh_t.resize(L);
-  for (std::size_t l = 0; l < L; ++l) {
-    dec_ih_t[l] = net.packed_t(drnn[l].w_ih, G * Hd, l == 0 ? D : Hd);
-    dec_hh_t[l] = net.packed_t(drnn[l].w_hh, G * Hd, Hd);
+  // The steps in reverse; step k's rows are the prefix [0, active[k]) (rows that start at step k
+  // carry zero gradients). Each row's attention gradients add into its source's encoder rows.
+  auto& eb = ws.eback;
+  eb.start(c, er);
+  auto& db = ws.dback;
+  db.start(c, B, Ts);
+  ws.source_grads.resize(B);
+  for (std::size_t r = 0; r < B; ++r) {
+    const std::size_t j = inv[dorder[r]];  // the example's encoder row
+    float* dmem = &eb.dmemory[j * Ts * Ho];
+    ws.source_grads[r] = {c.score == Score::Dot ? dmem : &eb.dkeys[j * Ts * Kd], dmem};
   }
-  const float* comb_t = c.style == Style::None ? nullptr : net.packed_t(comb_w.w, Hd, Ho + Hd);
-  std::size_t Bk = B;  // rows of the step being back-propagated: active[k]
-  auto attend_back = [&](const Step& s, const float* dcontext, float* dquery) {
-    for (std::size_t r = 0; r < Bk; ++r) {
-      const std::size_t j = inv[dorder[r]];  // the example's encoder row
-      nn::attention_backward(aw, &s.query[r * Hd], Hd, ws.sources[r].keys, Kk, ws.sources[r].memory, Ho,
-                             &s.weights[r * Ts], s.u.empty() ? nullptr : &s.u[r * Ts * A], Ts, ws.sources[r].valid,
-                             dcontext + r * Ho, nullptr, &dmemory[j * Ts * Ho],
-                             c.score == Score::Dot ? &dmemory[j * Ts * Ho] : &dkeys[j * Ts * Kd], dquery + r * Hd,
-                             att_q.g, att_qb.g, att_v.g, ascratch.data());
-    }
-  };
-  // RNN backward for one step: dh[l] holds the gradient w.r.t. this step's outputs; on exit dh/dc
-  // hold the gradients w.r.t. the previous step's state, and dx the gradient w.r.t. the layer-0 input.
-  auto rnn_back = [&](const Step& s) {
-    for (std::size_t l = L; l-- > 0;) {
-      const CellCache& cc = s.cell[l];
-      std::fill(dgi.begin(), dgi.end(), 0.f);
-      if (lstm)
-        nn::lstm_cell_backward(drnn[l], cc.gates.data(), cc.h_prev.data(), cc.c_prev.data(), cc.c_new.data(),
-                               dh[l].data(), dc[l].data(), dgi.data(), dW_hh(l).g, db_hh(l).g, Bk, dec_hh_t[l]);
-      else
-        nn::gru_cell_backward(drnn[l], cc.gates.data(), cc.gh.data(), cc.h_prev.data(), dh[l].data(), dgi.data(),
-                              dW_hh(l).g, db_hh(l).g, dscratch.data(), Bk, dec_hh_t[l]);
-      const float* xin = l == 0 ? s.x.data() : drop ? s.cell[l].in_drop.data() : s.cell[l - 1].h.data();
-      const std::size_t in = l == 0 ? D : Hd;
-      if (l == 0) {
-        std::fill(dx.begin(), dx.end(), 0.f);
-        nn::linear_backward(xin, in, drnn[l].w_ih, dgi.data(), G * Hd, dx.data(), dW_ih(l).g, db_ih(l).g, Bk, G * Hd,
-                            in, dec_ih_t[l]);
-      } else if (drop) {  // through the dropout mask between the layers
-        std::fill(dtmp.begin(), dtmp.end(), 0.f);
-        nn::linear_backward(xin, in, drnn[l].w_ih, dgi.data(), G * Hd, dtmp.data(), dW_ih(l).g, db_ih(l).g, Bk, G * Hd,
-                            in, dec_ih_t[l]);
-        kernels::mul(dtmp.data(), s.cell[l].in_mask.data(), dtmp.data(), Bk * Hd);
-        kernels::add(dtmp.data(), dh[l - 1].data(), Bk * Hd);
-      } else {
-        // the layer below's output at this step feeds this layer: its gradient joins dh[l-1]
-        nn::linear_backward(xin, in, drnn[l].w_ih, dgi.data(), G * Hd, dh[l - 1].data(), dW_ih(l).g, db_ih(l).g, Bk,
-                            G * Hd, in, dec_ih_t[l]);
-      }
-    }
-  };
-
   std::size_t row_end = N;  // step k's rows of dfeats end here (steps are stored in order)
   for (std::size_t k = Tt; k-- > 0;) {
-    const Step& s = steps[k];
-    Bk = active[k];  // rows [Bk, active[k - 1]) start here, their carried gradients still zero
-    row_end -= Bk;
-    const float* dout_k = &dfeats[row_end * Hd];  // d objective / d (this step's output features)
-    if (c.style == Style::None) {
-      if (drop) {
-        std::memcpy(dfeat.data(), dout_k, Bk * Hd * sizeof(float));
-        kernels::mul(dfeat.data(), s.feat_mask.data(), dfeat.data(), Bk * Hd);
-        kernels::add(dfeat.data(), dh[L - 1].data(), Bk * Hd);
-      } else {
-        kernels::add(dout_k, dh[L - 1].data(), Bk * Hd);
-      }
-      rnn_back(s);
-    } else {
-      std::memcpy(dfeat.data(), dout_k, Bk * Hd * sizeof(float));
-      if (c.style == Style::Luong && c.input_feeding) kernels::add(dhtilde_next.data(), dfeat.data(), Bk * Hd);
-      if (drop) kernels::mul(dfeat.data(), s.feat_mask.data(), dfeat.data(), Bk * Hd);
-      for (std::size_t i = 0; i < Bk * Hd; ++i) dfeat[i] *= 1.f - s.htilde[i] * s.htilde[i];  // tanh
-      std::fill(dcat.begin(), dcat.end(), 0.f);
-      nn::linear_backward(s.cat.data(), Ho + Hd, comb_w.w, dfeat.data(), Hd, dcat.data(), comb_w.g, comb_b.g, Bk, Hd,
-                          Ho + Hd, comb_t);
-      for (std::size_t b = 0; b < Bk; ++b) {
-        std::memcpy(&dctx[b * Ho], &dcat[b * (Ho + Hd)], Ho * sizeof(float));
-        kernels::add(&dcat[b * (Ho + Hd) + Ho], &dh[L - 1][b * Hd], Hd);
-      }
-      if (c.style == Style::Luong) {
-        std::fill(dq.begin(), dq.end(), 0.f);
-        attend_back(s, dctx.data(), dq.data());
-        kernels::add(dq.data(), dh[L - 1].data(), Bk * Hd);  // query = s_k
-        rnn_back(s);
-        if (c.input_feeding)
-          for (std::size_t b = 0; b < Bk; ++b) std::memcpy(&dhtilde_next[b * Hd], &dx[b * D + Et], Hd * sizeof(float));
-      } else {  // bahdanau: the context also fed the RNN; the query was s_{k-1}
-        rnn_back(s);
-        for (std::size_t b = 0; b < Bk; ++b) kernels::add(&dx[b * D + Et], &dctx[b * Ho], Ho);
-        std::fill(dq.begin(), dq.end(), 0.f);
-        attend_back(s, dctx.data(), dq.data());
-        kernels::add(dq.data(), dh[L - 1].data(), Bk * Hd);
-      }
-    }
-    if (drop)
-      for (std::size_t b = 0; b < Bk; ++b) kernels::mul(&dx[b * D], &s.emb_mask[b * Et], &dx[b * D], Et);
-    if (dec_emb_g.g)
-      for (std::size_t b = 0; b < Bk; ++b)
-        kernels::add(&dx[b * D], dec_emb_g.g + std::size_t(bt.tgt_in[k * B + dorder[b]]) * Et, Et);
-  }
-
-  // keys back to the memory (every padded position at once; padding has zero gradient)
-  const std::size_t P = B * Ts;
-  if (c.has_attention() && c.score == Score::General)
-    nn::linear_backward(er.memory.data(), Ho, att_w.w, dkeys.data(), Hd, dmemory.data(), att_w.g, nullptr, P, Hd, Ho,
-                        net.packed_t(att_w.w, Hd, Ho));
-  else if (c.has_attention() && c.score == Score::Additive)
-    nn::linear_backward(er.memory.data(), Ho, att_k.w, dkeys.data(), A, dmemory.data(), att_k.g, nullptr, P, A, Ho,
-                        net.packed_t(att_k.w, A, Ho));
-
-  // the initial state back to the encoder's final states (n, L, .), through the bridge if present
-  auto &dinit_h = ws.dinit_h, &dinit_c = ws.dinit_c, &dfinal_h = ws.dfinal_h, &dfinal_c = ws.dfinal_c;
-  dinit_h.resize(B * L * Hd);
-  dinit_c.resize(B * L * Hd);
-  for (std::size_t l = 0; l < L; ++l)
-    for (std::size_t r = 0; r < B; ++r) {  // decoder row r is example dorder[r]
-      const std::size_t b = dorder[r];
-      std::memcpy(&dinit_h[(b * L + l) * Hd], &dh[l][r * Hd], Hd * sizeof(float));
-      std::memcpy(&dinit_c[(b * L + l) * Hd], &dc[l][r * Hd], Hd * sizeof(float));
-    }
-  dfinal_h.assign(B * L * Ho, 0.f);
-  dfinal_c.assign(B * L * Ho, 0.f);
-  if (bridge_w.w) {
-    for (std::size_t i = 0; i < B * L * Hd; ++i) dinit_h[i] *= 1.f - er.init_h[i] * er.init_h[i];
-    nn::linear_backward(er.final_h.data(), Ho, bridge_w.w, dinit_h.data(), Hd, dfinal_h.data(), bridge_w.g, bridge_b.g,
-                        B * L, Hd, Ho);
-    if (lstm) {
-      for (std::size_t i = 0; i < B * L * Hd; ++i) dinit_c[i] *= 1.f - er.init_c[i] * er.init_c[i];
-      nn::linear_backward(er.final_c.data(), Ho, bridge_w.w, dinit_c.data(), Hd, dfinal_c.data(), bridge_w.g,
-                          bridge_b.g, B * L, Hd, Ho);
-    }
-  } else {  // Ho == Hd
-    dfinal_h.assign(dinit_h.begin(), dinit_h.end());
-    if (lstm) dfinal_c.assign(dinit_c.begin(), dinit_c.end());
+    row_end -= active[k];
+    fwd::decoder_step_backward(c, dw, steps[k], &dfeats[row_end * Hd], prev_of(k), active[k], ws.rows.data(),
+                               ws.source_grads.data(), drop, g, db, net);
   }
 
   // ================= encoder backward =================
-  // Layers top-down, each direction backwards over the steps the forward ran: at step k the rows
-  // still running are the prefix [0, running(k)); a finished row's state gradient passes through.
-  auto& dout = ws.dout;  // gradient w.r.t. the current layer's outputs, (P, Ho) in the encoder's row order
-  dout.assign(dmemory.begin(), dmemory.end());
-  auto &dcell = ws.dcell, &escratch = ws.escratch, &dhe = ws.dhe, &dce = ws.dce;
-  dcell.resize(B * G * He), escratch.resize(B * G * He), dhe.resize(B * He), dce.resize(B * He);
-  auto len = [&](std::size_t j) { return er.lens[j]; };
-  for (std::size_t l = L; l-- > 0;) {
-    const std::size_t in = l == 0 ? Es : Ho;
-    auto& din = ws.din;
-    din.assign(P * in, 0.f);
-    for (std::size_t d = 0; d < dirs; ++d) {
-      const RnnParams& rp = ws.enc_rnn[l * dirs + d];
-      const nn::RnnWeights& w = ew.rnn[l * dirs + d];
-      const PG gw_ih = net.get(rp.w_ih), gw_hh = net.get(rp.w_hh), gb_ih = net.get(rp.b_ih), gb_hh = net.get(rp.b_hh);
-      const float *w_ih_t = net.packed_t(w.w_ih, G * He, in), *w_hh_t = net.packed_t(w.w_hh, G * He, He);
-      auto& dgi_all = ws.dgi_all;
-      dgi_all.assign(P * G * He, 0.f);
-      for (std::size_t j = 0; j < B; ++j) {
-        const std::size_t i = er.order[j];
-        std::memcpy(&dhe[j * He], &dfinal_h[(i * L + l) * Ho + d * He], He * sizeof(float));
-        std::memcpy(&dce[j * He], &dfinal_c[(i * L + l) * Ho + d * He], He * sizeof(float));
-      }
-      for (std::size_t k = Ts; k-- > 0;) {  // reverse of the forward order
-        std::size_t running = 0;
-        while (running < B && len(running) > k) ++running;
-        auto pos = [&](std::size_t j) { return d == 0 ? k : len(j) - 1 - k; };
-        const CellCache& cc = ws.etape.cell[(l * dirs + d) * Ts + k];
-        for (std::size_t j = 0; j < running; ++j)
-          kernels::add(&dout[(j * Ts + pos(j)) * Ho + d * He], &dhe[j * He], He);
-        std::fill(dcell.begin(), dcell.begin() + running * G * He, 0.f);
-        if (lstm)
-          nn::lstm_cell_backward(w, cc.gates.data(), cc.h_prev.data(), cc.c_prev.data(), cc.c_new.data(), dhe.data(),
-                                 dce.data(), dcell.data(), gw_hh.g, gb_hh.g, running, w_hh_t);
-        else
-          nn::gru_cell_backward(w, cc.gates.data(), cc.gh.data(), cc.h_prev.data(), dhe.data(), dcell.data(), gw_hh.g,
-                                gb_hh.g, escratch.data(), running, w_hh_t);
-        for (std::size_t j = 0; j < running; ++j)
-          std::memcpy(&dgi_all[(j * Ts + pos(j)) * G * He], &dcell[j * G * He], G * He * sizeof(float));
-      }
-      nn::linear_backward(ws.etape.input[l].data(), in, w.w_ih, dgi_all.data(), G * He, din.data(), gw_ih.g, gb_ih.g, P,
-                          G * He, in, w_ih_t);
+  // s_0's gradient, decoder row r to example dorder[r], then the encoder's own backward.
+  for (std::size_t l = 0; l < L; ++l)
+    for (std::size_t r = 0; r < B; ++r) {
+      const std::size_t b = dorder[r];
+      std::memcpy(&eb.dinit_h[(b * L + l) * Hd], &db.dh[l][r * Hd], Hd * sizeof(float));
+      std::memcpy(&eb.dinit_c[(b * L + l) * Hd], &db.dc[l][r * Hd], Hd * sizeof(float));
     }
-    if (drop) kernels::mul(din.data(), ws.etape.mask[l].data(), din.data(), din.size());
-    dout.assign(din.begin(), din.end());  // a copy, not a swap: each buffer keeps its own capacity
-  }
-  if (enc_emb.g)
-    for (std::size_t j = 0; j < B; ++j)
-      for (std::size_t t = 0; t < len(j); ++t)
-        kernels::add(&dout[(j * Ts + t) * Es], enc_emb.g + std::size_t(src_ptrs[er.order[j]][t]) * Es, Es);
+  fwd::encoder_backward(c, ew, er, ws.etape, src_ptrs.data(), drop, g, eb, net);
   return stats;
 }
 

@@ -3,6 +3,7 @@
 // decode(); the table and matrix paths agree; step allocates nothing; bad input leaves state intact.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
@@ -376,4 +377,37 @@ TEST_CASE("an encoding is decoded only by the model that made it") {
   Model moved = std::move(small);
   CHECK(decode(moved, e_small, DecodeOptions{}).hypotheses.size() == 1);
   CHECK(decode(wide, e_wide, DecodeOptions{}).hypotheses.size() == 1);
+}
+
+// The tensor table binds every tensor once: each spec's address is one field of Tensors (the tied
+// output layer's is the embedding's), no field is left pointing elsewhere, and the addresses are the
+// ones the names look up. A tensor added to param_specs without a binding fails here.
+TEST_CASE("the tensor table binds each tensor to exactly one field, by name") {
+  auto configs = test::covering_configs();
+  configs.push_back(test::small_config(Cell::GRU, Style::Luong, Score::General, false, true, 2, true));
+  configs.back().tgt_emb = configs.back().dec_hidden;
+  configs.back().tie_embeddings = true;
+  for (const auto& cfg : configs) {
+    CAPTURE(describe(cfg));
+    const Model m(cfg);
+    const auto& p = m.params();
+    const auto t = bind_tensors<const float*>(cfg, p.specs, p.offsets, p.data.data());
+    std::vector<const float*> bound = {
+        t.enc_emb, t.dec_emb, t.bridge,  t.bridge_bias,  t.att_general, t.att_query, t.att_query_bias,
+        t.att_key, t.att_v,   t.combine, t.combine_bias, t.out,         t.out_bias};
+    for (const auto* rnns : {&t.enc_rnn, &t.dec_rnn})
+      for (const auto& r : *rnns) bound.insert(bound.end(), {r.w_ih, r.w_hh, r.b_ih, r.b_hh});
+    CHECK(t.enc_rnn.size() == std::size_t(cfg.layers * (cfg.bidirectional ? 2 : 1)));
+    CHECK(t.dec_rnn.size() == std::size_t(cfg.layers));
+    for (const auto& s : p.specs) {
+      CAPTURE(s.name);
+      const float* at = p.find(s.name);
+      const long n = long(std::count(bound.begin(), bound.end(), at));
+      CHECK(n == (cfg.tie_embeddings && s.name == names::kDecEmb ? 2 : 1));
+    }
+    std::size_t nonnull = 0;
+    for (const float* b : bound) nonnull += b != nullptr;
+    CHECK(nonnull == p.specs.size() + (cfg.tie_embeddings ? 1 : 0));
+    CHECK(t.out == (cfg.tie_embeddings ? t.dec_emb : p.find(names::kOut)));
+  }
 }
