@@ -463,8 +463,8 @@ void bench_kernels(const Options& o, int H) {
   // The whole GRU cell (gemv + elementwise) as the engine calls it, batch 1.
   attnseq::nn::RnnWeights rw;
   auto b_hh = rand_vec(G);
-  rw.w_hh = w_hh.data();
-  rw.b_hh = b_hh.data();
+  rw.hh.w = w_hh.data();
+  rw.hh.b = b_hh.data();
   rw.hidden = H;
   rw.in = H;
   auto gi = rand_vec(G), gh = rand_vec(G), hs = rand_vec(h);

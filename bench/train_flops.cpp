@@ -56,7 +56,7 @@ double time_per_call(F&& f, double budget) {
 // names the same product for numpy (M x K by K x N, 2 M N K FLOPs; int8 counts its multiply-adds alike):
 //   step_B1, step_B4  Model::step's logits for 1 row, or 4 (a beam of 4 in one call): (B, H) by (H, V),
 //                     kernels::gemm_packed over the (V, H) matrix packed as Model::prepare packs it, with
-//                     its bias (nn::linear_any with a packed copy)
+//                     its bias (an nn::Linear with a packed copy)
 //   step_B1_int8, step_B4_int8  the same through the int8 copy (Model::quantize): nn::linear_q8, which
 //                     quantises each row to int16 and then calls kernels::gemm_q8
 //   train_fwd  forward_backward's logits for one chunk of 256 rows (src/train/backprop.cpp, kChunk):

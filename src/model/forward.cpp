@@ -130,7 +130,7 @@ void decoder_step(const ModelConfig& c, const DecoderWeights& w, DecoderState& s
       }
       if (tape) copy_into(tape->x, x, B * D);
       const auto& w0 = w.rnn[0];
-      nn::linear_any(x, D, w0.w_ih, w0.w_ih_packed, w0.b_ih, gi0, GH, B, GH, D, w0.w_ih_q8);
+      w0.ih(x, D, gi0, GH, B, GH, D);
     }
     for (std::size_t l = 0; l < L; ++l) {
       float* h = &st.h[l * cap * Hd];
@@ -147,7 +147,7 @@ void decoder_step(const ModelConfig& c, const DecoderWeights& w, DecoderState& s
           xin = ct->in_drop.data();
         }
         const auto& wl = w.rnn[l];
-        nn::linear_any(xin, Hd, wl.w_ih, wl.w_ih_packed, wl.b_ih, gi, GH, B, GH, Hd, wl.w_ih_q8);
+        wl.ih(xin, Hd, gi, GH, B, GH, Hd);
       }
       if (ct) {
         copy_into(ct->h_prev, h, B * Hd);
@@ -242,8 +242,8 @@ void decoder_step_backward(const ModelConfig& c, const DecoderWeights& w, const 
       const nn::RnnWeights& wl = w.rnn[l];
       const RnnTensors<float*>& gl = g.dec_rnn[l];
       const std::size_t in = l == 0 ? D : Hd;
-      const float* w_ih_t = tr.packed_t(wl.w_ih, G * Hd, in);
-      const float* w_hh_t = tr.packed_t(wl.w_hh, G * Hd, Hd);
+      const float* w_ih_t = tr.packed_t(wl.ih.w, G * Hd, in);
+      const float* w_hh_t = tr.packed_t(wl.hh.w, G * Hd, Hd);
       std::fill(dgi.begin(), dgi.end(), 0.f);
       if (lstm)
         nn::lstm_cell_backward(wl, cc.gates.data(), cc.h_prev.data(), cc.c_prev.data(), cc.c_new.data(), dh[l].data(),
@@ -254,15 +254,15 @@ void decoder_step_backward(const ModelConfig& c, const DecoderWeights& w, const 
       const float* xin = l == 0 ? s.x.data() : dropout ? s.cell[l].in_drop.data() : s.cell[l - 1].h.data();
       if (l == 0) {
         std::fill(dx.begin(), dx.end(), 0.f);
-        nn::linear_backward(xin, in, wl.w_ih, dgi.data(), G * Hd, dx.data(), gl.w_ih, gl.b_ih, B, G * Hd, in, w_ih_t);
+        nn::linear_backward(xin, in, wl.ih.w, dgi.data(), G * Hd, dx.data(), gl.w_ih, gl.b_ih, B, G * Hd, in, w_ih_t);
       } else if (dropout) {  // through the dropout mask between the layers
         std::fill(dtmp.begin(), dtmp.end(), 0.f);
-        nn::linear_backward(xin, in, wl.w_ih, dgi.data(), G * Hd, dtmp.data(), gl.w_ih, gl.b_ih, B, G * Hd, in, w_ih_t);
+        nn::linear_backward(xin, in, wl.ih.w, dgi.data(), G * Hd, dtmp.data(), gl.w_ih, gl.b_ih, B, G * Hd, in, w_ih_t);
         kernels::mul(dtmp.data(), s.cell[l].in_mask.data(), dtmp.data(), B * Hd);
         kernels::add(dtmp.data(), dh[l - 1].data(), B * Hd);
       } else {
         // the layer below's output at this step feeds this layer: its gradient joins dh[l-1]
-        nn::linear_backward(xin, in, wl.w_ih, dgi.data(), G * Hd, dh[l - 1].data(), gl.w_ih, gl.b_ih, B, G * Hd, in,
+        nn::linear_backward(xin, in, wl.ih.w, dgi.data(), G * Hd, dh[l - 1].data(), gl.w_ih, gl.b_ih, B, G * Hd, in,
                             w_ih_t);
       }
     }
@@ -360,8 +360,7 @@ void encoder_forward(const ModelConfig& c, const EncoderWeights& w, const std::i
     for (std::size_t d = 0; d < dirs; ++d) {
       const auto& rw = w.rnn[l * dirs + d];
       // gi (P, G He) = x W_ih^T + b_ih for every position at once.
-      if (!table)
-        nn::linear_any(r.memory.data(), in, rw.w_ih, rw.w_ih_packed, rw.b_ih, r.gi.data(), GH, P, GH, in, rw.w_ih_q8);
+      if (!table) rw.ih(r.memory.data(), in, r.gi.data(), GH, P, GH, in);
       std::fill(r.h.begin(), r.h.end(), 0.f);
       std::fill(r.c.begin(), r.c.end(), 0.f);
       std::size_t running = N;
@@ -487,7 +486,7 @@ void encoder_backward(const ModelConfig& c, const EncoderWeights& w, const Encod
     for (std::size_t d = 0; d < dirs; ++d) {
       const nn::RnnWeights& wl = w.rnn[l * dirs + d];
       const RnnTensors<float*>& gl = g.enc_rnn[l * dirs + d];
-      const float *w_ih_t = tr.packed_t(wl.w_ih, G * He, in), *w_hh_t = tr.packed_t(wl.w_hh, G * He, He);
+      const float *w_ih_t = tr.packed_t(wl.ih.w, G * He, in), *w_hh_t = tr.packed_t(wl.hh.w, G * He, He);
       auto& dgi = b.dgi;
       dgi.assign(P * G * He, 0.f);
       for (std::size_t j = 0; j < N; ++j) {
@@ -512,7 +511,7 @@ void encoder_backward(const ModelConfig& c, const EncoderWeights& w, const Encod
         for (std::size_t j = 0; j < running; ++j)
           std::memcpy(&dgi[(j * Tm + pos(j)) * G * He], &dcell[j * G * He], G * He * sizeof(float));
       }
-      nn::linear_backward(tape.input[l].data(), in, wl.w_ih, dgi.data(), G * He, din.data(), gl.w_ih, gl.b_ih, P,
+      nn::linear_backward(tape.input[l].data(), in, wl.ih.w, dgi.data(), G * He, din.data(), gl.w_ih, gl.b_ih, P,
                           G * He, in, w_ih_t);
     }
     if (dropout) kernels::mul(din.data(), tape.mask[l].data(), din.data(), din.size());

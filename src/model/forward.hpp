@@ -24,17 +24,7 @@ struct DecoderState;
 
 namespace attnseq::fwd {
 
-// One product Y = X W^T + b, through whichever copy of W is present: int8 (q), packed (p), or W.
-struct Linear {
-  const float* w = nullptr;
-  const float* p = nullptr;
-  const float* b = nullptr;
-  nn::Q8Weights q;
-  void operator()(const float* X, std::size_t ldx, float* Y, std::size_t ldy, std::size_t B, std::size_t M,
-                  std::size_t N) const {
-    nn::linear_any(X, ldx, w, p, b, Y, ldy, B, M, N, q);
-  }
-};
+using Linear = nn::Linear;  // one product Y = X W^T + b through whichever copy of W is present
 
 // What the decoder multiplies by. Model::prepare fills it with the packed or int8 copies and the
 // per-token table; training fills it with the plain weights and its own packed copies, no table.

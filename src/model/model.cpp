@@ -78,42 +78,44 @@ Model::Model(ModelConfig config, Params params)
   prepare();
 }
 
+// enc_ and dec_ hold the plain weights (the tensor table's addresses), with no copies or tables yet.
 void Model::bind() {
   const auto& c = config_;
   t_ = bind_tensors<const float*>(c, param_specs(c), params_.offsets, params_.data.data());
   auto rnn = [&](const RnnTensors<const float*>& t, int in, int hidden) {
     nn::RnnWeights w;
-    w.w_ih = t.w_ih;
-    w.w_hh = t.w_hh;
-    w.b_ih = t.b_ih;
-    w.b_hh = t.b_hh;
+    w.ih = {t.w_ih, nullptr, t.b_ih, {}};
+    w.hh = {t.w_hh, nullptr, t.b_hh, {}};
     w.in = in;
     w.hidden = hidden;
     w.cell = c.cell;
     return w;
   };
   const std::size_t dirs = c.bidirectional ? 2 : 1;
-  enc_rnn_.clear();
-  dec_rnn_.clear();
+  enc_ = fwd::EncoderWeights{};
+  dec_ = fwd::DecoderWeights{};
   for (std::size_t i = 0; i < t_.enc_rnn.size(); ++i)
-    enc_rnn_.push_back(rnn(t_.enc_rnn[i], i < dirs ? c.src_emb : c.enc_out(), c.enc_hidden));
+    enc_.rnn.push_back(rnn(t_.enc_rnn[i], i < dirs ? c.src_emb : c.enc_out(), c.enc_hidden));
   for (std::size_t l = 0; l < t_.dec_rnn.size(); ++l)
-    dec_rnn_.push_back(rnn(t_.dec_rnn[l], l == 0 ? c.dec_input() : c.dec_hidden, c.dec_hidden));
-  attn_ = nn::AttentionWeights{};
-  attn_.score = c.score;
-  attn_.w_q = t_.att_query;
-  attn_.b_q = t_.att_query_bias;
-  attn_.v = t_.att_v;
-  attn_.attn_dim = c.attn_dim;
+    dec_.rnn.push_back(rnn(t_.dec_rnn[l], l == 0 ? c.dec_input() : c.dec_hidden, c.dec_hidden));
+  enc_.emb = t_.enc_emb;
+  enc_.att_general.w = t_.att_general;
+  enc_.att_key.w = t_.att_key;
+  enc_.bridge = {t_.bridge, nullptr, t_.bridge_bias, {}};
+  dec_.attn.score = c.score;
+  dec_.attn.query = {t_.att_query, nullptr, t_.att_query_bias, {}};
+  dec_.attn.v = t_.att_v;
+  dec_.attn.attn_dim = c.attn_dim;
+  dec_.emb = t_.dec_emb;
+  dec_.combine = {t_.combine, nullptr, t_.combine_bias, {}};
+  dec_.out = {t_.out, nullptr, t_.out_bias, {}};
 }
 
 void Model::prepare(bool token_tables, bool packed) {
   bind();
   packs_.clear();
-  bridge_p_ = att_general_p_ = att_key_p_ = combine_p_ = out_p_ = dec_w_rest_p_ = nullptr;
   q8_packs_.clear();
   q8_rest_ = Q8Matrix{};
-  bridge_q_ = att_general_q_ = att_key_q_ = combine_q_ = out_q_ = dec_w_rest_q_ = nn::Q8Weights{};
   q8_cols_ = 0;
   const auto& c = config_;
   const std::size_t G = c.gates();
@@ -128,23 +130,6 @@ void Model::prepare(bool token_tables, bool packed) {
   dec_w_rest_.clear();
   if (tables_) build_tables();
   if (packed) build_packs();
-  bind_forward();
-}
-
-void Model::bind_forward() {
-  enc_.rnn = enc_rnn_;
-  enc_.emb = t_.enc_emb;
-  for (std::size_t d = 0; d < 2; ++d) enc_.table[d] = d < enc_table_.size() ? enc_table_[d].data() : nullptr;
-  enc_.att_general = {t_.att_general, att_general_p_, nullptr, att_general_q_};
-  enc_.att_key = {t_.att_key, att_key_p_, nullptr, att_key_q_};
-  enc_.bridge = {t_.bridge, bridge_p_, t_.bridge_bias, bridge_q_};
-  dec_.rnn = dec_rnn_;
-  dec_.attn = attn_;
-  dec_.emb = t_.dec_emb;
-  dec_.combine = {t_.combine, combine_p_, t_.combine_bias, combine_q_};
-  dec_.out = {t_.out, out_p_, t_.out_bias, out_q_};
-  dec_.table = tables_ ? dec_table_.data() : nullptr;
-  dec_.rest = {dec_w_rest_.empty() ? nullptr : dec_w_rest_.data(), dec_w_rest_p_, nullptr, dec_w_rest_q_};
 }
 
 const Q8Matrix* Model::q8_of(const float* W) const {
@@ -167,50 +152,51 @@ nn::Q8Weights Model::pack_q8(const Q8Matrix& m, std::size_t M, std::size_t N) {
 // with an int8 copy (a quantised model) is packed as int8 instead (kernels::q8_pack).
 void Model::build_packs() {
   const auto& c = config_;
-  auto pack = [&](const float* W, std::size_t M, std::size_t N, nn::Q8Weights* q8) -> const float* {
-    if (!W) return nullptr;
-    if (const Q8Matrix* m = q8_of(W)) {
-      *q8 = pack_q8(*m, M, N);
-      return nullptr;
+  // The packed (or int8) copy of one matrix (M, N) into its Linear.
+  auto pack = [&](nn::Linear& lin, std::size_t M, std::size_t N) {
+    if (!lin.w) return;
+    if (const Q8Matrix* m = q8_of(lin.w)) {
+      lin.q = pack_q8(*m, M, N);
+      return;
     }
     std::vector<float, Align64<float>> p(kernels::packed_size(M, N));
-    kernels::pack(W, M, N, p.data());
+    kernels::pack(lin.w, M, N, p.data());
     packs_.push_back(std::move(p));
-    return packs_.back().data();
+    lin.p = packs_.back().data();
   };
-  packs_.reserve(4 * enc_rnn_.size() + 4 * dec_rnn_.size() + 8);  // pointers must stay valid
+  packs_.reserve(4 * enc_.rnn.size() + 4 * dec_.rnn.size() + 8);  // pointers must stay valid
   const std::size_t G = c.gates();
-  for (std::size_t i = 0; i < enc_rnn_.size(); ++i) {
-    auto& w = enc_rnn_[i];
+  for (std::size_t i = 0; i < enc_.rnn.size(); ++i) {
+    auto& w = enc_.rnn[i];
     const bool layer0 = i < std::size_t(c.bidirectional ? 2 : 1);
-    if (!(layer0 && tables_)) w.w_ih_packed = pack(w.w_ih, G * w.hidden, w.in, &w.w_ih_q8);
-    w.w_hh_packed = pack(w.w_hh, G * w.hidden, w.hidden, &w.w_hh_q8);
+    if (!(layer0 && tables_)) pack(w.ih, G * w.hidden, w.in);
+    pack(w.hh, G * w.hidden, w.hidden);
   }
-  for (std::size_t l = 0; l < dec_rnn_.size(); ++l) {
-    auto& w = dec_rnn_[l];
-    if (!(l == 0 && tables_)) w.w_ih_packed = pack(w.w_ih, G * w.hidden, w.in, &w.w_ih_q8);
-    w.w_hh_packed = pack(w.w_hh, G * w.hidden, w.hidden, &w.w_hh_q8);
+  for (std::size_t l = 0; l < dec_.rnn.size(); ++l) {
+    auto& w = dec_.rnn[l];
+    if (!(l == 0 && tables_)) pack(w.ih, G * w.hidden, w.in);
+    pack(w.hh, G * w.hidden, w.hidden);
   }
   const std::size_t Hd = c.dec_hidden, Ho = c.enc_out(), A = c.attn_dim;
   if (tables_ && !dec_w_rest_.empty()) {
     const std::size_t E = c.tgt_emb, D = c.dec_input(), R = D - E, GH = G * Hd;
-    if (const Q8Matrix* w = q8_of(dec_rnn_[0].w_ih)) {
+    if (const Q8Matrix* w = q8_of(dec_.rnn[0].ih.w)) {
       // The rest columns of W_ih as int8: the same integers and row scales, so the same matrix.
       q8_rest_.q.resize(GH * R);
       for (std::size_t r = 0; r < GH; ++r)
         std::copy(w->q.begin() + r * D + E, w->q.begin() + (r + 1) * D, q8_rest_.q.begin() + r * R);
       q8_rest_.scale = w->scale;
-      dec_w_rest_q_ = pack_q8(q8_rest_, GH, R);
+      dec_.rest.q = pack_q8(q8_rest_, GH, R);
     } else {
-      dec_w_rest_p_ = pack(dec_w_rest_.data(), GH, R, &dec_w_rest_q_);
+      pack(dec_.rest, GH, R);
     }
   }
-  bridge_p_ = pack(t_.bridge, Hd, Ho, &bridge_q_);
-  att_general_p_ = pack(t_.att_general, Hd, Ho, &att_general_q_);
-  att_key_p_ = pack(t_.att_key, A, Ho, &att_key_q_);
-  attn_.w_q_packed = pack(attn_.w_q, A, Hd, &attn_.w_q_q8);
-  combine_p_ = pack(t_.combine, Hd, Ho + Hd, &combine_q_);
-  out_p_ = pack(t_.out, c.tgt_vocab, Hd, &out_q_);
+  pack(enc_.bridge, Hd, Ho);
+  pack(enc_.att_general, Hd, Ho);
+  pack(enc_.att_key, A, Ho);
+  pack(dec_.attn.query, A, Hd);
+  pack(dec_.combine, Hd, Ho + Hd);
+  pack(dec_.out, c.tgt_vocab, Hd);
 }
 
 int Model::quantize() {
@@ -246,6 +232,7 @@ int Model::quantize() {
   return done;
 }
 
+// The per-token tables (and the decoder's rest columns), into enc_ and dec_.
 void Model::build_tables() {
   const auto& c = config_;
   const std::size_t G = c.gates();
@@ -253,24 +240,27 @@ void Model::build_tables() {
   const std::size_t dec_floats = std::size_t(c.tgt_vocab) * G * c.dec_hidden;
   const int dirs = c.bidirectional ? 2 : 1;
   for (int d = 0; d < dirs; ++d) {
-    const auto& w = enc_rnn_[d];
+    const auto& w = enc_.rnn[d];
     std::vector<float> t(enc_floats);
-    nn::linear_forward(t_.enc_emb, c.src_emb, w.w_ih, w.b_ih, t.data(), G * c.enc_hidden, c.src_vocab, G * c.enc_hidden,
+    nn::linear_forward(t_.enc_emb, c.src_emb, w.ih.w, w.ih.b, t.data(), G * c.enc_hidden, c.src_vocab, G * c.enc_hidden,
                        c.src_emb);
     enc_table_.push_back(std::move(t));
+    enc_.table[d] = enc_table_.back().data();  // a moved vector keeps its buffer
   }
   // Decoder: split W_ih (G Hd, E + R) into its embedding columns (folded into the table) and the
   // rest (input feeding / context), copied contiguous so the step streams it.
-  const auto& w = dec_rnn_[0];
+  const auto& w = dec_.rnn[0];
   const std::size_t E = c.tgt_emb, D = c.dec_input(), R = D - E, GH = G * c.dec_hidden;
   std::vector<float> w_emb(GH * E);
   dec_w_rest_.resize(GH * R);
   for (std::size_t r = 0; r < GH; ++r) {
-    std::memcpy(w_emb.data() + r * E, w.w_ih + r * D, E * sizeof(float));
-    if (R) std::memcpy(dec_w_rest_.data() + r * R, w.w_ih + r * D + E, R * sizeof(float));
+    std::memcpy(w_emb.data() + r * E, w.ih.w + r * D, E * sizeof(float));
+    if (R) std::memcpy(dec_w_rest_.data() + r * R, w.ih.w + r * D + E, R * sizeof(float));
   }
   dec_table_.resize(dec_floats);
-  nn::linear_forward(t_.dec_emb, E, w_emb.data(), w.b_ih, dec_table_.data(), GH, c.tgt_vocab, GH, E);
+  nn::linear_forward(t_.dec_emb, E, w_emb.data(), w.ih.b, dec_table_.data(), GH, c.tgt_vocab, GH, E);
+  dec_.table = dec_table_.data();
+  dec_.rest.w = dec_w_rest_.empty() ? nullptr : dec_w_rest_.data();
 }
 
 }  // namespace attnseq

@@ -176,14 +176,10 @@ class Model {
   void build_packs();
   nn::Q8Weights pack_q8(const Q8Matrix& m, std::size_t M, std::size_t N);
   const Q8Matrix* q8_of(const float* W) const;  // the int8 copy of the parameter at W, if it has one
-  void bind_forward();                          // enc_ and dec_ from the views, packs and tables
 
   ModelConfig config_;
   Params params_;
   std::uint64_t id_;
-  std::vector<nn::RnnWeights> enc_rnn_;  // [layer * dirs + dir]
-  std::vector<nn::RnnWeights> dec_rnn_;  // [layer]
-  nn::AttentionWeights attn_;
   Tensors<const float*> t_;  // every tensor's address in params_ (bind_tensors: the tensor table)
   // Inference-only derived data.
   bool tables_ = false;
@@ -191,15 +187,14 @@ class Model {
   std::vector<float> dec_table_;                           // (Vt, G Hd) = emb W_ih[:, :E]^T + b_ih
   std::vector<float> dec_w_rest_;                          // (G Hd, R) = W_ih[:, E:] (input feeding / bahdanau context)
   std::vector<std::vector<float, Align64<float>>> packs_;  // packed copies of the matrices a step or encode reads
-  const float *bridge_p_ = nullptr, *att_general_p_ = nullptr, *att_key_p_ = nullptr;
-  const float *combine_p_ = nullptr, *out_p_ = nullptr, *dec_w_rest_p_ = nullptr;
   // int8 copies (q8_pack layout) of the matrices a quantised model holds as int8, in place of packs_.
   std::vector<std::vector<std::int8_t, Align64<std::int8_t>>> q8_packs_;
-  Q8Matrix q8_rest_;  // dec_w_rest_ as int8: W_ih's rest columns, with W_ih's row scales
-  nn::Q8Weights bridge_q_, att_general_q_, att_key_q_, combine_q_, out_q_, dec_w_rest_q_;
+  Q8Matrix q8_rest_;         // dec_w_rest_ as int8: W_ih's rest columns, with W_ih's row scales
   std::size_t q8_cols_ = 0;  // widest int8 matrix: the activation scratch a row needs
-  fwd::EncoderWeights enc_;  // what the encoder multiplies by (the above, gathered)
-  fwd::DecoderWeights dec_;  // what a decoder step multiplies by
+  // What the encoder and a decoder step multiply by, as values: each matrix a Linear holding the
+  // weight, its bias, and its packed or int8 copy (build_packs), beside the per-token tables.
+  fwd::EncoderWeights enc_;
+  fwd::DecoderWeights dec_;
 };
 
 }  // namespace attnseq

@@ -18,7 +18,7 @@ void attention_scores(const AttentionWeights& a, const float* Q, std::size_t B, 
   const std::size_t A = a.attn_dim;
   float* qp = scratch;           // (B, A)
   float* tmp = scratch + B * A;  // (T, A)
-  linear_any(Q, Hd, a.w_q, a.w_q_packed, a.b_q, qp, A, B, A, Hd, a.w_q_q8);
+  a.query(Q, Hd, qp, A, B, A, Hd);
   for (std::size_t b = 0; b < B; ++b) {
     std::memcpy(tmp, keys, T * A * sizeof(float));
     for (std::size_t t = 0; t < T; ++t) kernels::add(qp + b * A, tmp + t * A, A);

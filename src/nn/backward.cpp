@@ -45,7 +45,7 @@ void gru_cell_backward(const RnnWeights& w, const float* gates, const float* gh,
     }
   }
   // gh = h W_hh^T + b_hh
-  linear_backward(h_prev, H, w.w_hh, dgh, G, dh, dW_hh, db_hh, B, G, H, w_hh_t_packed);
+  linear_backward(h_prev, H, w.hh.w, dgh, G, dh, dW_hh, db_hh, B, G, H, w_hh_t_packed);
 }
 
 void lstm_cell_backward(const RnnWeights& w, const float* gates, const float* h_prev, const float* c_prev,
@@ -75,7 +75,7 @@ void lstm_cell_backward(const RnnWeights& w, const float* gates, const float* h_
       d[i] = 0.f;  // h_prev's gradient comes only through W_hh below
     }
   }
-  linear_backward(h_prev, H, w.w_hh, dgi, G, dh, dW_hh, db_hh, B, G, H, w_hh_t_packed);
+  linear_backward(h_prev, H, w.hh.w, dgi, G, dh, dW_hh, db_hh, B, G, H, w_hh_t_packed);
 }
 
 void attention_backward(const AttentionWeights& a, const float* q, std::size_t Hd, const float* keys, std::size_t Kd,
@@ -115,7 +115,7 @@ void attention_backward(const AttentionWeights& a, const float* q, std::size_t H
       dqp[j] += du;
     }
   }
-  linear_backward(q, Hd, a.w_q, dqp, A, dq, dW_q, db_q, 1, A, Hd);
+  linear_backward(q, Hd, a.query.w, dqp, A, dq, dW_q, db_q, 1, A, Hd);
 }
 
 }  // namespace attnseq::nn

@@ -31,31 +31,33 @@ void linear_q8(const float* X, std::size_t ldx, const Q8Weights& Q, const float*
 // nothing (Model::start reserves what its steps need).
 void q8_reserve(std::size_t rows, std::size_t cols);
 
-// The same product reading W from its int8 copy Q when there is one, else its packed copy P
-// (kernels::pack), else W itself.
-inline void linear_any(const float* X, std::size_t ldx, const float* W, const float* P, const float* b, float* Y,
-                       std::size_t ldy, std::size_t B, std::size_t M, std::size_t N, const Q8Weights& Q = {}) {
-  if (Q.packed)
-    linear_q8(X, ldx, Q, b, Y, ldy, B, M, N);
-  else if (P)
-    kernels::gemm_packed(X, ldx, P, b, Y, ldy, B, M, N);
-  else
-    linear_forward(X, ldx, W, b, Y, ldy, B, M, N);
-}
+// One weight matrix W (M, N) with its bias, as a value: Y (B, M) = X W^T + b through whichever copy
+// of W is present, its int8 copy q (a quantised model), else its packed copy p (kernels::pack: the
+// inference copies Model::prepare makes, or training's per-call ones), else W itself.
+struct Linear {
+  const float* w = nullptr;  // (M, N), or null: no such matrix
+  const float* p = nullptr;
+  const float* b = nullptr;  // (M), or null: no bias
+  Q8Weights q;
+  void operator()(const float* X, std::size_t ldx, float* Y, std::size_t ldy, std::size_t B, std::size_t M,
+                  std::size_t N) const {
+    if (q.packed)
+      linear_q8(X, ldx, q, b, Y, ldy, B, M, N);
+    else if (p)
+      kernels::gemm_packed(X, ldx, p, b, Y, ldy, B, M, N);
+    else
+      linear_forward(X, ldx, w, b, Y, ldy, B, M, N);
+  }
+};
 
 // out (B, D) = table[ids] (V, D) rows. ids must be in range (callers validate).
 void embedding_forward(const float* table, std::size_t D, const std::int32_t* ids, std::size_t B, float* out,
                        std::size_t ldo);
 
-// One recurrent layer's weights, PyTorch layout: w_ih (G H, in), w_hh (G H, H), b_ih, b_hh (G H).
+// One recurrent layer's weights, PyTorch layout: ih = (W_ih (G H, in), b_ih (G H)), hh = (W_hh (G H, H),
+// b_hh (G H)), each with its packed or int8 copy when there is one.
 struct RnnWeights {
-  const float* w_ih = nullptr;
-  const float* w_hh = nullptr;
-  const float* b_ih = nullptr;
-  const float* b_hh = nullptr;
-  const float* w_ih_packed = nullptr;  // inference copies in the packed layout (Model::prepare)
-  const float* w_hh_packed = nullptr;
-  Q8Weights w_ih_q8, w_hh_q8;  // int8 copies instead, in a quantised model (Model::quantize)
+  Linear ih, hh;
   int in = 0, hidden = 0;
   Cell cell = Cell::GRU;
   int gates() const { return cell == Cell::GRU ? 3 : 4; }
@@ -81,12 +83,9 @@ inline void cell_forward(const RnnWeights& w, float* gi, float* gh, float* h, fl
 //   dot: keys = memory; general: keys (T, Hd) = memory W_a^T; additive: keys (T, A) = memory W_k^T.
 struct AttentionWeights {
   Score score = Score::Dot;
-  const float* w_q = nullptr;  // additive: W_q (A, Hd)
-  const float* w_q_packed = nullptr;
-  Q8Weights w_q_q8;
-  const float* b_q = nullptr;  // additive: b_q (A), or null (no bias)
-  const float* v = nullptr;    // additive: v (A)
-  int attn_dim = 0;            // A
+  Linear query;              // additive: W_q (A, Hd) and b_q (A), or no bias
+  const float* v = nullptr;  // additive: v (A)
+  int attn_dim = 0;          // A
 };
 // scores (B, T) for queries Q (B, Hd). scratch: additive needs B*A + T*A floats, others none.
 void attention_scores(const AttentionWeights& a, const float* Q, std::size_t B, std::size_t Hd, const float* keys,

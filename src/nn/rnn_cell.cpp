@@ -11,10 +11,10 @@ namespace {
 // gh (B, G) = h W_hh^T + b_hh (H columns); from a zero h, just the bias.
 void recurrent_product(const RnnWeights& w, const float* h, float* gh, std::size_t B, std::size_t G, bool h_zero) {
   const std::size_t H = w.hidden;
-  if (!h_zero) return linear_any(h, H, w.w_hh, w.w_hh_packed, w.b_hh, gh, G, B, G, H, w.w_hh_q8);
+  if (!h_zero) return w.hh(h, H, gh, G, B, G, H);
   for (std::size_t r = 0; r < B; ++r) {
-    if (w.b_hh)
-      std::copy(w.b_hh, w.b_hh + G, gh + r * G);
+    if (w.hh.b)
+      std::copy(w.hh.b, w.hh.b + G, gh + r * G);
     else
       std::fill(gh + r * G, gh + (r + 1) * G, 0.f);
   }

@@ -180,16 +180,12 @@ struct Net final : fwd::Transposes {
   const float* packed_t(const float* w, std::size_t M, std::size_t N) override { return packed(w, M, N, true); }
   nn::RnnWeights rnn(const RnnTensors<const float*>& r, int in, int hidden) {
     nn::RnnWeights w;
-    w.w_ih = r.w_ih;
-    w.w_hh = r.w_hh;
-    w.b_ih = r.b_ih;
-    w.b_hh = r.b_hh;
     w.in = in;
     w.hidden = hidden;
     w.cell = c.cell;
     const std::size_t GH = std::size_t(w.gates()) * hidden;
-    w.w_ih_packed = packed(w.w_ih, GH, in);
-    w.w_hh_packed = packed(w.w_hh, GH, hidden);
+    w.ih = {r.w_ih, packed(r.w_ih, GH, in), r.b_ih, {}};
+    w.hh = {r.w_hh, packed(r.w_hh, GH, hidden), r.b_hh, {}};
     return w;
   }
 };
@@ -287,8 +283,7 @@ LossStats forward_backward(const Model& model, const Batch& bt, float* grad, con
   for (std::size_t l = 0; l < L; ++l) dw.rnn.push_back(net.rnn(t.dec_rnn[l], int(l == 0 ? D : Hd), int(Hd)));
   dw.attn = nn::AttentionWeights{};
   dw.attn.score = c.score;
-  dw.attn.w_q = t.att_query;
-  dw.attn.b_q = t.att_query_bias;
+  dw.attn.query = {t.att_query, nullptr, t.att_query_bias, {}};
   dw.attn.v = t.att_v;
   dw.attn.attn_dim = int(A);
   dw.emb = t.dec_emb;

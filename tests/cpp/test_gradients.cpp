@@ -61,8 +61,8 @@ TEST_CASE("gradient check: GRU and LSTM cells") {
     w.hidden = int(H);
     w.in = 0;
     auto run = [&](std::vector<float>& gates, std::vector<float>& gh, std::vector<float>& h, std::vector<float>& c) {
-      w.w_hh = Whh.data();
-      w.b_hh = bhh.data();
+      w.hh.w = Whh.data();
+      w.hh.b = bhh.data();
       gates = gi0;
       gh.assign(B * G * H, 0.f);
       h = h0;
@@ -102,8 +102,8 @@ TEST_CASE("GRU and LSTM cells from a zero state: skipping the recurrent product 
       nn::RnnWeights w;
       w.cell = cell;
       w.hidden = int(H);
-      w.w_hh = Whh.data();
-      w.b_hh = bias ? bhh.data() : nullptr;
+      w.hh.w = Whh.data();
+      w.hh.b = bias ? bhh.data() : nullptr;
       std::vector<float> out[2], gates[2];
       for (int skip : {0, 1}) {
         gates[skip] = gi0;
@@ -133,8 +133,8 @@ TEST_CASE("gradient check: attention (dot, general keys, additive with and witho
     a.score = score;
     a.attn_dim = int(A);
     auto forward = [&](std::vector<float>& w, std::vector<float>& ctx, std::vector<float>& u) {
-      a.w_q = Wq.data();
-      a.b_q = query_bias ? bq.data() : nullptr;
+      a.query.w = Wq.data();
+      a.query.b = query_bias ? bq.data() : nullptr;
       a.v = v.data();
       std::vector<float> s(T), scratch(A + T * A);
       nn::attention_scores(a, q.data(), 1, Hd, keys.data(), T, s.data(), scratch.data());
