@@ -12,33 +12,23 @@ namespace attnseq::simd {
 
 float kOpaqueOne = 1.f;  // never written: see dispatch.hpp
 
+// Each arch's tables, defined where that arch's code is compiled (simd_impl.inc, q8_impl.inc).
+#define ATTNSEQ_TABLE_OF(ns, Table, fn) \
+  namespace ns {                        \
+  const Table& fn();                    \
+  }
 #if defined(ATTNSEQ_DISPATCH_X86)
-namespace sse2 {
-const KernelTable& table();
-}
-namespace avx2 {
-const KernelTable& table();
-}
-namespace avx512 {
-const KernelTable& table();
-}
-namespace q8_sse2 {
-const Q8Table& q8_table();
-}
-namespace q8_avx2 {
-const Q8Table& q8_table();
-}
-namespace q8_avx512vnni {
-const Q8Table& q8_table();
-}
+ATTNSEQ_TABLE_OF(sse2, KernelTable, table)
+ATTNSEQ_TABLE_OF(avx2, KernelTable, table)
+ATTNSEQ_TABLE_OF(avx512, KernelTable, table)
+ATTNSEQ_TABLE_OF(q8_sse2, Q8Table, q8_table)
+ATTNSEQ_TABLE_OF(q8_avx2, Q8Table, q8_table)
+ATTNSEQ_TABLE_OF(q8_avx512vnni, Q8Table, q8_table)
 #else
-namespace native {
-const KernelTable& table();
-}
-namespace q8_native {
-const Q8Table& q8_table();
-}
+ATTNSEQ_TABLE_OF(native, KernelTable, table)
+ATTNSEQ_TABLE_OF(q8_native, Q8Table, q8_table)
 #endif
+#undef ATTNSEQ_TABLE_OF
 
 const std::vector<const KernelTable*>& runnable_tables() {
   static const std::vector<const KernelTable*> tables = [] {
