@@ -13,18 +13,14 @@
 #   bash scripts/distill-multi30k.sh de|fr OUT.safetensors TEACHER.safetensors TEACHER.safetensors...
 #   (the teachers: runs of scripts/train-multi30k.sh with different SEEDs, their f32 best checkpoints)
 #   env: SEED (the student's, default 1), THREADS, CLI, EPOCHS, STOP_AFTER_TRAINING as in train-multi30k.sh.
-set -euo pipefail
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cd "$ROOT"
+# shellcheck source=scripts/lib/recipe.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/recipe.sh"
 usage="usage: bash scripts/distill-multi30k.sh de|fr OUT.safetensors TEACHER.safetensors TEACHER.safetensors..."
 LANG_T="${1:?$usage}"
 OUT="${2:?$usage}"
 shift 2
 [ "$#" -ge 1 ] || { echo "$usage" >&2; exit 2; }
 case "$LANG_T" in de|fr) ;; *) echo "target language is de or fr, not '$LANG_T'" >&2; exit 2 ;; esac
-THREADS="${THREADS:-$(nproc)}"
-# shellcheck source=scripts/lib/cli.sh
-. scripts/lib/cli.sh
 ensure_cli
 D=data/multi30k
 MODELS=()

@@ -12,14 +12,9 @@
 #   training: a teacher, which is not shipped, so its test words are not decoded.
 #   The shipped file is OUT stored as F16:
 #   python3 tools/to_f16.py OUT models/g2p-en.safetensors
-set -euo pipefail
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cd "$ROOT"
+# shellcheck source=scripts/lib/recipe.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/recipe.sh"
 OUT="${1:-build/g2p/g2p.safetensors}"
-THREADS="${THREADS:-$(nproc)}"
-SAVE_EVERY="${SAVE_EVERY:-200}"
-# shellcheck source=scripts/lib/cli.sh
-. scripts/lib/cli.sh
 ensure_cli
 mkdir -p "$(dirname "$OUT")"
 

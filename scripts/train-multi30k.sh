@@ -23,16 +23,11 @@
 #   THREADS (default: every core), SAVE_EVERY (steps between mid-epoch saves, default 200),
 #   CLI (the attnseq binary, default build/native/attnseq; a copy keeps a long run safe from rebuilds).
 # Every choice was made on val (docs/translation.md); the test sets are scored once per shipped model.
-set -euo pipefail
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cd "$ROOT"
+# shellcheck source=scripts/lib/recipe.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/recipe.sh"
 LANG_T="${1:?usage: bash scripts/train-multi30k.sh de|fr [OUT.safetensors]}"
 case "$LANG_T" in de|fr) ;; *) echo "target language is de or fr, not '$LANG_T'" >&2; exit 2 ;; esac
 OUT="${2:-build/multi30k/en-$LANG_T.safetensors}"
-THREADS="${THREADS:-$(nproc)}"
-SAVE_EVERY="${SAVE_EVERY:-200}"
-# shellcheck source=scripts/lib/cli.sh
-. scripts/lib/cli.sh
 ensure_cli
 mkdir -p "$(dirname "$OUT")"
 D=data/multi30k

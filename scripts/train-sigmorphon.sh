@@ -20,9 +20,8 @@
 #   env: CLI (the attnseq binary, default build/native/attnseq; a copy keeps a long run safe from
 #   rebuilds), STOP_AFTER_DEV=1 (stop after step 3: no test decode); for tests of the recipe itself,
 #   DATA (another folder laid out as data/sigmorphon2021-g2p) and EPOCHS (fewer epochs per run).
-set -euo pipefail
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cd "$ROOT"
+# shellcheck source=scripts/lib/recipe.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/recipe.sh"
 usage="usage: bash scripts/train-sigmorphon.sh LANG|all [OUT]"
 WHICH="${1:?$usage}"
 OUT="${2:-build/sigmorphon}"
@@ -36,8 +35,6 @@ LANG_ID="$WHICH"
 SUB=""
 for s in high medium low; do [ -f "$D/$s/${LANG_ID}_train.tsv" ] && SUB=$s; done
 [ -n "$SUB" ] || { echo "no language '$LANG_ID' in $D (one of: ${ALL[*]})" >&2; exit 2; }
-# shellcheck source=scripts/lib/cli.sh
-. scripts/lib/cli.sh
 ensure_cli
 TRAIN="$D/$SUB/${LANG_ID}_train.tsv" DEV="$D/$SUB/${LANG_ID}_dev.tsv" TEST="$D/$SUB/${LANG_ID}_test.tsv"
 mkdir -p "$OUT/$LANG_ID"

@@ -1,7 +1,7 @@
 // The only Embind file: exposes the engine's model, encode and step to JavaScript.
 // Every bound call catches every exception and returns a plain status object
 // ({ok: true, ...} or {ok: false, code, message}), the code from the error's kind (src/core/errors.hpp,
-// status_code below); no C++ exception ever reaches JS (escaped exceptions leak wasm stack, see
+// error_code); no C++ exception ever reaches JS (escaped exceptions leak wasm stack, see
 // docs/toolchain.md). Arrays go out as copies. Handles share ownership (shared_ptr), so JS may delete
 // them in any order. One call is a plain wasm export instead, the decoder step (attnseq_decoder_step):
 // it returns a status int and leaves its numbers in the decoder's step record.
@@ -51,18 +51,6 @@ val error(const char* code, const std::string& message) {
   return r;
 }
 
-// The one conversion from an error's kind to the code JavaScript sees (AttnseqError.code).
-const char* status_code(ErrorKind kind) {
-  switch (kind) {
-    case ErrorKind::BadInput: return "BAD_INPUT";
-    case ErrorKind::TooLong: return "TOO_LONG";
-    case ErrorKind::BadCheckpoint: return "BAD_CHECKPOINT";
-    case ErrorKind::NotLoaded: return "NOT_LOADED";
-    case ErrorKind::NotEncoded: return "NOT_ENCODED";
-  }
-  return "INTERNAL";
-}
-
 struct Failure {
   const char* code;
   std::string message;
@@ -72,9 +60,7 @@ struct Failure {
 val status_codes() {
   val out = val::array();
   int i = 0;
-  for (ErrorKind k :
-       {ErrorKind::BadInput, ErrorKind::TooLong, ErrorKind::BadCheckpoint, ErrorKind::NotLoaded, ErrorKind::NotEncoded})
-    out.set(i++, std::string(status_code(k)));
+  for (ErrorKind k : kErrorKinds) out.set(i++, std::string(error_code(k)));
   out.set(i++, std::string("OUT_OF_MEMORY"));
   out.set(i++, std::string("INTERNAL"));
   return out;
@@ -86,7 +72,7 @@ Failure current_failure() {
   try {
     throw;
   } catch (const std::invalid_argument& e) {
-    return {status_code(kind_of(e)), e.what()};
+    return {error_code(kind_of(e)), e.what()};
   } catch (const std::bad_alloc&) {
     return {"OUT_OF_MEMORY", "out of memory"};
   } catch (const std::exception& e) {
@@ -110,6 +96,14 @@ val guarded(F&& f) {
 template <class T>
 val copy_array(const T* p, std::size_t n) {  // a JS-owned copy: views die when memory grows
   return val(emscripten::typed_memory_view(n, p)).call<val>("slice");
+}
+
+// Sets each named vector on `o` as a JS-owned copy: set_arrays(o, "ids", ids, "score", score, ...).
+inline void set_arrays(val&) {}
+template <class T, class... Rest>
+void set_arrays(val& o, const char* name, const std::vector<T>& v, const Rest&... rest) {
+  o.set(name, copy_array(v.data(), v.size()));
+  set_arrays(o, rest...);
 }
 
 template <class T>
@@ -149,34 +143,39 @@ class ModelHandle {
     return guarded([&] {
       const auto& c = need().model.config();
       val r = ok();
-      r.set("cell", std::string(to_string(c.cell)));
-      r.set("style", std::string(to_string(c.style)));
-      r.set("score", std::string(to_string(c.score)));
-      r.set("inputFeeding", c.input_feeding);
-      r.set("bidirectional", c.bidirectional);
-      r.set("bridge", c.bridge);
-      r.set("tieEmbeddings", c.tie_embeddings);
-      r.set("attentionQueryBias", c.attn_query_bias);
-      r.set("layers", c.layers);
-      r.set("srcVocabSize", c.src_vocab);
-      r.set("tgtVocabSize", c.tgt_vocab);
-      r.set("embedding", c.src_emb);
-      r.set("srcEmbedding", c.src_emb);
-      r.set("tgtEmbedding", c.tgt_emb);
-      r.set("encoderHidden", c.enc_hidden);
-      r.set("encoderOutput", c.enc_out());
-      r.set("hidden", c.dec_hidden);
-      r.set("attentionSize", c.attn_dim);
-      // `tokenizer` names both sides when they agree and is "mixed" otherwise (as in the checkpoint).
-      r.set("tokenizer", std::string(c.src_tokenizer == c.tgt_tokenizer ? to_string(c.src_tokenizer) : "mixed"));
-      r.set("srcTokenizer", std::string(to_string(c.src_tokenizer)));
-      r.set("tgtTokenizer", std::string(to_string(c.tgt_tokenizer)));
-      r.set("srcCase", std::string(to_string(c.src_case)));
-      r.set("srcHangul", std::string(c.src_jamo ? "jamo" : "syllables"));
-      r.set("pad", c.pad);
-      r.set("bos", c.bos);
-      r.set("eos", c.eos);
-      r.set("unk", c.unk);
+      const std::pair<const char*, std::string> strings[] = {
+          {"cell", to_string(c.cell)},
+          {"style", to_string(c.style)},
+          {"score", to_string(c.score)},
+          // `tokenizer` names both sides when they agree and is "mixed" otherwise (as in the checkpoint).
+          {"tokenizer", c.src_tokenizer == c.tgt_tokenizer ? to_string(c.src_tokenizer) : "mixed"},
+          {"srcTokenizer", to_string(c.src_tokenizer)},
+          {"tgtTokenizer", to_string(c.tgt_tokenizer)},
+          {"srcCase", to_string(c.src_case)},
+          {"srcHangul", c.src_jamo ? "jamo" : "syllables"},
+          {"quantization", need().model.quantized() ? "int8" : "none"}};
+      const std::pair<const char*, bool> flags[] = {{"inputFeeding", c.input_feeding},
+                                                    {"bidirectional", c.bidirectional},
+                                                    {"bridge", c.bridge},
+                                                    {"tieEmbeddings", c.tie_embeddings},
+                                                    {"attentionQueryBias", c.attn_query_bias}};
+      const std::pair<const char*, int> sizes[] = {{"layers", c.layers},
+                                                   {"srcVocabSize", c.src_vocab},
+                                                   {"tgtVocabSize", c.tgt_vocab},
+                                                   {"embedding", c.src_emb},
+                                                   {"srcEmbedding", c.src_emb},
+                                                   {"tgtEmbedding", c.tgt_emb},
+                                                   {"encoderHidden", c.enc_hidden},
+                                                   {"encoderOutput", c.enc_out()},
+                                                   {"hidden", c.dec_hidden},
+                                                   {"attentionSize", c.attn_dim},
+                                                   {"pad", c.pad},
+                                                   {"bos", c.bos},
+                                                   {"eos", c.eos},
+                                                   {"unk", c.unk}};
+      for (const auto& [k, v] : strings) r.set(k, v);
+      for (const auto& [k, v] : flags) r.set(k, v);
+      for (const auto& [k, v] : sizes) r.set(k, v);
       val meta = val::object();
       for (const auto& kv : c.extra) meta.set(kv.first, kv.second);
       r.set("metadata", meta);
@@ -186,7 +185,6 @@ class ModelHandle {
       r.set("srcVocab", sv);
       r.set("tgtVocab", tv);
       r.set("parameters", double(need().model.params().data.size()));
-      r.set("quantization", std::string(need().model.quantized() ? "int8" : "none"));
       return r;
     });
   }
@@ -380,19 +378,14 @@ val trace_val(const std::vector<std::vector<BeamNode>>& trace) {
     starts.push_back(std::int32_t(parent.size()));
   }
   val t = val::object();
-  t.set("starts", copy_array(starts.data(), starts.size()));
-  t.set("parent", copy_array(parent.data(), parent.size()));
-  t.set("token", copy_array(token.data(), token.size()));
-  t.set("logProb", copy_array(log_prob.data(), log_prob.size()));
-  t.set("score", copy_array(score.data(), score.size()));
-  t.set("ended", copy_array(ended.data(), ended.size()));
+  set_arrays(t, "starts", starts, "parent", parent, "token", token, "logProb", log_prob, "score", score, "ended",
+             ended);
   return t;
 }
 
 val hypothesis_val(const Hypothesis& h) {
   val r = val::object();
-  r.set("ids", copy_array(h.tokens.data(), h.tokens.size()));
-  r.set("attention", copy_array(h.attention.data(), h.attention.size()));
+  set_arrays(r, "ids", h.tokens, "attention", h.attention);
   r.set("logProb", h.log_prob);
   r.set("score", h.score);
   r.set("finished", h.finished);
@@ -529,21 +522,29 @@ val translate_batch_js(const ModelHandle& m, const val& others, const val& input
       }
     }
     val out = ok();
-    out.set("srcLengths", copy_array(src_lengths.data(), src_lengths.size()));
     out.set("pieces", pieces);
-    out.set("pieceLengths", copy_array(piece_lengths.data(), piece_lengths.size()));
-    out.set("hypCounts", copy_array(hyp_counts.data(), hyp_counts.size()));
-    out.set("tokenCounts", copy_array(token_counts.data(), token_counts.size()));
-    out.set("ids", copy_array(ids.data(), ids.size()));
-    out.set("attention", copy_array(attention.data(), attention.size()));
-    out.set("logProb", copy_array(log_prob.data(), log_prob.size()));
-    out.set("score", copy_array(score.data(), score.size()));
-    out.set("finished", copy_array(finished.data(), finished.size()));
+    set_arrays(out, "srcLengths", src_lengths, "pieceLengths", piece_lengths, "hypCounts", hyp_counts, "tokenCounts",
+               token_counts, "ids", ids, "attention", attention, "logProb", log_prob, "score", score, "finished",
+               finished);
     out.set("members", members.ensemble->size());
     if (members.ensemble->size() > 1)
       out.set("memberAttention", copy_array(member_attention.data(), member_attention.size()));
     return out;
   });
+}
+
+// A step record's fields in order, [{name, offset, length}] (src/decode/step_record.hpp).
+val layout_fields(const StepRecordLayout& L) {
+  val fields = val::array();
+  for (int f = 0; f < StepRecordLayout::kFieldCount; ++f) {
+    const auto field = StepRecordLayout::Field(f);
+    val x = val::object();
+    x.set("name", std::string(StepRecordLayout::name(field)));
+    x.set("offset", double(L[field].offset));
+    x.set("length", double(L[field].length));
+    fields.call<void>("push", x);
+  }
+  return fields;
 }
 
 class DecoderHandle {
@@ -567,18 +568,9 @@ class DecoderHandle {
   // The step record's layout for this decoder (src/decode/step_record.hpp): its size in floats and its
   // fields in order, {name, offset, length}. The JS wrapper fetches it once per decoder.
   val recordLayout() const {
-    val fields = val::array();
-    for (int f = 0; f < StepRecordLayout::kFieldCount; ++f) {
-      const auto field = StepRecordLayout::Field(f);
-      val x = val::object();
-      x.set("name", std::string(StepRecordLayout::name(field)));
-      x.set("offset", double(layout_[field].offset));
-      x.set("length", double(layout_[field].length));
-      fields.call<void>("push", x);
-    }
     val r = val::object();
     r.set("size", double(layout_.size));
-    r.set("fields", fields);
+    r.set("fields", layout_fields(layout_));
     return r;
   }
   // One step, called through the plain export attnseq_decoder_step below rather than an Embind
@@ -690,28 +682,16 @@ class EnsembleDecoderHandle {
   }
   // {size, fields, members: [{offset, fields}]}: the ensemble's fields, then each member's, by name.
   val recordLayout() const {
-    auto fields = [](const StepRecordLayout& L) {
-      val fs = val::array();
-      for (int f = 0; f < StepRecordLayout::kFieldCount; ++f) {
-        const auto field = StepRecordLayout::Field(f);
-        val x = val::object();
-        x.set("name", std::string(StepRecordLayout::name(field)));
-        x.set("offset", double(L[field].offset));
-        x.set("length", double(L[field].length));
-        fs.call<void>("push", x);
-      }
-      return fs;
-    };
     val ms = val::array();
     for (std::size_t k = 0; k < member_layouts_.size(); ++k) {
       val x = val::object();
       x.set("offset", double(member_offsets_[k]));
-      x.set("fields", fields(member_layouts_[k]));
+      x.set("fields", layout_fields(member_layouts_[k]));
       ms.call<void>("push", x);
     }
     val r = val::object();
     r.set("size", double(rec_.size()));
-    r.set("fields", fields(mean_));
+    r.set("fields", layout_fields(mean_));
     r.set("members", ms);
     return r;
   }
@@ -820,12 +800,7 @@ class TrainerHandle {
       mc.layers = int(setting(cfg, "--layers", dflt("--layers")));
       mc.attn_dim = int(setting(cfg, "--attn-dim", mc.hidden));
       ModelConfig c = train::architecture(mc, "'hidden'");
-      c.src_tokenizer = t->src_tokenizer();
-      c.tgt_tokenizer = t->tgt_tokenizer();
-      c.src_tokens = t->src_vocab();
-      c.tgt_tokens = t->tgt_vocab();
-      c.src_vocab = int(c.src_tokens.size());
-      c.tgt_vocab = int(c.tgt_tokens.size());
+      t->set_vocabularies(c);
       c.extra = {{"name", str(cfg, "name", (t->name() + "-" + style).c_str())}, {"task", t->name()}};
       train::TrainOptions o;
       o.batch_size = int(setting(opts, "--batch", dflt("--batch")));
@@ -946,6 +921,21 @@ extern "C" EMSCRIPTEN_KEEPALIVE int attnseq_decoder_step(std::uintptr_t handle, 
   return reinterpret_cast<DecoderHandle*>(handle)->step_impl(forced, use_override != 0, topk);
 }
 
+// The functions both decoder handles have (the wrapper's Decoder and EnsembleDecoder read them
+// alike); each class adds its own after.
+template <class H>
+const emscripten::class_<H>& with_decoder_functions(const emscripten::class_<H>& c) {
+  c.template constructor<>()
+      .function("start", &H::start)
+      .function("recordLayout", &H::recordLayout)
+      .function("record", &H::record)
+      .function("lastErrorCode", &H::lastErrorCode)
+      .function("lastErrorMessage", &H::lastErrorMessage)
+      .function("done", &H::done)
+      .function("length", &H::length);
+  return c;
+}
+
 EMSCRIPTEN_BINDINGS(attnseq) {
   using namespace emscripten;
   class_<ModelHandle>("Model")
@@ -960,28 +950,12 @@ EMSCRIPTEN_BINDINGS(attnseq) {
       .constructor<>()
       .function("encode", &SourceHandle::encode)
       .function("memory", &SourceHandle::memory);
-  class_<DecoderHandle>("Decoder")
-      .constructor<>()
-      .function("start", &DecoderHandle::start)
-      .function("recordLayout", &DecoderHandle::recordLayout)
+  with_decoder_functions(class_<DecoderHandle>("Decoder"))
       .function("address", &DecoderHandle::address)
-      .function("record", &DecoderHandle::record)
       .function("overrideBuffer", &DecoderHandle::overrideBuffer)
-      .function("lastErrorCode", &DecoderHandle::lastErrorCode)
-      .function("lastErrorMessage", &DecoderHandle::lastErrorMessage)
-      .function("done", &DecoderHandle::done)
-      .function("rawStepMicros", &DecoderHandle::rawStepMicros)
-      .function("length", &DecoderHandle::length);
-  class_<EnsembleDecoderHandle>("EnsembleDecoder")
-      .constructor<>()
-      .function("start", &EnsembleDecoderHandle::start)
-      .function("recordLayout", &EnsembleDecoderHandle::recordLayout)
-      .function("step", &EnsembleDecoderHandle::step)
-      .function("record", &EnsembleDecoderHandle::record)
-      .function("lastErrorCode", &EnsembleDecoderHandle::lastErrorCode)
-      .function("lastErrorMessage", &EnsembleDecoderHandle::lastErrorMessage)
-      .function("done", &EnsembleDecoderHandle::done)
-      .function("length", &EnsembleDecoderHandle::length);
+      .function("rawStepMicros", &DecoderHandle::rawStepMicros);
+  with_decoder_functions(class_<EnsembleDecoderHandle>("EnsembleDecoder"))
+      .function("step", &EnsembleDecoderHandle::step);
   class_<TrainerHandle>("Trainer")
       .constructor<>()
       .function("create", &TrainerHandle::create)
@@ -994,10 +968,11 @@ EMSCRIPTEN_BINDINGS(attnseq) {
   function("checkEnsemble", &check_ensemble);
   function("buildInfo", &build_info);
   function("memoryStats", &memory_stats);
+  // The decode options' table (decode/options.hpp).
   function("decodeOptions", &decode_options_val);
-  function("statusCodes", &status_codes);  // every code status_code can give (tests hold ERROR_CODES to them)        //
-                                           // the decode options' table (decode/options.hpp)
-  constant("maxTopk", kMaxTopk);           // the top-k limit decoder() checks in JavaScript
+  // Every code a failure can carry (tests hold ERROR_CODES to them).
+  function("statusCodes", &status_codes);
+  constant("maxTopk", kMaxTopk);                         // the top-k limit decoder() checks in JavaScript
   constant("heldOutSeed", double(train::kHeldOutSeed));  // Trainer.evaluate()'s default seed
   constant("maxMembers", kMaxMembers);                   // createEnsemble()'s most models, checked in JavaScript
   constant("maxRows", kMaxRows);                         // translateBatch()'s largest maxRows, checked in JavaScript

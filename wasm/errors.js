@@ -1,6 +1,6 @@
 // The package's one error class, and its error codes in one table (every module of wasm/ throws
 // AttnseqError; attnseq.js exports both). wasm/index.d.ts's AttnseqErrorCode, the README's list and
-// the codes the engine's bindings return (status_code, wasm/bindings.cpp) are held to this table by
+// the codes the engine's bindings return (ATTNSEQ_ERROR_KINDS, src/core/errors.hpp) are held to this table by
 // tests/js/error-codes.test.mjs.
 
 /** Every AttnseqError.code, with what it means. */

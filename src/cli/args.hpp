@@ -1,8 +1,9 @@
 // Number parsing shared by the CLI's subcommands: the whole string must be the number (no blanks,
 // no trailing text), integers must lie in the range the flag allows (so nothing is cut to fewer
 // bits on the way to an int), numbers must be finite floats, and the error names the flag and value.
-// Also each subcommand's option table, which both its parser and its --help read.
+// Also each subcommand's option table, which both its parser (parse_flags) and its --help read.
 #pragma once
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdint>
@@ -10,7 +11,10 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include "core/parallel.hpp"  // kMaxThreads
 
 namespace attnseq::cli {
 
@@ -29,6 +33,17 @@ struct Option {
   std::string def;    // the value used when the option is absent; empty: none (or stated in `help`)
   std::string help;   // one line
 };
+
+// Options several commands take, worded once.
+inline Option help_option() { return {"--help", "", "", "print this help"}; }
+inline Option json_option(const std::string& help = "print one JSON object") { return {"--json", "", "", help}; }
+// --threads N: `what` shares the work (default every core, at most kMaxThreads); `same` says what
+// does not depend on the count.
+inline Option threads_option(const std::string& what, const std::string& same = "") {
+  return {
+      "--threads", "N", "",
+      what + " (default: every core, at most " + std::to_string(kMaxThreads) + (same.empty() ? "" : "; " + same) + ")"};
+}
 
 inline const Option* find_option(const std::vector<Option>& table, const std::string& flag) {
   for (const auto& o : table)
@@ -52,6 +67,60 @@ inline std::string help_text(const std::string& synopsis, const std::vector<Opti
     out += left + o.help + (o.def.empty() ? "" : " (default " + o.def + ")") + "\n";
   }
   return out;
+}
+
+// A parsed command line: each flag without its "--" ("beam"), with its value or as a switch.
+struct Flags {
+  std::vector<std::pair<std::string, std::string>> kv;
+  std::vector<std::string> bools;
+  const std::string* get(const std::string& k) const {
+    for (const auto& p : kv)
+      if (p.first == k) return &p.second;
+    return nullptr;
+  }
+  bool has(const std::string& k) const {
+    for (const auto& b : bools)
+      if (b == k) return true;
+    return false;
+  }
+  std::vector<std::string> all(const std::string& k) const {  // every value of a repeatable flag, in order
+    std::vector<std::string> v;
+    for (const auto& p : kv)
+      if (p.first == k) v.push_back(p.second);
+    return v;
+  }
+};
+
+// `table` lists the flags the command takes (a value name: the flag takes a value; none: a switch);
+// anything else, and a flag given twice, is refused (but for those in `repeatable`, which collect every
+// value: Flags::all). An argument that is not a flag is refused too, unless the command takes them
+// (`positional` given: they are collected there, in order). --help stops the parse: the command prints
+// its help and nothing else.
+inline Flags parse_flags(const char* command, const std::vector<std::string>& a, const std::vector<Option>& table,
+                         const std::vector<std::string>& repeatable = {},
+                         std::vector<std::string>* positional = nullptr) {
+  Flags f;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (a[i].rfind("--", 0) != 0) {
+      if (!positional) throw UsageError("unexpected argument '" + a[i] + "'");
+      positional->push_back(a[i]);
+      continue;
+    }
+    const Option* o = find_option(table, a[i]);
+    if (!o) throw UsageError("unknown option " + a[i] + " for '" + command + "'");
+    const std::string k = a[i].substr(2);
+    // A repeated option would silently lose one of its values.
+    const bool repeats = std::find(repeatable.begin(), repeatable.end(), k) != repeatable.end();
+    if (!repeats && (f.get(k) || f.has(k))) throw UsageError(a[i] + " is given twice");
+    if (o->value.empty()) {
+      f.bools.push_back(k);
+      if (k == "help") return f;
+      continue;
+    }
+    if (i + 1 >= a.size()) throw UsageError(a[i] + " needs a value");
+    f.kv.push_back({k, a[++i]});
+  }
+  return f;
 }
 
 // An integer in [lo, hi], written in decimal with an optional sign.

@@ -19,7 +19,7 @@ const std::vector<Option>& quantize_options() {
   static const std::vector<Option> t = {
       {"--in", "FILE", "", ".safetensors checkpoint to read (f32, f16, bf16 or already int8; required)"},
       {"--out", "FILE", "", "int8 .safetensors checkpoint to write (required; may be --in itself)"},
-      {"--help", "", "", "print this help"},
+      help_option(),
   };
   return t;
 }
@@ -28,23 +28,12 @@ const std::vector<Option>& quantize_options() {
 
 int quantize_cmd(const std::vector<std::string>& a) {
   const auto& table = quantize_options();
-  std::string in, out;
-  bool given[2] = {false, false};  // --out, --in
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    const std::string& f = a[i];
-    if (f.rfind("--", 0) != 0) throw UsageError("unexpected argument '" + f + "'");
-    if (!find_option(table, f)) throw UsageError("unknown option " + f + " for 'quantize'");
-    if (f == "--help") {
-      std::fputs(help_text("attnseq quantize --in FILE --out FILE", table).c_str(), stdout);
-      return 0;
-    }
-    if (i + 1 >= a.size()) throw UsageError(f + " needs a value");
-    std::string& v = f == "--in" ? in : out;
-    // `--out a --out b` would write only b.
-    if (given[f == "--in"]) throw UsageError(f + " is given twice");
-    given[f == "--in"] = true;
-    v = a[++i];
+  const Flags f = parse_flags("quantize", a, table);
+  if (f.has("help")) {
+    std::fputs(help_text("attnseq quantize --in FILE --out FILE", table).c_str(), stdout);
+    return 0;
   }
+  const std::string in = f.get("in") ? *f.get("in") : "", out = f.get("out") ? *f.get("out") : "";
   if (in.empty()) throw UsageError("--in FILE is required");
   if (out.empty()) throw UsageError("--out FILE is required");
   check_writable(out);  // before the work, and before anything is written

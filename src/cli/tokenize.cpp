@@ -27,7 +27,7 @@ const std::vector<Option>& tokenize_options() {
       {"--side", "source|target", "source", "--model: which side's tokenizer"},
       {"--spm", "FILE.model", "", "a SentencePiece model file (spm_train's output; or --model)"},
       {"--pieces", "", "", "print the pieces' strings (escaped) instead of their ids"},
-      {"--help", "", "", "print this help"},
+      help_option(),
   };
   return t;
 }
@@ -36,35 +36,21 @@ const std::vector<Option>& tokenize_options() {
 
 int tokenize_cmd(const std::vector<std::string>& a) {
   const auto& table = tokenize_options();
-  std::string model, side = "source", spm, text;
-  bool pieces = false, has_text = false, given_model = false, given_spm = false, given_side = false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    const std::string& f = a[i];
-    if (f.rfind("--", 0) != 0) {
-      text += (has_text ? " " : "") + f;
-      has_text = true;
-      continue;
-    }
-    if (!find_option(table, f)) throw UsageError("unknown option " + f + " for 'tokenize'");
-    if (f == "--help") {
-      std::fputs(help_text("attnseq tokenize (--model FILE [--side source|target] | --spm FILE.model) [--pieces] "
-                           "[TEXT]",
-                           table)
-                     .c_str(),
-                 stdout);
-      return 0;
-    }
-    if (f == "--pieces") {
-      if (pieces) throw UsageError("--pieces is given twice");
-      pieces = true;
-      continue;
-    }
-    if (i + 1 >= a.size()) throw UsageError(f + " needs a value");
-    bool& given = f == "--model" ? given_model : f == "--spm" ? given_spm : given_side;
-    if (given) throw UsageError(f + " is given twice");
-    given = true;
-    (f == "--model" ? model : f == "--spm" ? spm : side) = a[++i];
+  std::vector<std::string> words;  // TEXT, as one or more arguments
+  const Flags f = parse_flags("tokenize", a, table, {}, &words);
+  if (f.has("help")) {
+    std::fputs(
+        help_text("attnseq tokenize (--model FILE [--side source|target] | --spm FILE.model) [--pieces] [TEXT]", table)
+            .c_str(),
+        stdout);
+    return 0;
   }
+  const bool given_model = f.get("model"), given_spm = f.get("spm"), given_side = f.get("side"),
+             pieces = f.has("pieces"), has_text = !words.empty();
+  const std::string model = given_model ? *f.get("model") : "", spm = given_spm ? *f.get("spm") : "",
+                    side = given_side ? *f.get("side") : default_of(table, "--side");
+  std::string text;
+  for (std::size_t i = 0; i < words.size(); ++i) text += (i ? " " : "") + words[i];
   if (given_model == given_spm) throw UsageError("give one of --model FILE or --spm FILE.model");
   if (given_side && !given_model) throw UsageError("--side goes with --model");
   if (side != "source" && side != "target") throw UsageError("--side is source or target, not '" + side + "'");

@@ -40,52 +40,6 @@
 namespace attnseq::cli {
 namespace {
 
-struct Flags {
-  std::vector<std::pair<std::string, std::string>> kv;
-  std::vector<std::string> bools;
-  const std::string* get(const std::string& k) const {
-    for (const auto& p : kv)
-      if (p.first == k) return &p.second;
-    return nullptr;
-  }
-  bool has(const std::string& k) const {
-    for (const auto& b : bools)
-      if (b == k) return true;
-    return false;
-  }
-  std::vector<std::string> all(const std::string& k) const {  // every value of a repeatable flag, in order
-    std::vector<std::string> v;
-    for (const auto& p : kv)
-      if (p.first == k) v.push_back(p.second);
-    return v;
-  }
-};
-
-// `table` lists the flags the command takes (a value name: the flag takes a value; none: a switch);
-// anything else, and a flag given twice, is refused (but for those in `repeatable`, which collect every
-// value: Flags::all). --help stops the parse: the command prints its help and nothing else.
-Flags parse_flags(const char* command, const std::vector<std::string>& a, const std::vector<Option>& table,
-                  const std::vector<std::string>& repeatable = {}) {
-  Flags f;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (a[i].rfind("--", 0) != 0) throw UsageError("unexpected argument '" + a[i] + "'");
-    const Option* o = find_option(table, a[i]);
-    if (!o) throw UsageError("unknown option " + a[i] + " for '" + command + "'");
-    const std::string k = a[i].substr(2);
-    // A repeated option would silently lose one of its values.
-    const bool repeats = std::find(repeatable.begin(), repeatable.end(), k) != repeatable.end();
-    if (!repeats && (f.get(k) || f.has(k))) throw UsageError(a[i] + " is given twice");
-    if (o->value.empty()) {
-      f.bools.push_back(k);
-      if (k == "help") return f;
-      continue;
-    }
-    if (i + 1 >= a.size()) throw UsageError(a[i] + " needs a value");
-    f.kv.push_back({k, a[++i]});
-  }
-  return f;
-}
-
 // The options that choose the examples, shared by train and eval; defaults from TaskOptions.
 std::vector<Option> task_options() {
   const train::TaskOptions d;
@@ -154,7 +108,7 @@ const std::vector<Option>& train_options() {
         {"--distill-weight", "X", "0.5",
          "--teacher: the soft target's share of the objective, in (0, 1] (the reference keeps the rest)"},
         {"--seed", "S", train::default_text(train::setting("--seed")), "initialisation and sampling seed"},
-        {"--threads", "N", "", "training threads (default: every core, at most " + std::to_string(kMaxThreads) + ")"},
+        threads_option("training threads"),
         {"--resume", "FILE", "", "continue the run saved in FILE and FILE.trainer (epoch runs: OUT.last)"},
         {"--out", "FILE.safetensors", "",
          "where to save the model (required; + FILE.trainer, or in epoch runs the best epoch's model, + FILE.last and "
@@ -162,7 +116,7 @@ const std::vector<Option>& train_options() {
         {"--name", "NAME", "", "model name (default: TASK-STYLE-SCORE)"},
         {"--description", "TEXT", "", "description stored in the checkpoint"},
         {"--quiet", "", "", "no progress line"},
-        {"--help", "", "", "print this help"},
+        help_option(),
     };
     v.insert(v.end(), rest.begin(), rest.end());
     return v;
@@ -211,11 +165,9 @@ const std::vector<Option>& eval_options() {
          "seed of a built-in task's held-out examples (not with --data or --pron)"},
         {"--hyp", "FILE", "", "--src/--tgt: also write the translations there, one a line"},
         {"--lang", "en|de|fr", "", "--src/--tgt: the target language of the Moses tokens (default: --tgt's extension)"},
-        {"--threads", "N", "",
-         "evaluation threads (default: every core, at most " + std::to_string(kMaxThreads) +
-             "; the figures are the same for any count)"},
-        {"--json", "", "", "print one JSON object"},
-        {"--help", "", "", "print this help"},
+        threads_option("evaluation threads", "the figures are the same for any count"),
+        json_option(),
+        help_option(),
     };
     v.insert(v.end(), rest.begin(), rest.end());
     // The decode options that shape a search (decode/options.hpp), before --hyp.
@@ -539,8 +491,7 @@ int train_pron(const Flags& f, const std::vector<Option>& table) {
     data_record.insert(data_record.end(), {{"--dev-fraction", split}, {"--dev-seed", std::to_string(dev_seed)}});
   if (format == train::PronFormat::Ipa) data_record.push_back({"--phones", "ipa"});
   if (c.src_jamo) data_record.push_back({"--hangul", "jamo"});
-  return run_epochs(f, setup, std::move(pairs), std::make_shared<const train::WerDev>(std::move(dev)), data_record,
-                    intro, "words");
+  return run_epochs(f, setup, std::move(pairs), train::wer_dev(std::move(dev)), data_record, intro, "words");
 }
 
 // `attnseq train --src --tgt`: epochs over parallel text read through SentencePiece models, the dev
@@ -611,8 +562,7 @@ int train_parallel(const Flags& f, const std::vector<Option>& table) {
   const train::RunRecord data_record = {{"--src", data.src_hash},    {"--tgt", data.tgt_hash},
                                         {"--dev-src", dev.src_hash}, {"--dev-tgt", dev.tgt_hash},
                                         {"--src-spm", src_spm_hash}, {"--tgt-spm", tgt_spm_hash}};
-  return run_epochs(f, setup, std::move(pairs), std::make_shared<const train::BleuDev>(std::move(refs)), data_record,
-                    intro, "pairs");
+  return run_epochs(f, setup, std::move(pairs), train::bleu_dev(std::move(refs)), data_record, intro, "pairs");
 }
 
 // The epoch loop shared by every epoch run: trains, scores the dev set at each epoch's end, saves the
@@ -928,12 +878,7 @@ int train_cmd(const std::vector<std::string>& args) {
   };
   ModelConfig c = architecture(f, table);
   const std::string style = str("style"), score = str("score");
-  c.src_tokenizer = task->src_tokenizer();
-  c.tgt_tokenizer = task->tgt_tokenizer();
-  c.src_tokens = task->src_vocab();
-  c.tgt_tokens = task->tgt_vocab();
-  c.src_vocab = int(c.src_tokens.size());
-  c.tgt_vocab = int(c.tgt_tokens.size());
+  task->set_vocabularies(c);
   c.extra = {{"name", str_or("name", task->name() + "-" + style + (c.style == Style::None ? "" : "-" + score))},
              {"task", task->name()},
              {"description", str("description")}};

@@ -63,11 +63,9 @@ const std::vector<Option>& translate_options() {
          "WORD<TAB>PRONUNCIATION lines: a source that is one of its words is answered from it (no alignment)"},
         {"--batch-file", "FILE", "",
          "translate every non-blank line of FILE (- = standard input) in one batch, printing each as TEXT would"},
-        {"--threads", "N", "",
-         "--batch-file: threads sharing the batch (default: every core, at most " + std::to_string(kMaxThreads) +
-             "; the output is the same for any N)"},
-        {"--json", "", "", "print one JSON object (README.md, \"Command line\") instead of text"},
-        {"--help", "", "", "print this help"},
+        threads_option("--batch-file: threads sharing the batch", "the output is the same for any N"),
+        json_option("print one JSON object (README.md, \"Command line\") instead of text"),
+        help_option(),
     };
     v.insert(v.end(), rest.begin(), rest.end());
     return v;
@@ -78,7 +76,7 @@ const std::vector<Option>& translate_options() {
 const std::vector<Option>& info_options() {
   static const std::vector<Option> t = {
       {"--model", "FILE", "", ".safetensors checkpoint (required)"},
-      {"--help", "", "", "print this help"},
+      help_option(),
   };
   return t;
 }

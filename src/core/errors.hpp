@@ -1,5 +1,5 @@
 // Error kinds, carried as types from where an error is detected to where it is reported: the wasm
-// bindings turn a kind into a status code in one function (wasm/bindings.cpp, status_code). Every Error
+// bindings turn a kind into a status code by the table below (error_code). Every Error
 // is a std::invalid_argument, so code that catches that still catches them, and a std::invalid_argument
 // that is not an Error counts as BadInput (the kind of most errors, marked only where it helps).
 #pragma once
@@ -11,13 +11,39 @@
 
 namespace attnseq {
 
+// The error kinds, in one table: each kind's name (its enum value and its class) and the code
+// JavaScript sees (AttnseqError.code; wasm/errors.js's ERROR_CODES says what each code means, and
+// tests/js/error-codes.test.mjs holds the two to each other). Adding a kind is one row here.
+#define ATTNSEQ_ERROR_KINDS(X)                                                                                \
+  X(BadInput, "BAD_INPUT")           /* an argument, option, token or text the caller gave is wrong */        \
+  X(TooLong, "TOO_LONG")             /* over a documented length limit (src/model/config.hpp: source, ...) */ \
+  X(BadCheckpoint, "BAD_CHECKPOINT") /* a checkpoint or trainer-state file is malformed */                    \
+  X(NotLoaded, "NOT_LOADED")         /* a wasm handle used before it holds a model (wasm/bindings.cpp) */     \
+  X(NotEncoded, "NOT_ENCODED")       /* a wasm handle used before it holds an encoded source */
+
 enum class ErrorKind {
-  BadInput,       // an argument, option, token or text the caller gave is wrong
-  TooLong,        // over a documented length limit (src/model/config.hpp: source, target, text, TSV)
-  BadCheckpoint,  // a checkpoint or trainer-state file is malformed
-  NotLoaded,      // a wasm handle used before it holds a model (wasm/bindings.cpp)
-  NotEncoded,     // a wasm handle used before it holds an encoded source (wasm/bindings.cpp)
+#define ATTNSEQ_KIND(name, code) name,
+  ATTNSEQ_ERROR_KINDS(ATTNSEQ_KIND)
+#undef ATTNSEQ_KIND
 };
+
+// Every kind, in the table's order.
+inline constexpr ErrorKind kErrorKinds[] = {
+#define ATTNSEQ_KIND(name, code) ErrorKind::name,
+    ATTNSEQ_ERROR_KINDS(ATTNSEQ_KIND)
+#undef ATTNSEQ_KIND
+};
+
+// The code JavaScript sees for a kind ("BAD_INPUT", ...).
+inline const char* error_code(ErrorKind kind) {
+  switch (kind) {
+#define ATTNSEQ_KIND(name, code) \
+  case ErrorKind::name: return code;
+    ATTNSEQ_ERROR_KINDS(ATTNSEQ_KIND)
+#undef ATTNSEQ_KIND
+  }
+  return "INTERNAL";
+}
 
 class Error : public std::invalid_argument {
  public:
@@ -29,29 +55,19 @@ class Error : public std::invalid_argument {
 };
 
 // One class per kind, so that a catch or a test can name the kind; raise() keeps class and kind equal.
-struct BadInput : Error {
-  explicit BadInput(const std::string& m) : Error(ErrorKind::BadInput, m) {}
-};
-struct TooLong : Error {
-  explicit TooLong(const std::string& m) : Error(ErrorKind::TooLong, m) {}
-};
-struct BadCheckpoint : Error {
-  explicit BadCheckpoint(const std::string& m) : Error(ErrorKind::BadCheckpoint, m) {}
-};
-struct NotLoaded : Error {
-  explicit NotLoaded(const std::string& m) : Error(ErrorKind::NotLoaded, m) {}
-};
-struct NotEncoded : Error {
-  explicit NotEncoded(const std::string& m) : Error(ErrorKind::NotEncoded, m) {}
-};
+#define ATTNSEQ_KIND(name, code)                                       \
+  struct name : Error {                                                \
+    explicit name(const std::string& m) : Error(ErrorKind::name, m) {} \
+  };
+ATTNSEQ_ERROR_KINDS(ATTNSEQ_KIND)
+#undef ATTNSEQ_KIND
 
 [[noreturn]] inline void raise(ErrorKind kind, const std::string& message) {
   switch (kind) {
-    case ErrorKind::TooLong: throw TooLong(message);
-    case ErrorKind::BadCheckpoint: throw BadCheckpoint(message);
-    case ErrorKind::NotLoaded: throw NotLoaded(message);
-    case ErrorKind::NotEncoded: throw NotEncoded(message);
-    case ErrorKind::BadInput: break;
+#define ATTNSEQ_KIND(name, code) \
+  case ErrorKind::name: throw name(message);
+    ATTNSEQ_ERROR_KINDS(ATTNSEQ_KIND)
+#undef ATTNSEQ_KIND
   }
   throw BadInput(message);
 }

@@ -15,20 +15,6 @@
 
 namespace attnseq {
 
-std::vector<DecodeResult> greedy_or_sample(const Model& model, const Encoded* const* encs, int n,
-                                           const DecodeOptions& o) {
-  return greedy_or_sample(Ensemble(model), encs, n, o);
-}
-
-std::vector<DecodeResult> beam_search(const Model& model, const Encoded* const* encs, int n, const DecodeOptions& o) {
-  return beam_search(Ensemble(model), encs, n, o);
-}
-
-std::vector<DecodeResult> decode_batch(const Model& model, const Encoded* const* encs, int n,
-                                       const DecodeOptions& options) {
-  return decode_batch(Ensemble(model), encs, n, options);
-}
-
 std::vector<DecodeResult> decode_batch(const Ensemble& e, const Encoded* const* encs, int n,
                                        const DecodeOptions& options) {
   if (n < 1 || n > kMaxRows / std::max(1, options.beam))

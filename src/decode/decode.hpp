@@ -107,15 +107,8 @@ DecodeResult decode(const Model& model, const Encoded& enc, const DecodeOptions&
 // of all of them (greedy or sampling: a row per source; beam: up to `beam` rows per source), each row
 // attending to its own source. Result i equals decode(model, *encs[i], options), bit for bit: every
 // product gives a row what it gives that row alone. A source's rows leave the batch when it is done.
-// n must be in [1, kMaxRows / beam].
-std::vector<DecodeResult> decode_batch(const Model& model, const Encoded* const* encs, int n,
-                                       const DecodeOptions& options);
-std::vector<DecodeResult> greedy_or_sample(const Model& model, const Encoded* const* encs, int n,
-                                           const DecodeOptions& options);
-std::vector<DecodeResult> beam_search(const Model& model, const Encoded* const* encs, int n,
-                                      const DecodeOptions& options);
-// The same for an ensemble: encs holds n sources x e.size() members, source-major (encs[i * size + m]
-// is source i encoded by member m).
+// n must be in [1, kMaxRows / beam]. `e` is an ensemble, or one Model (an ensemble of one): encs holds
+// n sources x e.size() members, source-major (encs[i * size + m] is source i encoded by member m).
 std::vector<DecodeResult> decode_batch(const Ensemble& e, const Encoded* const* encs, int n,
                                        const DecodeOptions& options);
 std::vector<DecodeResult> greedy_or_sample(const Ensemble& e, const Encoded* const* encs, int n,

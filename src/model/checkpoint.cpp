@@ -139,7 +139,7 @@ void refuse_foreign_features(const safetensors::File& f) {
       fail(
           "tensor 'decoder.attention.bias': a bias on the general score's W_a adds <s, b> to every position's "
           "score alike and changes no attention weight; leave it out (docs/porting.md)");
-    if (n == names::kAttQueryBias && !f.find(names::kAttQuery))
+    if (n == names::bias(names::kAttQuery) && !f.find(names::kAttQuery))
       fail(
           "tensor 'decoder.attention.query.bias' is the additive score's query bias, but the file has no "
           "'decoder.attention.query.weight'");
@@ -160,7 +160,7 @@ void refuse_foreign_features(const safetensors::File& f) {
              "(docs/porting.md)");
     }
   }
-  if (combine && !f.find(names::kCombineBias))
+  if (combine && !f.find(names::bias(names::kCombine)))
     fail(
         "missing tensor 'decoder.combine.bias': a combine layer without a bias (OpenNMT-py's dot and general "
         "attention have none) is one whose bias is zero, so write zeros (docs/porting.md)");
@@ -217,7 +217,7 @@ ModelConfig infer_config(const safetensors::File& f) {
     c.score = Score::Dot;
   if (c.score == Score::Additive) {
     c.attn_dim = int(need(f, names::kAttV, 2).shape[1]);
-    c.attn_query_bias = f.find(names::kAttQueryBias) != nullptr;
+    c.attn_query_bias = f.find(names::bias(names::kAttQuery)) != nullptr;
   }
 
   // Style from the shapes where they decide it; the metadata settles luong vs bahdanau otherwise.

@@ -2,6 +2,7 @@
 // (PyTorch names, docs/checkpoint-format.md).
 #include "model/config.hpp"
 
+#include <cstring>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -98,13 +99,18 @@ void ModelConfig::validate() const {
       throw std::invalid_argument("model config: tgt_vocab lists " + std::to_string(tgt_tokens.size()) +
                                   " tokens but decoder.embedding.weight has " + std::to_string(tgt_vocab) + " rows");
   }
-  check_spm_side("source", src_tokenizer, src_spm.get(), src_tokens, src_vocab, "encoder.embedding.weight");
-  check_spm_side("target", tgt_tokenizer, tgt_spm.get(), tgt_tokens, tgt_vocab, "decoder.embedding.weight");
+  check_spm_side("source", src_tokenizer, src_spm.get(), src_tokens, src_vocab, names::kEncEmb);
+  check_spm_side("target", tgt_tokenizer, tgt_spm.get(), tgt_tokens, tgt_vocab, names::kDecEmb);
   std::int64_t total = 0;
   for (const auto& p : param_specs(*this)) total += p.numel();
   if (total > kMaxParams)
     throw std::invalid_argument("model config: " + std::to_string(total) + " parameters exceed the limit of " +
                                 std::to_string(kMaxParams));
+}
+
+std::string names::bias(const char* weight) {
+  const std::string w = weight;
+  return w.substr(0, w.size() - std::strlen("weight")) + "bias";
 }
 
 std::string names::rnn(const char* side, const char* part, int layer, bool reverse) {
@@ -129,7 +135,7 @@ std::vector<ParamSpec> param_specs(const ModelConfig& c) {
     for (int d = 0; d < dirs; ++d) rnn(false, l * dirs + d, l, d == 1, G * He, l == 0 ? c.src_emb : Ho, He);
   if (c.bridge) {
     p.push_back({names::kBridge, S{Hd, Ho}, true, Slot::Bridge});
-    p.push_back({names::kBridgeBias, S{Hd}, false, Slot::BridgeBias});
+    p.push_back({names::bias(names::kBridge), S{Hd}, false, Slot::BridgeBias});
   }
   p.push_back({names::kDecEmb, S{c.tgt_vocab, c.tgt_emb}, true, Slot::DecEmb});
   for (int l = 0; l < c.layers; ++l) rnn(true, l, l, false, G * Hd, l == 0 ? c.dec_input() : Hd, Hd);
@@ -137,15 +143,15 @@ std::vector<ParamSpec> param_specs(const ModelConfig& c) {
     if (c.score == Score::General) p.push_back({names::kAttGeneral, S{Hd, Ho}, true, Slot::AttGeneral});
     if (c.score == Score::Additive) {
       p.push_back({names::kAttQuery, S{c.attn_dim, Hd}, true, Slot::AttQuery});
-      if (c.attn_query_bias) p.push_back({names::kAttQueryBias, S{c.attn_dim}, false, Slot::AttQueryBias});
+      if (c.attn_query_bias) p.push_back({names::bias(names::kAttQuery), S{c.attn_dim}, false, Slot::AttQueryBias});
       p.push_back({names::kAttKey, S{c.attn_dim, Ho}, true, Slot::AttKey});
       p.push_back({names::kAttV, S{1, c.attn_dim}, false, Slot::AttV});
     }
     p.push_back({names::kCombine, S{Hd, Ho + Hd}, true, Slot::Combine});
-    p.push_back({names::kCombineBias, S{Hd}, false, Slot::CombineBias});
+    p.push_back({names::bias(names::kCombine), S{Hd}, false, Slot::CombineBias});
   }
   if (!c.tie_embeddings) p.push_back({names::kOut, S{c.tgt_vocab, Hd}, true, Slot::Out});
-  p.push_back({names::kOutBias, S{c.tgt_vocab}, false, Slot::OutBias});
+  p.push_back({names::bias(names::kOut), S{c.tgt_vocab}, false, Slot::OutBias});
   return p;
 }
 

@@ -99,18 +99,17 @@ namespace names {
 inline constexpr const char* kEncEmb = "encoder.embedding.weight";
 inline constexpr const char* kDecEmb = "decoder.embedding.weight";
 inline constexpr const char* kBridge = "bridge.weight";
-inline constexpr const char* kBridgeBias = "bridge.bias";
 inline constexpr const char* kAttGeneral = "decoder.attention.weight";
 inline constexpr const char* kAttQuery = "decoder.attention.query.weight";
-inline constexpr const char* kAttQueryBias = "decoder.attention.query.bias";
 inline constexpr const char* kAttKey = "decoder.attention.key.weight";
 inline constexpr const char* kAttV = "decoder.attention.v.weight";
 inline constexpr const char* kCombine = "decoder.combine.weight";
-inline constexpr const char* kCombineBias = "decoder.combine.bias";
 inline constexpr const char* kOut = "decoder.out.weight";
-inline constexpr const char* kOutBias = "decoder.out.bias";
 inline constexpr const char* kEncRnn = "encoder.rnn.";  // + part + _l{layer}[_reverse]
 inline constexpr const char* kDecRnn = "decoder.rnn.";
+// A Linear's bias, named as PyTorch names it: its weight's name with "bias" for "weight"
+// (bias(kCombine) is "decoder.combine.bias").
+std::string bias(const char* weight);
 // An RNN tensor's name: side kEncRnn or kDecRnn, part weight_ih, weight_hh, bias_ih or bias_hh.
 std::string rnn(const char* side, const char* part, int layer, bool reverse = false);
 }  // namespace names

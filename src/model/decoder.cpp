@@ -17,6 +17,13 @@ namespace {
 std::string foreign_source() {
   return "this source was encoded by another model; encode it with the model that decodes it";
 }
+
+// `what` (step, reorder) asks for n rows of a started state: at least one, at most its capacity.
+void check_rows(const char* what, int n, const DecoderState& st) {
+  if (n < 1 || n > st.capacity)
+    throw std::invalid_argument(std::string(what) + ": " + std::to_string(n) + " rows requested, state has room for " +
+                                std::to_string(st.capacity));
+}
 }  // namespace
 
 void Model::start(const Encoded& enc, DecoderState& st, int capacity) const {
@@ -62,9 +69,7 @@ void Model::step(const Encoded& enc, DecoderState& st, const std::int32_t* prev,
 
 void Model::step(const Encoded* const* encs, DecoderState& st, const std::int32_t* prev, int Bi) const {
   if (st.capacity == 0) throw std::invalid_argument("step: the decoder state was not started");
-  if (Bi < 1 || Bi > st.capacity)
-    throw std::invalid_argument("step: " + std::to_string(Bi) + " rows requested, state has room for " +
-                                std::to_string(st.capacity));
+  check_rows("step", Bi, st);
   for (int b = 0; b < Bi; ++b) {
     if (encs[b]->model_id != id_)
       throw std::invalid_argument("step: row " + std::to_string(b) + ": " + foreign_source());
@@ -79,9 +84,7 @@ void Model::step_rows(const Encoded& shared, const Encoded* const* encs, Decoder
                       int Bi, const float* attn_override) const {
   const auto& c = config_;
   const Encoded& enc = shared;
-  if (Bi < 1 || Bi > st.capacity)
-    throw std::invalid_argument("step: " + std::to_string(Bi) + " rows requested, state has room for " +
-                                std::to_string(st.capacity));
+  check_rows("step", Bi, st);
   for (int b = 0; b < Bi; ++b)
     if (prev[b] < 0 || prev[b] >= c.tgt_vocab)
       throw std::invalid_argument("step: previous token id " + std::to_string(prev[b]) +
@@ -124,9 +127,7 @@ void Model::step_rows(const Encoded& shared, const Encoded* const* encs, Decoder
 
 void Model::reorder(DecoderState& st, const std::int32_t* parents, int n) const {
   const auto& c = config_;
-  if (n < 1 || n > st.capacity)
-    throw std::invalid_argument("reorder: " + std::to_string(n) + " rows requested, state has room for " +
-                                std::to_string(st.capacity));
+  check_rows("reorder", n, st);
   for (int r = 0; r < n; ++r)
     if (parents[r] < 0 || parents[r] >= st.B)
       throw std::invalid_argument("reorder: parent " + std::to_string(parents[r]) + " is not one of the " +

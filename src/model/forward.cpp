@@ -224,10 +224,10 @@ void decoder_step_backward(const ModelConfig& c, const DecoderWeights& w, const 
   auto &dh = b.dh, &dc = b.dc;
   auto &dfeat = b.dfeat, &dtmp = b.dtmp, &dcat = b.dcat, &dctx = b.dctx, &dq = b.dq, &dx = b.dx, &dgi = b.dgi;
   const std::size_t T = s.T;
+  const std::size_t Kk = c.score == Score::Dot ? Ho : c.score == Score::Additive ? A : Hd;  // key row size
   auto attend_back = [&](const float* dcontext, float* dquery) {
     for (std::size_t r = 0; r < B; ++r) {
       const Source& src = *rows[r];
-      const std::size_t Kk = c.score == Score::Dot ? Ho : c.score == Score::Additive ? A : Hd;  // key row size
       nn::attention_backward(w.attn, &s.query[r * Hd], Hd, src.keys, Kk, src.memory, Ho, &s.weights[r * T],
                              s.u.empty() ? nullptr : &s.u[r * T * A], T, src.valid, dcontext + r * Ho, nullptr,
                              grads[r].memory, grads[r].keys, dquery + r * Hd, g.att_query, g.att_query_bias, g.att_v,

@@ -160,12 +160,19 @@ class Parser {
     if (depth > kMaxDepth) fail("nesting deeper than " + std::to_string(kMaxDepth));
   }
 
-  void array(Value& v, std::size_t depth) {
+  // Enters the container whose opening byte is at pos_; true when it closes at once ("[]", "{}").
+  bool open_container(Value& v, Value::Type type, char close, std::size_t depth) {
     enter(depth);
-    v.type = Value::Type::Array;
-    ++pos_;  // '['
+    v.type = type;
+    ++pos_;  // '[' or '{'
     skip_ws();
-    if (peek() == ']') return void(++pos_);
+    if (peek() != close) return false;
+    ++pos_;
+    return true;
+  }
+
+  void array(Value& v, std::size_t depth) {
+    if (open_container(v, Value::Type::Array, ']', depth)) return;
     for (;;) {
       skip_ws();
       v.array.push_back(value(depth));
@@ -176,11 +183,7 @@ class Parser {
   }
 
   void object(Value& v, std::size_t depth) {
-    enter(depth);
-    v.type = Value::Type::Object;
-    ++pos_;  // '{'
-    skip_ws();
-    if (peek() == '}') return void(++pos_);
+    if (open_container(v, Value::Type::Object, '}', depth)) return;
     std::vector<std::size_t> key_at;  // byte offset of each key, for the duplicate-key message
     for (;;) {
       skip_ws();

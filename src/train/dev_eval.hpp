@@ -32,22 +32,10 @@ class DevEvaluator {
 };
 
 // WER, then PER on a tie (counts: words, errors, edits, ref_tokens; train/wer.hpp).
-class WerDev final : public DevEvaluator {
- public:
-  explicit WerDev(std::vector<RefItem> items);  // std::invalid_argument if empty or an item has no reference
-  DevCounts evaluate(const Model& model, int beam, int threads) const override;
-  bool better(const DevCounts& a, const DevCounts& b) const override;
-  std::string summary(const DevCounts& c) const override;
-  std::string short_summary(const DevCounts& c) const override;
-  std::size_t size() const override { return items_.size(); }
-  std::uint64_t fingerprint() const override;
-  std::size_t counts_size() const override { return 4; }
-  std::vector<std::pair<std::string, std::string>> metadata(const DevCounts& c) const override;
-  static RefReport report(const DevCounts& c);  // words, errors, edits, ref_tokens filled in
-
- private:
-  std::vector<RefItem> items_;
-};
+// std::invalid_argument if `items` is empty or an item has no reference.
+std::shared_ptr<const DevEvaluator> wer_dev(std::vector<RefItem> items);
+// A WER evaluator's counts as a report (words, errors, edits, ref_tokens filled in).
+RefReport wer_report(const DevCounts& c);
 
 // A source and its reference text (cased, detokenised, as a person writes it).
 struct TextRef {
@@ -57,22 +45,8 @@ struct TextRef {
 
 // Corpus BLEU with sacreBLEU's 13a tokenisation of the cased, detokenised output (the target
 // tokenizer's decode) against the references (counts: BleuStats::counts()).
-class BleuDev final : public DevEvaluator {
- public:
-  explicit BleuDev(std::vector<TextRef> items);  // std::invalid_argument if empty
-  DevCounts evaluate(const Model& model, int beam, int threads) const override;
-  bool better(const DevCounts& a, const DevCounts& b) const override;
-  std::string summary(const DevCounts& c) const override;
-  std::string short_summary(const DevCounts& c) const override;
-  std::size_t size() const override { return items_.size(); }
-  std::uint64_t fingerprint() const override;
-  std::size_t counts_size() const override { return 10; }
-  std::vector<std::pair<std::string, std::string>> metadata(const DevCounts& c) const override;
-
- private:
-  std::vector<TextRef> items_;
-  std::vector<std::vector<std::string>> ref_tokens_;  // each reference, tokenised once
-};
+// std::invalid_argument if `items` is empty.
+std::shared_ptr<const DevEvaluator> bleu_dev(std::vector<TextRef> items);
 
 // FNV-1a over 64-bit words, the fingerprint of data sets.
 struct Fnv {

@@ -104,7 +104,7 @@ EpochTrainer::EpochTrainer(Model& model, std::vector<Pair> train, std::shared_pt
 
 EpochTrainer::EpochTrainer(Model& model, std::vector<Pair> train, std::vector<RefItem> dev, TrainOptions options,
                            EpochOptions epochs)
-    : EpochTrainer(model, std::move(train), std::make_shared<const WerDev>(std::move(dev)), options, epochs) {}
+    : EpochTrainer(model, std::move(train), wer_dev(std::move(dev)), options, epochs) {}
 
 void EpochTrainer::start_epoch() { order_ = epoch_batches(train_, to_.batch_size, eo_.bucket, to_.seed, epoch_); }
 

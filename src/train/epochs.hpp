@@ -52,7 +52,7 @@ class EpochTrainer {
   // std::invalid_argument for empty data or an option out of range, naming it.
   EpochTrainer(Model& model, std::vector<Pair> train, std::shared_ptr<const DevEvaluator> dev, TrainOptions options,
                EpochOptions epochs);
-  // Judged by WER, then PER, against these items (WerDev).
+  // Judged by WER, then PER, against these items (wer_dev).
   EpochTrainer(Model& model, std::vector<Pair> train, std::vector<RefItem> dev, TrainOptions options,
                EpochOptions epochs);
 

@@ -29,7 +29,7 @@ ParallelText read_parallel(const std::string& src_path, const std::string& tgt_p
 // and line (`src_name`, `tgt_name`). The model must have text tokenizers.
 std::vector<Pair> parallel_pairs(const ModelConfig& c, const ParallelText& t, const std::string& src_name,
                                  const std::string& tgt_name);
-// Development items: the source through the model's tokenizer, the target kept as text (BleuDev).
+// Development items: the source through the model's tokenizer, the target kept as text (bleu_dev).
 std::vector<TextRef> parallel_refs(const ModelConfig& c, const ParallelText& t, const std::string& src_name);
 
 }  // namespace attnseq::train

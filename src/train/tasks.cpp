@@ -56,6 +56,15 @@ std::size_t uniform_index(Rng& rng, std::size_t n) {
   return std::size_t(rng.next() % n);
 }
 
+void Task::set_vocabularies(ModelConfig& c) const {
+  c.src_tokenizer = src_tokenizer();
+  c.tgt_tokenizer = tgt_tokenizer();
+  c.src_tokens = src_vocab();
+  c.tgt_tokens = tgt_vocab();
+  c.src_vocab = int(c.src_tokens.size());
+  c.tgt_vocab = int(c.tgt_tokens.size());
+}
+
 std::unique_ptr<Task> make_task(const std::string& name, const TaskOptions& o) {
   if (name == "dates") return make_dates_task();
   if (name == "en-ko") return make_enko_task();

@@ -34,6 +34,8 @@ class Task {
   // produce, sorted.
   virtual std::vector<std::string> src_vocab() const = 0;
   virtual std::vector<std::string> tgt_vocab() const = 0;
+  // Sets c's tokenizers, vocabularies and their sizes to this task's (both trainers' model setup).
+  void set_vocabularies(ModelConfig& c) const;
 };
 
 struct TaskOptions {

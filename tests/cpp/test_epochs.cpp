@@ -264,12 +264,12 @@ TEST_CASE("epochs: the best epoch's weights are kept, and they score what was re
   int best_epoch = 0;
   for (const auto& r : results)
     if (r.improved) {
-      const auto dev_report = train::WerDev::report(r.dev);
+      const auto dev_report = train::wer_report(r.dev);
       CHECK((best < 0 || dev_report.errors <= best));
       best = dev_report.errors, best_epoch = r.epoch;
     }
   CHECK(et.best_epoch() == best_epoch);
-  const auto best_report = train::WerDev::report(et.best_dev());
+  const auto best_report = train::wer_report(et.best_dev());
   CHECK(best_report.errors == best);
   Model b(tiny_config());
   b.params().data = et.best_params();

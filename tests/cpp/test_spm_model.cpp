@@ -236,7 +236,7 @@ TEST_CASE("translation epochs: dev BLEU judges the epochs, saves with the state,
               "Der Mann isst.",  "Eine Katze schläft.", "Jungen spielen.", "Eine Frau liest."};
   const auto pairs = train::parallel_pairs(c, text, "s", "t");
   const auto refs = train::parallel_refs(c, text, "s");
-  const auto dev = std::make_shared<const train::BleuDev>(refs);
+  const auto dev = train::bleu_dev(refs);
   train::TrainOptions o;
   o.batch_size = 4;
   o.lr = 0.01f;

@@ -64,7 +64,7 @@ test('the error codes are one table (ERROR_CODES): the bindings, index.d.ts, the
   const codes = Object.keys(ERROR_CODES).sort();
   const root = new URL('../../', import.meta.url);
   const read = (f) => readFile(new URL(f, root), 'utf8');
-  // The engine's codes (status_code) are the table's.
+  // The engine's codes (src/core/errors.hpp's ATTNSEQ_ERROR_KINDS) are the table's.
   const core = await (await import('../../dist/attnseq-core.mjs')).default({ wasmBinary: await readFile(new URL('dist/attnseq-core.wasm', root)) });
   for (const c of core.statusCodes()) assert.ok(codes.includes(c), `the bindings' ${c}`);
   // index.d.ts's union is exactly the table.

@@ -3,7 +3,7 @@
 // A vanilla seq2seq must squeeze the whole source into h_T, so it fails as strings grow; attention
 // reads every h_i. Usage: mount(sectionElement, api?, { modelsBase, models, lengths, n }).
 import { EngineClient } from '../train/client.js';
-import { h, s, uid, field, injectStyles } from '../train/dom.js';
+import { h, s, field, injectStyles, sectionHead } from '../train/dom.js';
 import { lengthGrid } from './data.js';
 import { accuracyChartLayout } from './layout.js';
 import { chartAxes } from '../train/render.js';
@@ -43,14 +43,11 @@ export function mount(section, _api = {}, opts = {}) {
   const figure = h('figure', { class: 'ts-figure ls-figure' },
     h('figcaption', {}, 'Exact-match accuracy against source length (reverse task)'), chart, legend);
 
-  if (!section.querySelector('h2')) section.append(h('h2', { id: uid('ls-heading') }, 'Long inputs: attention against a vanilla seq2seq'));
-  const heading = section.querySelector('h2');
-  if (!heading.id) heading.id = uid('ls-heading');
-  section.setAttribute('aria-labelledby', heading.id);
+  sectionHead(section, 'ls-heading', 'Long inputs: attention against a vanilla seq2seq',
+    'Both models were trained on the same reverse task (strings of 1–60 letters a–t). ',
+    'A vanilla seq2seq must squeeze the whole string into one vector, the encoder\'s last state h_T; ',
+    'with attention the decoder looks back at every encoder state h_i. Run both on random strings of growing length and count exact reversals.');
   section.append(
-    h('p', { class: 'ts-lede' }, 'Both models were trained on the same reverse task (strings of 1–60 letters a–t). ',
-      'A vanilla seq2seq must squeeze the whole string into one vector, the encoder\'s last state h_T; ',
-      'with attention the decoder looks back at every encoder state h_i. Run both on random strings of growing length and count exact reversals.'),
     form, h('div', { class: 'ts-progress-row' }, progress, stats), statusEl, missingEl, figure,
     h('details', { class: 'ls-details' }, h('summary', {}, 'The numbers'), h('div', { class: 'ts-scroll' }, table)));
 

@@ -32,6 +32,18 @@ export function injectStyles() {
   document.head.append(h('link', { rel: 'stylesheet', href, 'data-train-study': '' }));
 }
 
+/**
+ * Opens a panel's section: its <h2> (the page's own if it has one, else `title`), given an id the
+ * section is labelled by, then the lede paragraph. `idBase` is the heading's id if none is set.
+ */
+export function sectionHead(section, idBase, title, ...lede) {
+  if (!section.querySelector('h2')) section.append(h('h2', {}, title));
+  const heading = section.querySelector('h2');
+  if (!heading.id) heading.id = uid(idBase);
+  section.setAttribute('aria-labelledby', heading.id);
+  section.append(h('p', { class: 'ts-lede' }, ...lede));
+}
+
 /** A labelled control in a wrapper: label text, then the control (whose id it sets). */
 export function field(labelText, control, hint) {
   const id = control.id || (control.id = uid(`ts-${control.name || 'f'}`));

@@ -4,7 +4,7 @@
 // The form is controls.js, the figures views.js (layout in layout.js, drawing in render.js); this
 // file runs the training: the engine in web/worker.js via client.js.
 import { EngineClient } from './client.js';
-import { h, uid, injectStyles } from './dom.js';
+import { h, injectStyles, sectionHead } from './dom.js';
 import { TASKS, trainerOptions, modelLabel, modelFileName } from './tasks.js';
 import { trainControls } from './controls.js';
 import { trainViews } from './views.js';
@@ -27,13 +27,10 @@ export function mount(section, api = {}) {
   const useBtn = h('button', { type: 'button', class: 'ts-use', disabled: true }, 'Use in translator');
   const downloadBtn = h('button', { type: 'button', class: 'ts-download', disabled: true }, 'Download .safetensors');
 
-  if (!section.querySelector('h2')) section.append(h('h2', { id: uid('ts-heading') }, 'Train a model in your browser'));
-  const heading = section.querySelector('h2');
-  if (!heading.id) heading.id = uid('ts-heading');
-  section.setAttribute('aria-labelledby', heading.id);
+  sectionHead(section, 'ts-heading', 'Train a model in your browser',
+    'Train a small attention seq2seq right here (in a background thread) and watch the alignment form. ',
+    'Each configuration is the one the engine documents: Luong attention queries the new decoder state, Bahdanau the previous one, vanilla has no attention at all.');
   section.append(
-    h('p', { class: 'ts-lede' }, 'Train a small attention seq2seq right here (in a background thread) and watch the alignment form. ',
-      'Each configuration is the one the engine documents: Luong attention queries the new decoder state, Bahdanau the previous one, vanilla has no attention at all.'),
     form, views.progressRow, statusEl, errorEl, views.figures,
     h('div', { class: 'ts-buttons' }, useBtn, downloadBtn), evalEl);
   placeholder();
