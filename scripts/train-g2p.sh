@@ -7,8 +7,10 @@
 #   CLI (the attnseq binary, default build/native/attnseq; a copy keeps a long run safe from rebuilds),
 #   SEED (default 1: the shipped model's; other seeds make the members of an ensemble, teachers to
 #   distil from), EPOCHS (default 40, the shipped model's; its dev WER was still falling there), and
-#   TEACHERS (space-separated f32 checkpoints: a student distilled from them, token-level, with
-#   DISTILL_WEIGHT, default 0.5: docs/training.md, "Distillation"). STOP_AFTER_TRAINING=1 ends after
+#   TEACHERS (space-separated f32 or f16 checkpoints: a student distilled from them, token-level, with
+#   DISTILL_WEIGHT, default 0.5: docs/training.md, "Distillation"), INIT (a checkpoint of this recipe's
+#   architecture to start from instead of random weights: train --init), LR (default 0.001, the shipped
+#   model's peak rate; a start from a trained model may want less). STOP_AFTER_TRAINING=1 ends after
 #   training: a teacher, which is not shipped, so its test words are not decoded.
 #   The shipped file is OUT stored as F16:
 #   python3 tools/to_f16.py OUT models/g2p-en.safetensors
@@ -24,12 +26,13 @@ SPLIT=(--dev-fraction 0.03 --dev-seed 1)
 # (0.003 stalled the training loss near 0.41 within an epoch; docs/g2p.md, "How it was trained").
 TRAIN=(train --pron "$DATA" "${SPLIT[@]}" --seed "${SEED:-1}"
   --cell gru --bidirectional --bridge --style luong --score general --input-feeding --hidden 224 --embedding 64
-  --layers 2 --batch 64 --lr 0.001 --warmup 500 --clip 1 --dropout 0.2 --label-smoothing 0.1
+  --layers 2 --batch 64 --lr "${LR:-0.001}" --warmup 500 --clip 1 --dropout 0.2 --label-smoothing 0.1
   --epochs "${EPOCHS:-40}" --patience 6 --lr-decay 0.7 --bucket 50 --eval-beam 1 --name g2p-en
   --description "English pronunciation (CMUdict, 39 ARPAbet phonemes without stress)"
   --save-every "$SAVE_EVERY" --threads "$THREADS" --out "$OUT")
 for t in ${TEACHERS:-}; do TRAIN+=(--teacher "$t"); done
 if [ -n "${TEACHERS:-}" ]; then TRAIN+=(--distill-weight "${DISTILL_WEIGHT:-0.5}"); fi
+if [ -n "${INIT:-}" ]; then TRAIN+=(--init "$INIT"); fi
 
 echo "[g2p] $CLI ${TRAIN[*]}" >&2
 # shellcheck source=scripts/lib/resume.sh

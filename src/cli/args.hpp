@@ -7,8 +7,10 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -121,6 +123,22 @@ inline Flags parse_flags(const char* command, const std::vector<std::string>& a,
     f.kv.push_back({k, a[++i]});
   }
   return f;
+}
+
+// `attnseq COMMAND --help`, printed: "usage: attnseq COMMAND SYNOPSIS", then the table.
+inline void print_help(const std::string& command, const std::string& synopsis, const std::vector<Option>& table) {
+  std::fputs(help_text("attnseq " + command + " " + synopsis, table).c_str(), stdout);
+}
+
+// parse_flags, and --help answered: the help is printed and nothing is returned (the command ends, 0).
+inline std::optional<Flags> parse_or_help(const char* command, const std::string& synopsis,
+                                          const std::vector<std::string>& a, const std::vector<Option>& table,
+                                          const std::vector<std::string>& repeatable = {},
+                                          std::vector<std::string>* positional = nullptr) {
+  Flags f = parse_flags(command, a, table, repeatable, positional);
+  if (!f.has("help")) return f;
+  print_help(command, synopsis, table);
+  return std::nullopt;
 }
 
 // An integer in [lo, hi], written in decimal with an optional sign.

@@ -13,26 +13,16 @@
 #include "model/checkpoint.hpp"
 
 namespace attnseq::cli {
-namespace {
 
-const std::vector<Option>& quantize_options() {
-  static const std::vector<Option> t = {
+int quantize_cmd(const std::vector<std::string>& a) {
+  static const std::vector<Option> table = {
       {"--in", "FILE", "", ".safetensors checkpoint to read (f32, f16, bf16 or already int8; required)"},
       {"--out", "FILE", "", "int8 .safetensors checkpoint to write (required; may be --in itself)"},
       help_option(),
   };
-  return t;
-}
-
-}  // namespace
-
-int quantize_cmd(const std::vector<std::string>& a) {
-  const auto& table = quantize_options();
-  const Flags f = parse_flags("quantize", a, table);
-  if (f.has("help")) {
-    std::fputs(help_text("attnseq quantize --in FILE --out FILE", table).c_str(), stdout);
-    return 0;
-  }
+  const auto parsed = parse_or_help("quantize", "--in FILE --out FILE", a, table);
+  if (!parsed) return 0;
+  const Flags& f = *parsed;
   const std::string in = f.get("in") ? *f.get("in") : "", out = f.get("out") ? *f.get("out") : "";
   if (in.empty()) throw UsageError("--in FILE is required");
   if (out.empty()) throw UsageError("--out FILE is required");

@@ -19,32 +19,20 @@
 #include "train/tasks.hpp"
 
 namespace attnseq::cli {
-namespace {
 
-const std::vector<Option>& tokenize_options() {
-  static const std::vector<Option> t = {
+int tokenize_cmd(const std::vector<std::string>& a) {
+  static const std::vector<Option> table = {
       {"--model", "FILE", "", "a checkpoint: tokenize with one of its sides (or --spm)"},
       {"--side", "source|target", "source", "--model: which side's tokenizer"},
       {"--spm", "FILE.model", "", "a SentencePiece model file (spm_train's output; or --model)"},
       {"--pieces", "", "", "print the pieces' strings (escaped) instead of their ids"},
       help_option(),
   };
-  return t;
-}
-
-}  // namespace
-
-int tokenize_cmd(const std::vector<std::string>& a) {
-  const auto& table = tokenize_options();
   std::vector<std::string> words;  // TEXT, as one or more arguments
-  const Flags f = parse_flags("tokenize", a, table, {}, &words);
-  if (f.has("help")) {
-    std::fputs(
-        help_text("attnseq tokenize (--model FILE [--side source|target] | --spm FILE.model) [--pieces] [TEXT]", table)
-            .c_str(),
-        stdout);
-    return 0;
-  }
+  const auto parsed = parse_or_help(
+      "tokenize", "(--model FILE [--side source|target] | --spm FILE.model) [--pieces] [TEXT]", a, table, {}, &words);
+  if (!parsed) return 0;
+  const Flags& f = *parsed;
   const bool given_model = f.get("model"), given_spm = f.get("spm"), given_side = f.get("side"),
              pieces = f.has("pieces"), has_text = !words.empty();
   const std::string model = given_model ? *f.get("model") : "", spm = given_spm ? *f.get("spm") : "",

@@ -107,6 +107,9 @@ const std::vector<Option>& train_options() {
          "(again for more: their mean distribution is the soft target)"},
         {"--distill-weight", "X", "0.5",
          "--teacher: the soft target's share of the objective, in (0, 1] (the reference keeps the rest)"},
+        {"--init", "FILE", "",
+         "epoch runs: start from FILE's weights instead of random ones (fine-tuning: the same architecture and "
+         "vocabularies, f32 or f16; the optimiser and the learning-rate schedule start afresh)"},
         {"--seed", "S", train::default_text(train::setting("--seed")), "initialisation and sampling seed"},
         threads_option("training threads"),
         {"--resume", "FILE", "", "continue the run saved in FILE and FILE.trainer (epoch runs: OUT.last)"},
@@ -340,7 +343,22 @@ struct EpochSetup {
   int save_every = 0, stop_after = 0;
   std::vector<std::string> teachers;  // --teacher paths, in order
   train::RunRecord teacher_record;    // each teacher's content hash and the weight
+  std::string init_path;              // --init: the model whose weights the run starts from
+  std::shared_ptr<const Model> init;
+  train::RunRecord init_record;  // its content hash
 };
+
+// A checkpoint named by a flag (--teacher, --init), loaded; its failure names the flag and the file.
+std::shared_ptr<const Model> load_flag_model(const char* flag, const std::string& path, std::string& hash) {
+  const std::string bytes = train::read_text_file(path);
+  hash = train::content_hash(bytes);
+  try {
+    return std::make_shared<const Model>(
+        load_checkpoint(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()));
+  } catch (const std::exception& ex) {
+    throw std::invalid_argument(std::string(flag) + " '" + path + "': " + ex.what());
+  }
+}
 
 EpochSetup epoch_setup(const Flags& f, const std::vector<Option>& table) {
   auto str = [&](const char* k) { return value_or_default(f, table, k); };
@@ -375,16 +393,18 @@ EpochSetup epoch_setup(const Flags& f, const std::vector<Option>& table) {
       throw UsageError("--distill-weight expects a number in (0, 1], got '" + str("distill-weight") + "'");
     std::string hashes;  // each teacher's content hash, in order
     for (const auto& p : s.teachers) {
-      const std::string bytes = train::read_text_file(p);
-      try {
-        s.o.teachers.push_back(std::make_shared<const Model>(
-            load_checkpoint(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size())));
-      } catch (const std::exception& ex) {
-        throw std::invalid_argument("--teacher '" + p + "': " + ex.what());
-      }
-      hashes += (hashes.empty() ? "" : ",") + train::content_hash(bytes);
+      std::string hash;
+      s.o.teachers.push_back(load_flag_model("--teacher", p, hash));
+      hashes += (hashes.empty() ? "" : ",") + hash;
     }
     s.teacher_record = {{"--teacher", hashes}, {"--distill-weight", str("distill-weight")}};
+  }
+  // Fine-tuning: loaded now, checked against the student's architecture in run_epochs.
+  if (const auto* p = f.get("init")) {
+    std::string hash;
+    s.init_path = *p;
+    s.init = load_flag_model("--init", *p, hash);
+    s.init_record = {{"--init", hash}};
   }
   return s;
 }
@@ -565,6 +585,35 @@ int train_parallel(const Flags& f, const std::vector<Option>& table) {
   return run_epochs(f, setup, std::move(pairs), train::bleu_dev(std::move(refs)), data_record, intro, "pairs");
 }
 
+// --init: the student takes `from`'s weights, which must be f32 (or f16, widened on load), with the
+// same vocabularies and tensors. A difference is named by the first architecture flag that differs
+// (the additive score's inner size only counts for that score), else by the first tensor.
+void start_from(Model& model, const Model& from, const std::string& path) {
+  const std::string name = "--init '" + path + "'";
+  train::check_teachers(model.config(), {std::shared_ptr<const Model>(&from, [](const Model*) {})},
+                        [&](std::size_t) { return name; });
+  const bool additive = model.config().score == Score::Additive;
+  const train::RunRecord want = train::architecture_record(model.config()),
+                         have = train::architecture_record(from.config());
+  for (const auto& [flag, value] : want) {
+    if (flag == "--attn-dim" && !additive) continue;
+    std::string theirs = "no";
+    for (const auto& [f2, v2] : have)
+      if (f2 == flag) theirs = v2;
+    if (theirs != value)
+      throw std::invalid_argument(name + " has " + flag + " " + theirs + "; this run's is " + value +
+                                  " (fine-tuning keeps the architecture)");
+  }
+  const auto &ws = model.params().specs, &hs = from.params().specs;
+  for (std::size_t i = 0; i < std::max(ws.size(), hs.size()); ++i)
+    if (i >= ws.size() || i >= hs.size() || ws[i].name != hs[i].name || ws[i].shape != hs[i].shape)
+      throw std::invalid_argument(name + "'s tensors differ from this run's from '" +
+                                  (i < hs.size() ? hs[i].name : ws[i].name) +
+                                  "' on (fine-tuning keeps the architecture)");
+  model.params().data = from.params().data;
+  model.prepare();
+}
+
 // The epoch loop shared by every epoch run: trains, scores the dev set at each epoch's end, saves the
 // best model, the last one and the state (all or none), resumes, and reports progress.
 int run_epochs(const Flags& f, EpochSetup& s, std::vector<train::Pair> pairs,
@@ -580,10 +629,12 @@ int run_epochs(const Flags& f, EpochSetup& s, std::vector<train::Pair> pairs,
   train::check_teachers(c, o.teachers, [&](std::size_t i) { return "--teacher '" + s.teachers[i] + "'"; });
   Model model(c);
   train::initialize(model, o.seed);
+  if (s.init) start_from(model, *s.init, s.init_path);
   train::EpochTrainer et(model, std::move(pairs), std::move(dev), o, e);
   train::RunRecord record = train::architecture_record(c);
   record.insert(record.end(), data_record.begin(), data_record.end());
   record.insert(record.end(), s.teacher_record.begin(), s.teacher_record.end());
+  record.insert(record.end(), s.init_record.begin(), s.init_record.end());
   record.insert(record.end(), {{"--seed", std::to_string(o.seed)},
                                {"--batch", std::to_string(o.batch_size)},
                                {"--bucket", std::to_string(e.bucket)}});
@@ -846,16 +897,11 @@ int eval_pron(const Flags& f, const std::vector<Option>& table, const std::vecto
 
 int train_cmd(const std::vector<std::string>& args) {
   const auto& table = train_options();
-  const Flags f = parse_flags("train", args, table, {"teacher"});
-  if (f.has("help")) {
-    std::fputs(
-        help_text("attnseq train (--task NAME | --data FILE.tsv | --pron FILE | --src FILE --tgt FILE) [options] --out "
-                  "FILE.safetensors",
-                  table)
-            .c_str(),
-        stdout);
-    return 0;
-  }
+  const auto parsed = parse_or_help(
+      "train", "(--task NAME | --data FILE.tsv | --pron FILE | --src FILE --tgt FILE) [options] --out FILE.safetensors",
+      args, table, {"teacher"});
+  if (!parsed) return 0;
+  const Flags& f = *parsed;
   const int sources = int(bool(f.get("task"))) + int(bool(f.get("data"))) + int(bool(f.get("pron"))) +
                       int(bool(f.get("src") || f.get("tgt")));
   if (sources > 1) throw UsageError("give exactly one of --task NAME, --data FILE.tsv, --pron FILE or --src/--tgt");
@@ -864,7 +910,7 @@ int train_cmd(const std::vector<std::string>& args) {
   refuse_flags(
       f,
       {"epochs", "patience", "lr-decay", "bucket", "eval-beam", "save-every", "stop-after", "dev-fraction", "dev-seed",
-       "dev-src", "dev-tgt", "src-spm", "tgt-spm", "phones", "pron-dev", "hangul", "teacher", "distill-weight"},
+       "dev-src", "dev-tgt", "src-spm", "tgt-spm", "phones", "pron-dev", "hangul", "teacher", "distill-weight", "init"},
       "applies to training in epochs (--pron, --src/--tgt) only");
   const TaskChoice choice = task_from(f, table);
   const auto& task = choice.task;
@@ -953,13 +999,10 @@ int train_cmd(const std::vector<std::string>& args) {
 
 int eval_cmd(const std::vector<std::string>& args) {
   const auto& table = eval_options();
-  const Flags f = parse_flags("eval", args, table, {"model"});
-  if (f.has("help")) {
-    std::fputs(
-        help_text("attnseq eval --model FILE (--task NAME | --data FILE.tsv | --pron FILE) [options]", table).c_str(),
-        stdout);
-    return 0;
-  }
+  const auto parsed = parse_or_help("eval", "--model FILE (--task NAME | --data FILE.tsv | --pron FILE) [options]",
+                                    args, table, {"model"});
+  if (!parsed) return 0;
+  const Flags& f = *parsed;
   const auto* mp = f.get("model");
   if (!mp) throw UsageError("--model FILE is required");
   const std::vector<std::string> models = f.all("model");

@@ -580,10 +580,7 @@ int translate_batch_file(const Args& a, const Ensemble& models, const Vocab& sv,
 int translate(const std::vector<std::string>& argv) {
   Args a = parse(argv, "translate");
   if (a.help) {
-    std::fputs(help_text("attnseq translate --model FILE [options] (--ids 5,17,42 | --batch-file FILE | TEXT)",
-                         translate_options())
-                   .c_str(),
-               stdout);
+    print_help("translate", "--model FILE [options] (--ids 5,17,42 | --batch-file FILE | TEXT)", translate_options());
     return 0;
   }
   if (int(a.has_batch_file) + int(!a.ids.empty()) + int(a.has_text) > 1)
@@ -632,7 +629,7 @@ int translate(const std::vector<std::string>& argv) {
 int info(const std::vector<std::string>& argv) {
   Args a = parse(argv, "info");
   if (a.help) {
-    std::fputs(help_text("attnseq info --model FILE", info_options()).c_str(), stdout);
+    print_help("info", "--model FILE", info_options());
     return 0;
   }
   const Model model = load_checkpoint_file(a.models[0]);

@@ -3,7 +3,9 @@
 // stopped and resumed it ends with the uninterrupted run's bytes; its record holds the teachers, so
 // another teacher or weight is another run; teachers that cannot teach (int8, other vocabularies, not
 // a checkpoint) and misplaced flags are refused by name. The loss's gradient is held to central
-// differences in tests/cpp/test_backprop.cpp.
+// differences in tests/cpp/test_backprop.cpp. Also fine-tuning (`train --init FILE`), with which a
+// student can start from a teacher's weights: training starts from FILE's weights, FILE is part of
+// the run, and a model that cannot be the start (another architecture, int8) is refused by name.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -80,4 +82,49 @@ test('train --teacher: teachers that cannot teach and misplaced flags are refuse
   cliUsage([...STUDENT, '--teacher', T1, '--distill-weight', '1.5', '--out', out], '--distill-weight expects a number in (0, 1]');
   cliUsage([...STUDENT, '--distill-weight', '0.5', '--out', out], '--distill-weight applies to distillation only');
   cliUsage(['train', '--task', 'reverse', '--steps', '2', '--teacher', T1, '--out', out], '--teacher applies to training in epochs');
+});
+
+test('train --init: the run starts from the given weights, which are part of the run', () => {
+  const s0 = path.join(TMP, 'i-start.safetensors');
+  cliOk([...STUDENT, '--out', s0]);
+  // At a rate too small to move a weight, the fine-tuned model answers as its start does.
+  const still = path.join(TMP, 'i-still.safetensors'), fresh = path.join(TMP, 'i-fresh.safetensors');
+  const TINY = [...STUDENT.slice(0, STUDENT.indexOf('--lr')), '--lr', '1e-12', ...STUDENT.slice(STUDENT.indexOf('--lr') + 2)];
+  cliOk([...TINY, '--init', s0, '--out', still]);
+  cliOk([...TINY, '--out', fresh]);
+  const evalOf = (m) => cliOk(['eval', '--model', m, '--pron', DICT, '--dev-fraction', '0.1', '--threads', '1']).out;
+  assert.equal(evalOf(still), evalOf(s0));
+  assert.notEqual(evalOf(fresh), evalOf(s0));
+  // At the run's rate it learns on from there: other bytes than a run from random weights.
+  const tuned = path.join(TMP, 'i-tuned.safetensors'), plain = path.join(TMP, 'i-plain.safetensors');
+  cliOk([...STUDENT, '--init', s0, '--out', tuned]);
+  cliOk([...STUDENT, '--out', plain]);
+  assert.ok(!same(tuned, plain));
+  // With teachers too (a student from a teacher's start), and stopped and resumed to the same bytes.
+  const args = [...STUDENT, '--init', s0, '--teacher', T1, '--dropout', '0.1'];
+  const a = path.join(TMP, 'i-a.safetensors'), b = path.join(TMP, 'i-b.safetensors');
+  cliOk([...args, '--out', a]);
+  cliOk([...args, '--stop-after', '11', '--out', b]);
+  cliOk([...args, '--resume', `${b}.last`, '--out', b]);
+  for (const x of ['', '.last', '.last.trainer']) assert.ok(same(a + x, b + x), `${b}${x} equals the uninterrupted run's`);
+  // The start is part of the run: another one, or none, does not resume it.
+  const c = path.join(TMP, 'i-c.safetensors');
+  cliOk([...args, '--stop-after', '11', '--out', c]);
+  cliRefused([...STUDENT, '--teacher', T1, '--dropout', '0.1', '--resume', `${c}.last`, '--out', c], '--init');
+  cliRefused([...STUDENT, '--init', tuned, '--teacher', T1, '--dropout', '0.1', '--resume', `${c}.last`, '--out', c],
+    '--init: the state was saved with fnv1a:');
+});
+
+test('train --init: a model that cannot be the start is refused by name', () => {
+  const out = path.join(TMP, 'i-bad.safetensors');
+  // Another architecture: T1 is 24 wide, the student 16; T2 is an LSTM.
+  cliRefused([...STUDENT, '--init', T1, '--out', out], `--init '${T1}' has --hidden 24; this run's is 16`);
+  cliRefused([...STUDENT, '--init', T2, '--out', out], `--init '${T2}' has --cell lstm; this run's is gru`);
+  // int8 weights, not a checkpoint, no file; and only in epoch runs.
+  const q = path.join(TMP, 't1.init.int8.safetensors');
+  cliOk(['quantize', '--in', T1, '--out', q]);
+  cliRefused([...BASE, '--hidden', '24', '--epochs', '1', '--init', q, '--out', out], `--init '${q}' holds int8 weights`);
+  cliRefused([...STUDENT, '--init', DICT, '--out', out], `--init '${DICT}'`);
+  cliRefused([...STUDENT, '--init', path.join(TMP, 'none.safetensors'), '--out', out], 'none.safetensors');
+  cliUsage(['train', '--task', 'reverse', '--steps', '2', '--init', T1, '--out', out], '--init applies to training in epochs');
 });
