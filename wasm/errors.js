@@ -26,3 +26,14 @@ export class AttnseqError extends Error {
     this.code = code;
   }
 }
+
+/**
+ * translateBatch()'s error for inputs[index]: the message names the index, and so does `error.index`;
+ * `error.detail` is the message without it (what a caller that numbers its inputs otherwise reads).
+ */
+export function entryError(code, index, message) {
+  const e = new AttnseqError(code, `inputs[${index}]: ${message}`);
+  e.index = index;
+  e.detail = message;
+  return e;
+}

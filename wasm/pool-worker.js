@@ -1,4 +1,4 @@
-// One Worker of a pool (createPool() in attnseq.js): its own engine, started from the .wasm bytes the
+// One Worker of a pool (createPool() in pool.js): its own engine, started from the .wasm bytes the
 // pool sends, and its own copy of the model. It answers in the package's Worker protocol (rpc.js):
 //   start({ wasm, model, quantize })  ->  { decodeOptions } (the engine's table)
 //   batch(inputs, options)            ->  model.translateBatch's array (the weights' buffers moved)

@@ -1,4 +1,4 @@
-// The one Worker protocol: the package's pool (attnseq.js's createPool, wasm/pool-worker.js) and the
+// The one Worker protocol: the package's pool (pool.js's createPool, wasm/pool-worker.js) and the
 // demo page's engine Worker (web/worker.js, web/train/client.js) speak it. A request
 //   { id, name, args }
 // is answered by

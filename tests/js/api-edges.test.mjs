@@ -9,15 +9,15 @@ import { createServer } from 'node:http';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { loadModel, AttnseqError, alignmentToCSV, alignmentToPharaoh } from '../../wasm/attnseq.js';
+import { freshPackage } from './fresh.mjs';
 
 const MODULE = new URL('../../wasm/attnseq.js', import.meta.url);
 const WASM = new URL('../../dist/attnseq-core.wasm', import.meta.url);
 const FIX = (n) => new URL(`../data/parity/${n}.safetensors`, import.meta.url);
 const REVERSE = new URL('../../models/reverse.safetensors', import.meta.url);
 
-let fresh = 0;
-/** A separate instance of the module (its own engine, not yet initialised). */
-const freshModule = () => import(`${MODULE.href}?instance=${++fresh}`);
+/** A separate instance of the package (its own engine, not yet initialised). */
+const freshModule = freshPackage;
 /** An ArrayBuffer transferred away (as to a Worker), or a view made before its buffer went. */
 const detached = (n = 16) => {
   const b = new ArrayBuffer(n);

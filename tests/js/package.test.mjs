@@ -87,7 +87,7 @@ test('README.md\'s package sizes are the packed package\'s, within 1 KB (tools/p
   near(unpacked, m.unpacked, 'unpacked');
   assert.equal(files, m.files);
   for (const [f, bytes, gz] of m.each) {
-    const [kb, gzkb] = figures(new RegExp(`[/\`]${path.basename(f).replace('.', '\\.')}\` (\\d+) KB \\((\\d+) KB gzipped\\)`));
+    const [kb, gzkb] = figures(new RegExp(`${f.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} (\\d+) KB \\((\\d+) KB gzipped\\)`));
     near(kb, bytes, f);
     near(gzkb, gz, `${f} gzipped`);
   }

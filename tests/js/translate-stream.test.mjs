@@ -8,6 +8,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { loadModel, createPool, AttnseqError } from '../../wasm/attnseq.js';
+import { freshPackage } from './fresh.mjs';
 
 const ROOT = new URL('../../', import.meta.url);
 const MODEL = (n) => new URL(`models/${n}.safetensors`, ROOT);
@@ -88,7 +89,7 @@ test('the source is read a window at a time: what is held at once is bounded by 
 
 test("the engine's memory stays flat: a stream whose results' weights exceed what the engine grew to", async () => {
   // A module instance of its own, so that its memory size is this test's.
-  const mod = await import(`${new URL('wasm/attnseq.js', ROOT).href}?instance=stream`);
+  const mod = await freshPackage();
   const m = await mod.loadModel(MODEL('reverse'));
   let first = null, total = 0, n = 0;
   for await (const r of m.translateStream(Array.from({ length: 120 }, () => LONG), { window: 4 })) {
