@@ -110,7 +110,7 @@ function apiRep(model, enc, decOpts, batches, bare) {
 // One repetition of the engine's raw step: 192 steps in C++ (restart every 64 steps, inside).
 function rawRep(dec, n) {
   const c0 = cpuMicros();
-  const us = dec._h.rawStepMicros(n);
+  const us = dec._h.rawStepMicros(n, 1);
   return [us, (cpuMicros() - c0) / n];
 }
 // One measurement of one H: repetitions until `budget` seconds of timed work (at least 9). Each

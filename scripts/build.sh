@@ -11,5 +11,6 @@ if [ ! -f "$DIR/CMakeCache.txt" ]; then
 fi
 cmake --build "$DIR" -j"${JOBS:-2}" --target attnseq_module >/dev/null
 mkdir -p dist
-cp -f "$DIR/wasm/attnseq-core.mjs" "$DIR/wasm/attnseq-core.wasm" dist/
-echo "[build] dist/attnseq-core.mjs + dist/attnseq-core.wasm ($(stat -c %s dist/attnseq-core.wasm) bytes)"
+cp -f "$DIR/wasm/attnseq-core.mjs" "$DIR/wasm/attnseq-core.wasm" "$DIR/wasm/attnseq-relaxed.wasm" dist/
+echo "[build] dist/attnseq-core.mjs + dist/attnseq-core.wasm ($(stat -c %s dist/attnseq-core.wasm) bytes)" \
+  "+ dist/attnseq-relaxed.wasm ($(stat -c %s dist/attnseq-relaxed.wasm) bytes)"

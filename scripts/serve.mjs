@@ -1,5 +1,5 @@
-// Static server for the demo: serves what the page loads (web/, dist/, models/ and the package's three
-// wasm/*.js files) on 127.0.0.1 with the strict Content-Security-Policy the page must live under.
+// Static server for the demo: serves what the page loads (web/, dist/, models/ and the package's
+// wasm/*.js modules) on 127.0.0.1 with the strict Content-Security-Policy the page must live under.
 // Only GET and HEAD, only for a local Host (a page elsewhere cannot reach it by DNS rebinding), only
 // files whose real path (symlinks resolved) is inside an allowed place; no request can stop it.
 // Usage: node scripts/serve.mjs [--port N]   (N = 0 picks a free port)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything attnseq needs on a Debian 12 machine, as root, idempotently:
-# Debian packages (Emscripten 3.1.6, wabt, doctest, clang for fuzzing, clang-format 14 for the house
+# Debian packages (Emscripten 3.1.6, wabt, doctest, clang for fuzzing, clang-19 and lld-19 for the
+# relaxed-SIMD module (wasm/CMakeLists.txt), clang-format 14 for the house
 # style, Chromium, a Hangul font, numpy for the float64 check of the parity fixtures, SentencePiece's
 # spm_train and Python module for the subword fixtures (tests/data/spm/make_fixtures.sh; the engine
 # never links them)),
@@ -27,7 +28,7 @@ SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 
 # --- Debian packages -------------------------------------------------------------------------
-PKGS=(emscripten wabt doctest-dev cmake g++ clang clang-format-14 libclang-rt-14-dev llvm-14 chromium fonts-nanum ca-certificates python3-numpy sentencepiece python3-sentencepiece)
+PKGS=(emscripten wabt doctest-dev cmake g++ clang clang-19 lld-19 clang-format-14 libclang-rt-14-dev llvm-14 chromium fonts-nanum ca-certificates python3-numpy sentencepiece python3-sentencepiece)
 if [ "$BENCH" = 1 ]; then PKGS+=(python3-torch libopenblas0-pthread); fi
 missing=()
 for p in "${PKGS[@]}"; do

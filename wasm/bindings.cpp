@@ -12,7 +12,9 @@
 #include <emscripten/val.h>
 #include <malloc.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <stdexcept>
@@ -23,6 +25,7 @@
 #include "decode/decode.hpp"
 #include "decode/options.hpp"
 #include "decode/step_record.hpp"
+#include "kernels/dispatch.hpp"
 #include "kernels/kernels.hpp"
 #include "model/checkpoint.hpp"
 #include "model/vocab.hpp"
@@ -603,20 +606,27 @@ class DecoderHandle {
   std::string lastErrorCode() const { return err_code_; }
   std::string lastErrorMessage() const { return err_msg_; }
 
-  // Benchmark hook: n greedy steps straight in C++ (no JS, no copies) on a copy of this decoder's
-  // source; returns microseconds per step. Lets a benchmark put the JS layer's cost beside the
-  // engine's in one module and one run.
-  double rawStepMicros(int n) const {
-    if (!sess_ || n < 1) return -1;
+  // Benchmark hook: n greedy steps of `rows` rows at once (as beam search steps its hypotheses)
+  // straight in C++ (no JS, no copies) on a copy of this decoder's source; returns microseconds per
+  // step. Lets a benchmark put the JS layer's cost beside the engine's in one module and one run.
+  double rawStepMicros(int n, int rows) const {
+    if (!sess_ || n < 1 || rows < 1 || rows > 64) return -1;
     const Model& m = box_->model;
+    const int V = m.config().tgt_vocab;
     DecoderState st;
-    m.start(*enc_, st, 1);
-    std::int32_t prev = m.config().bos;
+    std::vector<std::int32_t> prev(static_cast<std::size_t>(rows)), zeros(static_cast<std::size_t>(rows), 0);
+    auto restart = [&] {  // s_0 in every row, as a beam's first step has it
+      m.start(*enc_, st, rows);
+      m.reorder(st, zeros.data(), rows);
+      std::fill(prev.begin(), prev.end(), m.config().bos);
+    };
+    restart();
     const double t0 = emscripten_get_now();
     for (int i = 0; i < n; ++i) {
-      m.step(*enc_, st, &prev, 1);
-      prev = std::int32_t(kernels::argmax(st.logits.data(), m.config().tgt_vocab));
-      if (i % 64 == 63) m.start(*enc_, st, 1);
+      m.step(*enc_, st, prev.data(), rows);
+      for (int r = 0; r < rows; ++r)
+        prev[std::size_t(r)] = std::int32_t(kernels::argmax(st.logits.data() + std::size_t(r) * std::size_t(V), V));
+      if (i % 64 == 63) restart();
     }
     return (emscripten_get_now() - t0) * 1000.0 / n;
   }
@@ -908,8 +918,30 @@ val memory_stats() {
   return r;
 }
 
+// Why the relaxed-SIMD products are not in use ("" while they are), as wasm/relaxed.js last said.
+std::string& relaxed_why_not() {
+  static std::string why = "not tried";
+  return why;
+}
+
 std::string build_info() {
-  return std::string("xsimd ") + simd::arch_name() + (kernels::uses_reference ? " (reference kernels)" : "");
+  return std::string("xsimd ") + simd::arch_name() + (kernels::uses_reference ? " (reference kernels)" : "") +
+         (simd::relaxed_products() ? "; products: relaxed SIMD"
+                                   : "; products: plain SIMD (relaxed SIMD: " + relaxed_why_not() + ")");
+}
+
+// wasm/relaxed.js: the relaxed module's products, as indices into this module's function table (a
+// function pointer in wasm32 is its index there). Checked before use (kernels/dispatch.hpp).
+std::string use_relaxed_products(int gemm_packed, int gemm_packed_acc) {
+  relaxed_why_not() =
+      simd::use_relaxed_products(reinterpret_cast<simd::GemmPackedFn>(static_cast<std::uintptr_t>(gemm_packed)),
+                                 reinterpret_cast<simd::GemmPackedAccFn>(static_cast<std::uintptr_t>(gemm_packed_acc)));
+  return relaxed_why_not();
+}
+
+void use_plain_products(const std::string& why) {
+  simd::use_plain_products();
+  relaxed_why_not() = why;
 }
 
 }  // namespace
@@ -967,6 +999,8 @@ EMSCRIPTEN_BINDINGS(attnseq) {
   function("translateBatch", &translate_batch_js);
   function("checkEnsemble", &check_ensemble);
   function("buildInfo", &build_info);
+  function("useRelaxedProducts", &use_relaxed_products);
+  function("usePlainProducts", &use_plain_products);
   function("memoryStats", &memory_stats);
   // The decode options' table (decode/options.hpp).
   function("decodeOptions", &decode_options_val);

@@ -5,6 +5,7 @@ import createAttnseqCore from '../dist/attnseq-core.mjs';
 import { isNode, nodeModule } from './platform.js';
 import { AttnseqError } from './errors.js';
 import { learnDecodeOptions, decodeRows, checkOptions, describe } from './options.js';
+import { offerRelaxed } from './relaxed.js';
 
 let corePromise = null;
 let coreBytes = null;   // the .wasm this thread's engine started from (a pool's Workers start from it too)
@@ -19,6 +20,8 @@ export async function init(options = {}) {
   if (options.locateFile !== undefined && typeof options.locateFile !== 'function')
     throw new AttnseqError('BAD_INPUT', `init: locateFile must be a function, got ${describe(options.locateFile)}`);
   if (options.wasmBinary !== undefined) bufferBytes(options.wasmBinary, 'init: wasmBinary');
+  if (options.relaxedSimd !== undefined && options.relaxedSimd !== false && options.relaxedSimd !== 'auto')
+    throw new AttnseqError('BAD_INPUT', `init: relaxedSimd must be 'auto' or false, got ${describe(options.relaxedSimd)}`);
   if (corePromise) throw new AttnseqError('ALREADY_INITIALISED', 'init() must be called before the engine is first used');
   initOptions = { ...options };
   try {
@@ -29,11 +32,16 @@ export async function init(options = {}) {
   }
 }
 
-function wasmUrl() {
-  if (!initOptions.locateFile) return new URL('../dist/attnseq-core.wasm', import.meta.url).href;
+// Where a file of dist/ is: beside this package, or where init()'s locateFile says. (Each default
+// written out in full, so that bundlers see the files.)
+function wasmUrl(file = 'attnseq-core.wasm') {
+  if (!initOptions.locateFile) {
+    return (file === 'attnseq-core.wasm' ? new URL('../dist/attnseq-core.wasm', import.meta.url)
+      : new URL('../dist/attnseq-relaxed.wasm', import.meta.url)).href;
+  }
   let url;
   try {
-    url = initOptions.locateFile('attnseq-core.wasm');
+    url = initOptions.locateFile(file);
   } catch (e) {
     throw new AttnseqError('LOAD_FAILED', `init: locateFile threw: ${e?.message ?? String(e)}`);
   }
@@ -46,12 +54,22 @@ function wasmUrl() {
 export async function core() {
   if (!corePromise) {
     corePromise = (async () => {
-      const wasmBinary = initOptions.wasmBinary !== undefined
-        ? bufferBytes(initOptions.wasmBinary, 'init: wasmBinary') : await readUrl(wasmUrl());
+      const coreUrl = initOptions.wasmBinary !== undefined ? null : wasmUrl();
+      const wasmBinary = coreUrl === null ? bufferBytes(initOptions.wasmBinary, 'init: wasmBinary') : await readUrl(coreUrl);
       // Refused here, Emscripten would print "Aborted(CompileError ...)" on stderr on its way down.
       if (!WebAssembly.validate(wasmBinary))
         throw new AttnseqError('LOAD_FAILED', `the engine's .wasm is not a WebAssembly module (${wasmBinary.length} bytes)`);
-      const M = await startEngine(wasmBinary);
+      const { M, exports } = await startEngine(wasmBinary);
+      if (initOptions.relaxedSimd === false) M.usePlainProducts('turned off by init({ relaxedSimd: false })');
+      else {
+        await offerRelaxed(M, exports, async () => {
+          const url = wasmUrl('attnseq-relaxed.wasm');
+          // A locateFile that gives one URL whatever the file (written for the engine alone) would
+          // make the engine's .wasm be read twice, for nothing.
+          if (coreUrl !== null && url === coreUrl) throw new Error(`init's locateFile gave the engine's own file (${url}) for it`);
+          return readUrl(url);
+        });
+      }
       coreBytes = wasmBinary;
       learnDecodeOptions(M.decodeOptions());
       return M;
@@ -65,11 +83,12 @@ export async function core() {
  * Instantiates the Emscripten module from checked bytes. We instantiate the wasm ourselves: a valid
  * module that is not this engine's (wrong exports) would otherwise throw inside Emscripten's callback
  * and leave its promise pending for ever. Its messages are held back until it has started, and only
- * shown if it did (a failure's messages go into the LOAD_FAILED error instead).
+ * shown if it did (a failure's messages go into the LOAD_FAILED error instead). Resolves to the module
+ * and the instance's exports.
  */
 function startEngine(wasmBinary) {
   return new Promise((resolve, reject) => {
-    let starting = true;
+    let starting = true, exports = null;  // the instance's exports: its memory and function table (relaxed.js)
     const held = [];
     const fail = (why) => {
       starting = false;
@@ -81,6 +100,7 @@ function startEngine(wasmBinary) {
       instantiateWasm(imports, receive) {
         WebAssembly.instantiate(wasmBinary, imports).then(({ instance, module }) => {
           try {
+            exports = instance.exports;
             receive(instance, module);
           } catch (e) {
             fail(`this is not attnseq-core.wasm: ${e?.message ?? String(e)}`);
@@ -91,7 +111,7 @@ function startEngine(wasmBinary) {
     }).then((M) => {
       starting = false;
       for (const text of held) console.warn(text);  // it started: whatever it said is shown after all
-      resolve(M);
+      resolve({ M, exports });
     }, (e) => fail(e?.message ?? String(e)));
   });
 }

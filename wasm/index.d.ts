@@ -25,6 +25,14 @@ export interface InitOptions {
   locateFile?: ((file: string) => string) | undefined;
   /** The .wasm bytes, when the caller already has them. */
   wasmBinary?: Uint8Array | ArrayBuffer | undefined;
+  /**
+   * 'auto' (the default): where this JavaScript engine compiles relaxed SIMD, the engine's largest
+   * products (the packed f32 product) come from attnseq-relaxed.wasm (fused multiply-add), after the
+   * engine has held them to its own on fixed inputs; else, or if anything fails, the plain SIMD
+   * products, and init() still succeeds. false: the plain products always (the file is not read).
+   * buildInfo() says which run, and why.
+   */
+  relaxedSimd?: 'auto' | false | undefined;
 }
 /**
  * Optional; call before the first loadModel() to change where the .wasm comes from. Rejects with

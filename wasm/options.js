@@ -9,7 +9,7 @@ import { AttnseqError } from './errors.js';
 // The decode options' names come from the engine's table (decodeOptions(), by scope), learnt when the
 // first engine of this thread starts or a pool's Worker reports its own; the rest are the wrapper's.
 const OPTION_NAMES = {
-  init: ['locateFile', 'wasmBinary'],
+  init: ['locateFile', 'wasmBinary', 'relaxedSimd'],
   loadModel: ['quantize'],
   createPool: ['workers', 'quantize'],
   translate: ['prefix', 'replaceUnknowns'],

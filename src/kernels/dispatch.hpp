@@ -43,6 +43,28 @@ const Q8Table& active_q8();
 // Short names ATTNSEQ_ARCH accepts for a table ("sse2", "avx2", "avx512"), or its full name.
 bool arch_matches(const KernelTable& t, const std::string& wanted);
 
+#if defined(__EMSCRIPTEN__)
+// The relaxed-SIMD products (src/kernels/relaxed/products.cpp, a module of its own that the package
+// loads beside the engine where the engine runs relaxed SIMD: wasm/relaxed.js), given as pointers
+// into the engine's function table. They are first run against this module's own products on fixed
+// inputs of every shape class (one row and several, ragged panels, with and without a bias, and
+// accumulating): each output within relaxed_bound() of the plain one, and each row of a batch the
+// same bits as alone. Only then do they replace the plain ones. Returns "" when they do, else why not
+// (and nothing changes).
+using GemmPackedFn = decltype(KernelTable::gemm_packed);
+using GemmPackedAccFn = decltype(KernelTable::gemm_packed_acc);
+std::string use_relaxed_products(GemmPackedFn gemm_packed, GemmPackedAccFn gemm_packed_acc);
+// Back to this module's own products.
+void use_plain_products();
+// Whether the relaxed products are in use.
+bool relaxed_products();
+// How far a relaxed product's output may be from the plain one: relaxed_madd may round once (fused)
+// where the plain path rounds twice, so each of the N terms may differ by half an ulp of itself, and
+// every partial sum by half an ulp of itself: N + 1 ulps of the largest partial sum in magnitude,
+// bounded by the sum of |terms| (with the start).
+float relaxed_bound(float sum_of_magnitudes, std::size_t N);
+#endif
+
 // 1.0f, in a variable the compiler cannot see the value of from another file: simd_impl.inc's opaque().
 extern float kOpaqueOne;
 

@@ -7,7 +7,7 @@
 // ?mode=pool-missing: createPool() while pool-worker.js answers 404 ({ code, message, tokens }).
 // Writes { tokens, attention, batch, batchAttention, asked? } or { error } as JSON into #out and sets
 // data-done (batch: translateBatch([SOURCE, BATCH_EXTRA])'s tokens; batchAttention: its first attention).
-import { init, loadModel, createPool } from '/node_modules/attnseq/wasm/attnseq.js';
+import { init, loadModel, createPool, buildInfo } from '/node_modules/attnseq/wasm/attnseq.js';
 
 const FIXTURE = '/fixtures/gru_luong_general.safetensors';
 const SOURCE = 'w5 w6 w7 w8 w4';
@@ -36,7 +36,7 @@ async function run(mode) {
   if (mode === 'locate') {
     const asked = [];
     await init({ locateFile: (file) => { asked.push(file); return '/elsewhere/core.wasm'; } });
-    return { ...(await translate()), asked };
+    return { ...(await translate()), asked, build: await buildInfo() };
   }
   if (mode === 'binary') {
     const res = await fetch('/elsewhere/core.wasm');

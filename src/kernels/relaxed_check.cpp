@@ -1,0 +1,111 @@
+// WebAssembly only: the relaxed-SIMD products (src/kernels/relaxed/products.cpp) are held to this
+// module's own before they replace them (kernels/dispatch.hpp, use_relaxed_products).
+#include "kernels/dispatch.hpp"
+
+#if defined(__EMSCRIPTEN__)
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "core/rng.hpp"
+
+namespace attnseq::simd {
+
+extern KernelTable external_kernels;  // simd_impl.inc, the one-arch build's forwarders
+namespace native {
+const KernelTable& table();
+}
+
+float relaxed_bound(float sum_of_magnitudes, std::size_t N) {
+  return float(N + 1) * sum_of_magnitudes * std::ldexp(1.f, -23) + 1e-30f;
+}
+
+namespace {
+
+std::vector<float> random_floats(Rng& rng, std::size_t n) {
+  std::vector<float> v(n);
+  for (auto& x : v) x = 2.f * rng.uniform() - 1.f;
+  return v;
+}
+
+std::string shape(std::size_t B, std::size_t M, std::size_t N) {
+  return std::to_string(B) + " x " + std::to_string(N) + " rows by a " + std::to_string(M) + " x " + std::to_string(N) +
+         " matrix";
+}
+
+// One shape, one way (with a bias, without, or accumulating): "" or what went wrong.
+std::string check_one(const KernelTable& own, GemmPackedFn gp, GemmPackedAccFn gpa, Rng& rng, std::size_t B,
+                      std::size_t M, std::size_t N, int way) {
+  const std::size_t ldx = N + 3, ldc = M + 2;  // strides wider than the rows: nothing past M is written
+  const std::vector<float> W = random_floats(rng, M * N), X = random_floats(rng, B * ldx), bias = random_floats(rng, M);
+  std::vector<float> P(own.packed_size(M, N));
+  own.pack(W.data(), M, N, P.data());
+  const std::vector<float> C0 = random_floats(rng, B * ldc);
+  std::vector<float> plain = C0, relaxed = C0;
+  const float* b = way == 0 ? bias.data() : nullptr;
+  if (way == 2) {
+    own.gemm_packed_acc(X.data(), ldx, P.data(), plain.data(), ldc, B, M, N);
+    gpa(X.data(), ldx, P.data(), relaxed.data(), ldc, B, M, N);
+  } else {
+    own.gemm_packed(X.data(), ldx, P.data(), b, plain.data(), ldc, B, M, N);
+    gp(X.data(), ldx, P.data(), b, relaxed.data(), ldc, B, M, N);
+  }
+  const char* name = way == 2 ? "gemm_packed_acc" : way == 0 ? "gemm_packed with a bias" : "gemm_packed";
+  for (std::size_t r = 0; r < B; ++r)
+    for (std::size_t m = 0; m < ldc; ++m) {
+      const float got = relaxed[r * ldc + m], want = plain[r * ldc + m];
+      if (m >= M) {
+        if (std::memcmp(&got, &C0[r * ldc + m], sizeof got) != 0)
+          return std::string(name) + " wrote past its " + std::to_string(M) + " outputs (" + shape(B, M, N) + ")";
+        continue;
+      }
+      float mag = way == 2 ? std::fabs(C0[r * ldc + m]) : b ? std::fabs(b[m]) : 0.f;
+      for (std::size_t n = 0; n < N; ++n) mag += std::fabs(W[m * N + n] * X[r * ldx + n]);
+      if (!(std::fabs(got - want) <= relaxed_bound(mag, N)))
+        return std::string(name) + ": output " + std::to_string(m) + " of row " + std::to_string(r) + " is " +
+               std::to_string(got) + ", the plain product's " + std::to_string(want) + ", beyond the bound " +
+               std::to_string(relaxed_bound(mag, N)) + " (" + shape(B, M, N) + ")";
+    }
+  // Each row of the batch has the bits it has alone.
+  if (B > 1)
+    for (std::size_t r = 0; r < B; ++r) {
+      std::vector<float> alone(C0.begin() + std::ptrdiff_t(r * ldc), C0.begin() + std::ptrdiff_t((r + 1) * ldc));
+      if (way == 2)
+        gpa(X.data() + r * ldx, ldx, P.data(), alone.data(), ldc, 1, M, N);
+      else
+        gp(X.data() + r * ldx, ldx, P.data(), b, alone.data(), ldc, 1, M, N);
+      if (std::memcmp(alone.data(), relaxed.data() + r * ldc, M * sizeof(float)) != 0)
+        return std::string(name) + ": row " + std::to_string(r) + " of a batch differs from the same row alone (" +
+               shape(B, M, N) + ")";
+    }
+  return "";
+}
+
+}  // namespace
+
+std::string use_relaxed_products(GemmPackedFn gp, GemmPackedAccFn gpa) {
+  if (!gp || !gpa) return "no function was given";
+  const KernelTable& own = native::table();
+  Rng rng(20261206);
+  // Panels of 16 rows: one row, part of a panel, a panel, a panel and a row, two and a half; one
+  // column and several; one row of X and batches that pair their rows or leave one over.
+  for (std::size_t M : {1, 5, 16, 17, 40})
+    for (std::size_t N : {1, 7, 32, 75})
+      for (std::size_t B : {1, 2, 3, 5})
+        for (int way = 0; way < 3; ++way)
+          if (auto why = check_one(own, gp, gpa, rng, B, M, N, way); !why.empty()) return why;
+  external_kernels.gemm_packed = gp;
+  external_kernels.gemm_packed_acc = gpa;
+  return "";
+}
+
+void use_plain_products() {
+  external_kernels.gemm_packed = nullptr;
+  external_kernels.gemm_packed_acc = nullptr;
+}
+
+bool relaxed_products() { return external_kernels.gemm_packed != nullptr; }
+
+}  // namespace attnseq::simd
+#endif
