@@ -10,7 +10,9 @@
 #   TEACHERS (space-separated f32 or f16 checkpoints: a student distilled from them, token-level, with
 #   DISTILL_WEIGHT, default 0.5: docs/training.md, "Distillation"), INIT (a checkpoint of this recipe's
 #   architecture to start from instead of random weights: train --init), LR (default 0.001, the shipped
-#   model's peak rate; a start from a trained model may want less). STOP_AFTER_TRAINING=1 ends after
+#   model's peak rate; a start from a trained model may want less), HIDDEN, EMBEDDING, DROPOUT,
+#   PATIENCE (defaults 224, 64, 0.2, 6: the shipped model's; larger teachers change them: see
+#   models/teachers/README.md). STOP_AFTER_TRAINING=1 ends after
 #   training: a teacher, which is not shipped, so its test words are not decoded.
 #   The shipped file is OUT stored as F16:
 #   python3 tools/to_f16.py OUT models/g2p-en.safetensors
@@ -25,9 +27,10 @@ SPLIT=(--dev-fraction 0.03 --dev-seed 1)
 # Two layers of 224 (2.4 M parameters: 4.8 MB as F16, under the 5 MB the page allows), rate 0.001
 # (0.003 stalled the training loss near 0.41 within an epoch; docs/g2p.md, "How it was trained").
 TRAIN=(train --pron "$DATA" "${SPLIT[@]}" --seed "${SEED:-1}"
-  --cell gru --bidirectional --bridge --style luong --score general --input-feeding --hidden 224 --embedding 64
-  --layers 2 --batch 64 --lr "${LR:-0.001}" --warmup 500 --clip 1 --dropout 0.2 --label-smoothing 0.1
-  --epochs "${EPOCHS:-40}" --patience 6 --lr-decay 0.7 --bucket 50 --eval-beam 1 --name g2p-en
+  --cell gru --bidirectional --bridge --style luong --score general --input-feeding
+  --hidden "${HIDDEN:-224}" --embedding "${EMBEDDING:-64}" --layers 2 --batch 64 --lr "${LR:-0.001}" --warmup 500
+  --clip 1 --dropout "${DROPOUT:-0.2}" --label-smoothing 0.1 --epochs "${EPOCHS:-40}" --patience "${PATIENCE:-6}"
+  --lr-decay 0.7 --bucket 50 --eval-beam 1 --name g2p-en
   --description "English pronunciation (CMUdict, 39 ARPAbet phonemes without stress)"
   --save-every "$SAVE_EVERY" --threads "$THREADS" --out "$OUT")
 for t in ${TEACHERS:-}; do TRAIN+=(--teacher "$t"); done
