@@ -94,8 +94,9 @@ namespace attnseq {
 
 // The int8 layout and the choices that are the same on every arch (reference.cpp).
 constexpr std::size_t kQ8Panel = 32;  // rows per packed panel: 2 AVX-512, 4 AVX2, 8 SSE2/wasm vectors
-// Activation rows that share one read of a weight panel from memory in gemm_packed and gemm_q8
-// (panels outside, blocks of rows inside): their inputs stay in cache while the panel is reused.
+// Activation rows that share one read of a weight panel from memory in gemm_q8 (panels outside,
+// blocks of rows inside): their inputs stay in cache while the panel is reused. gemm_packed takes
+// kPackedRowBlock (simd_impl.inc) and keeps this many for its ragged last panel's scratch rows.
 constexpr std::size_t kRowBlock = 16;
 constexpr float kQ8MinAbs = 1e-30f;  // activation rows with max |x| below this quantise to zero
 // The largest activation magnitude for rows of N columns: min(32767, (2^31 - 1) / (127 N)).

@@ -305,7 +305,7 @@ TEST_CASE("kernels: packed gemm with accumulation (training's dX += dY W) gives 
     CAPTURE(t.name);
     for (std::size_t out : {1, 5, 16, 48, 64, 80, 144, 150})
       for (std::size_t K : {1, 19, 300})
-        for (std::size_t B : {1, 2, 5, 21, 37}) {
+        for (std::size_t B : {1, 2, 5, 21, 37, 150}) {  // 150: two blocks of 64 rows and a ragged one
           CAPTURE(out);
           CAPTURE(K);
           CAPTURE(B);
@@ -348,8 +348,9 @@ TEST_CASE("kernels: packed gemm gives a row the same bits whatever the rows mult
         auto W = rnd(M * N, 41), bias = rnd(M, 42);
         std::vector<float> P(t.packed_size(M, N));
         t.pack(W.data(), M, N, P.data());
-        // 7 rows: groups and a leftover; 37: two whole blocks of rows sharing a panel read, then a ragged one.
-        for (std::size_t B : {std::size_t(7), std::size_t(37)}) {
+        // 7 rows: groups and a leftover; 37: two whole groups of 16 (the ragged last panel's scratch rows)
+        // then a ragged one; 150: two whole blocks of 64 rows sharing a panel read, then a ragged one.
+        for (std::size_t B : {std::size_t(7), std::size_t(37), std::size_t(150)}) {
           CAPTURE(B);
           const std::size_t ldx = N + 3, ldc = M + 1;
           auto X = rnd(B * ldx, 43);
