@@ -118,6 +118,8 @@ ATTNSEQ_Q8_KERNEL_LIST(ATTNSEQ_DECLARE)
 // The packed layout for an explicit panel height R (4 x the vector width of the arch that reads it).
 std::size_t packed_size_panels(std::size_t M, std::size_t N, std::size_t R);
 void pack_panels(const float* W, std::size_t M, std::size_t N, float* P, std::size_t R);
+// P = W^T (N, M) in that layout, read from W (M, N) itself: pack_panels of the transpose, without one.
+void pack_panels_transposed(const float* W, std::size_t M, std::size_t N, float* P, std::size_t R);
 }  // namespace ref
 namespace simd {
 ATTNSEQ_KERNEL_LIST(ATTNSEQ_DECLARE)
@@ -145,6 +147,10 @@ constexpr bool uses_reference = false;
 ATTNSEQ_KERNEL_LIST(ATTNSEQ_FORWARD)
 ATTNSEQ_Q8_KERNEL_LIST(ATTNSEQ_FORWARD)
 #undef ATTNSEQ_FORWARD
+// P = W^T (N, M) packed, as pack() packs it (packed_size(N, M) floats), from W (M, N) directly.
+inline void pack_transposed(const float* W, std::size_t M, std::size_t N, float* P) {
+  ref::pack_panels_transposed(W, M, N, P, 4 * simd::pack_width());
+}
 }  // namespace kernels
 
 }  // namespace attnseq

@@ -102,7 +102,6 @@ struct Workspace::Impl {
     Vec p;
   };
   std::vector<Packed> packed;
-  Vec transpose;  // W^T before packing
   std::size_t calls = 0;
   // Activations and gradients.
   std::vector<std::int32_t> src_rows;  // (B, Ts) the sources, batch-major
@@ -164,16 +163,13 @@ struct Net final : fwd::Transposes {
       ws.packed.push_back({w, transposed, 0, {}});
       slot = &ws.packed.back();
     }
-    const float* src = w;
     if (transposed) {
-      ws.transpose.resize(M * N);
-      for (std::size_t m = 0; m < M; ++m)
-        for (std::size_t n = 0; n < N; ++n) ws.transpose[n * M + m] = w[m * N + n];
-      src = ws.transpose.data();
-      std::swap(M, N);
+      slot->p.resize(kernels::packed_size(N, M));
+      kernels::pack_transposed(w, M, N, slot->p.data());
+    } else {
+      slot->p.resize(kernels::packed_size(M, N));
+      kernels::pack(w, M, N, slot->p.data());
     }
-    slot->p.resize(kernels::packed_size(M, N));
-    kernels::pack(src, M, N, slot->p.data());
     slot->call = ws.calls;
     return slot->p.data();
   }

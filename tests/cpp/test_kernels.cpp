@@ -337,6 +337,36 @@ TEST_CASE("kernels: packed gemm with accumulation (training's dX += dY W) gives 
   }
 }
 
+TEST_CASE("kernels: pack_transposed gives pack of the transpose, padding included") {
+  // Training packs W^T every batch for backward's dY W; it reads W directly, with no transpose made.
+  // The layout's panel height is the active arch's (R = 4 x pack_width): M and N around it and ragged.
+  const std::size_t R = 4 * simd::pack_width();
+  for (std::size_t M : {std::size_t(1), std::size_t(3), R - 1, R, 2 * R + 5})
+    for (std::size_t N : {std::size_t(1), std::size_t(7), R, R + 1, 3 * R - 2, std::size_t(130)}) {
+      CAPTURE(M);
+      CAPTURE(N);
+      auto W = rnd(M * N, 51);
+      std::vector<float> Wt(N * M);
+      for (std::size_t m = 0; m < M; ++m)
+        for (std::size_t n = 0; n < N; ++n) Wt[n * M + m] = W[m * N + n];
+      std::vector<float> want(kernels::packed_size(N, M), -1.f), got(want.size(), -2.f);
+      kernels::pack(Wt.data(), N, M, want.data());
+      kernels::pack_transposed(W.data(), M, N, got.data());
+      CHECK(std::memcmp(want.data(), got.data(), want.size() * sizeof(float)) == 0);
+      // and pack itself, blocked by columns, against the layout's definition
+      std::vector<float> P(kernels::packed_size(M, N), -3.f);
+      kernels::pack(W.data(), M, N, P.data());
+      bool same = true;
+      for (std::size_t k = 0; k < (M + R - 1) / R; ++k)
+        for (std::size_t n = 0; n < N; ++n)
+          for (std::size_t r = 0; r < R; ++r) {
+            const std::size_t m = k * R + r;
+            same = same && P[k * R * N + n * R + r] == (m < M ? W[m * N + n] : 0.f);
+          }
+      CHECK(same);
+    }
+}
+
 TEST_CASE("kernels: packed gemm gives a row the same bits whatever the rows multiplied with it") {
   // Beam search and batches multiply several rows at once; a hypothesis must score the same as alone.
   for (const simd::KernelTable* tp : simd::runnable_tables()) {
