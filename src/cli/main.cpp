@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -12,6 +13,7 @@
 
 #include "cli/args.hpp"
 #include "cli/commands.hpp"
+#include "kernels/kernels.hpp"
 
 namespace {
 void usage(FILE* f) {
@@ -59,6 +61,17 @@ int main(int argc, char** argv) {
   // Past a file size limit (`ulimit -f`) a write must fail with EFBIG, which is reported, rather than
   // kill the process by SIGXFSZ without a word.
   std::signal(SIGXFSZ, SIG_IGN);
+  // ATTNSEQ_INT8=7bit: int8 models multiply with 7-bit activations, as the package does in a browser
+  // with relaxed SIMD (kernels.hpp, "int8 with 7-bit activations"), through the reference loops: the
+  // same bits, so that path's outputs can be measured here. 16bit (or unset) is the native product.
+  if (const char* e = std::getenv("ATTNSEQ_INT8"); e && *e) {
+    if (!std::strcmp(e, "7bit")) {
+      attnseq::kernels::set_q8r_product(&attnseq::ref::gemm_q8r);
+    } else if (std::strcmp(e, "16bit") != 0) {
+      std::fprintf(stderr, "attnseq: ATTNSEQ_INT8 is 7bit or 16bit, not '%s'\n", e);
+      return 2;
+    }
+  }
   const std::string cmd = argv[1];
   std::vector<std::string> args(argv + 2, argv + argc);
   try {

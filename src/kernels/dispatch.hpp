@@ -53,8 +53,12 @@ bool arch_matches(const KernelTable& t, const std::string& wanted);
 // (and nothing changes).
 using GemmPackedFn = decltype(KernelTable::gemm_packed);
 using GemmPackedAccFn = decltype(KernelTable::gemm_packed_acc);
-std::string use_relaxed_products(GemmPackedFn gemm_packed, GemmPackedAccFn gemm_packed_acc);
-// Back to this module's own products.
+// The int8 product (gemm_q8r, the 7-bit layout of kernels.hpp) must give ref::gemm_q8r's bits on
+// every shape class and on the extremes of its operands; then it becomes kernels::q8r_product(), and
+// the int8 models loaded from then on are packed for it.
+std::string use_relaxed_products(GemmPackedFn gemm_packed, GemmPackedAccFn gemm_packed_acc, GemmQ8RFn gemm_q8r);
+// Back to this module's own products (int8 models packed for the relaxed one keep that layout, and
+// ref::gemm_q8r's bits).
 void use_plain_products();
 // Whether the relaxed products are in use.
 bool relaxed_products();

@@ -111,6 +111,26 @@ void q8_pack(const std::int8_t* Q, std::size_t M, std::size_t N, std::int8_t* P)
 // (all zeros, or under float's range) gets Q = 0, scale 0.
 void q8_quantize_rows(const float* W, std::size_t M, std::size_t N, std::int8_t* Q, float* scale);
 
+// ---- int8 with 7-bit activations: the layout of relaxed SIMD's 8-bit dot product -----------------
+// WebAssembly's i32x4.relaxed_dot_i8x16_i7x16_add_s sums four int8 x int8 products per lane, and its
+// answer is the same on every engine only when the second operand's top bit is clear ("7-bit"). So
+// the product that uses it (src/kernels/relaxed/products.cpp) takes activations quantised as for
+// gemm_q8 with qmax = kQ8RActMax (63), stored offset by kQ8ROffset as uint8 in [1, 127]:
+// sum_n q[m][n] (u[n] - 64) = sum_n q[m][n] u[n] - corr[m], corr[m] = 64 sum_n q[m][n], which the
+// layout carries. Every sum is exact in int32 (N <= kQ8RMaxCols), so C[b][m] =
+// float(sum) * (xscale[b] * wscale[m]) (+ bias[m]) has the bits gemm_q8 gives the same activations
+// quantised with qmax 63, whatever the order of the sums: in a batch or alone, on any engine.
+constexpr std::int32_t kQ8RActMax = 63;
+constexpr std::int32_t kQ8ROffset = 64;
+constexpr std::size_t kQ8RMaxCols = std::size_t(INT32_MAX) / (127u * 127u);
+// Bytes of an (M, N) int8 matrix in the 7-bit product's layout: panels of kQ8Panel rows; within a
+// panel, for each column quad (4c .. 4c + 3), the panel's rows in order, each as its four int8. Zero
+// padded (rows to a whole panel, N to a multiple of 4). corr (M) gets each row's 64 sum_n Q[m][n].
+std::size_t q8r_packed_size(std::size_t M, std::size_t N);
+void q8r_pack(const std::int8_t* Q, std::size_t M, std::size_t N, std::int8_t* P, std::int32_t* corr);
+// u[i] = q[i] + 64 for i < n (|q[i]| <= 63), and 64 up to n rounded up to a multiple of 4.
+void q8r_offset(const std::int16_t* q, std::size_t n, std::uint8_t* u);
+
 #define ATTNSEQ_DECLARE(ret, name, params, args) ret name params;
 namespace ref {
 ATTNSEQ_KERNEL_LIST(ATTNSEQ_DECLARE)
@@ -120,7 +140,13 @@ std::size_t packed_size_panels(std::size_t M, std::size_t N, std::size_t R);
 void pack_panels(const float* W, std::size_t M, std::size_t N, float* P, std::size_t R);
 // P = W^T (N, M) in that layout, read from W (M, N) itself: pack_panels of the transpose, without one.
 void pack_panels_transposed(const float* W, std::size_t M, std::size_t N, float* P, std::size_t R);
+// C (B, M) = X W^T (+ bias) with W in the 7-bit product's layout (q8r_pack, its corr and row scales
+// wscale) and X given as q8r_offset's uint8 rows Xu (B, ldu) with scales xscale (B).
+void gemm_q8r(const std::uint8_t* Xu, std::size_t ldu, const float* xscale, const std::int8_t* P,
+              const std::int32_t* corr, const float* wscale, const float* bias, float* C, std::size_t ldc,
+              std::size_t B, std::size_t M, std::size_t N);
 }  // namespace ref
+using GemmQ8RFn = decltype(&ref::gemm_q8r);
 namespace simd {
 ATTNSEQ_KERNEL_LIST(ATTNSEQ_DECLARE)
 ATTNSEQ_Q8_KERNEL_LIST(ATTNSEQ_DECLARE)
@@ -147,6 +173,12 @@ constexpr bool uses_reference = false;
 ATTNSEQ_KERNEL_LIST(ATTNSEQ_FORWARD)
 ATTNSEQ_Q8_KERNEL_LIST(ATTNSEQ_FORWARD)
 #undef ATTNSEQ_FORWARD
+// The 7-bit int8 product (kQ8RActMax) new int8 packs use, or null: gemm_q8's layout, as natively.
+// WebAssembly sets it where the relaxed-SIMD module passed its checks (simd::use_relaxed_products);
+// a test may set ref::gemm_q8r. A model keeps the layout it was packed in: a q8r pack whose product
+// is unset again is multiplied by ref::gemm_q8r, which gives the same bits.
+GemmQ8RFn q8r_product();
+void set_q8r_product(GemmQ8RFn f);
 // P = W^T (N, M) packed, as pack() packs it (packed_size(N, M) floats), from W (M, N) directly.
 inline void pack_transposed(const float* W, std::size_t M, std::size_t N, float* P) {
   ref::pack_panels_transposed(W, M, N, P, 4 * simd::pack_width());

@@ -202,9 +202,57 @@ void gemm_q8(const std::int16_t* Xq, std::size_t ldq, const float* xscale, const
     }
 }
 
+void gemm_q8r(const std::uint8_t* Xu, std::size_t ldu, const float* xscale, const std::int8_t* P,
+              const std::int32_t* corr, const float* wscale, const float* bias, float* C, std::size_t ldc,
+              std::size_t B, std::size_t M, std::size_t N) {
+  const std::size_t R = kQ8Panel, quads = (N + 3) / 4;
+  for (std::size_t b = 0; b < B; ++b)
+    for (std::size_t m = 0; m < M; ++m) {
+      const std::int8_t* p = P + (m / R) * R * 4 * quads + (m % R) * 4;
+      const std::uint8_t* x = Xu + b * ldu;
+      std::int32_t s = 0;
+      for (std::size_t k = 0; k < quads; ++k, p += 4 * R)
+        for (std::size_t j = 0; j < 4; ++j) s += p[j] * std::int32_t(x[4 * k + j]);
+      float y = float(s - corr[m]) * (xscale[b] * wscale[m]);
+      q8_no_fuse(y);
+      C[b * ldc + m] = bias ? y + bias[m] : y;
+    }
+}
+
 }  // namespace attnseq::ref
 
 namespace attnseq {
+
+std::size_t q8r_packed_size(std::size_t M, std::size_t N) {
+  return (M + kQ8Panel - 1) / kQ8Panel * kQ8Panel * ((N + 3) / 4 * 4);
+}
+
+void q8r_pack(const std::int8_t* Q, std::size_t M, std::size_t N, std::int8_t* P, std::int32_t* corr) {
+  const std::size_t R = kQ8Panel, quads = (N + 3) / 4;
+  for (std::size_t k = 0; k < (M + R - 1) / R; ++k)
+    for (std::size_t c = 0; c < quads; ++c)
+      for (std::size_t r = 0; r < R; ++r)
+        for (std::size_t j = 0; j < 4; ++j) {
+          const std::size_t m = k * R + r, n = 4 * c + j;
+          *P++ = m < M && n < N ? Q[m * N + n] : std::int8_t(0);
+        }
+  for (std::size_t m = 0; m < M; ++m) {
+    std::int32_t s = 0;
+    for (std::size_t n = 0; n < N; ++n) s += Q[m * N + n];
+    corr[m] = kQ8ROffset * s;
+  }
+}
+
+void q8r_offset(const std::int16_t* q, std::size_t n, std::uint8_t* u) {
+  for (std::size_t i = 0; i < n; ++i) u[i] = std::uint8_t(q[i] + kQ8ROffset);
+  for (std::size_t i = n; i < (n + 3) / 4 * 4; ++i) u[i] = std::uint8_t(kQ8ROffset);
+}
+
+namespace {
+GemmQ8RFn q8r_fn = nullptr;
+}
+GemmQ8RFn kernels::q8r_product() { return q8r_fn; }
+void kernels::set_q8r_product(GemmQ8RFn f) { q8r_fn = f; }
 
 std::int32_t q8_act_max(std::size_t N) {
   const std::uint64_t lim = std::uint64_t(INT32_MAX) / (127u * std::max<std::uint64_t>(N, 1));

@@ -82,10 +82,37 @@ std::string check_one(const KernelTable& own, GemmPackedFn gp, GemmPackedAccFn g
   return "";
 }
 
+// The 7-bit int8 product against ref::gemm_q8r, to the bit (integer sums are exact): "" or what differs.
+std::string check_q8r(GemmQ8RFn f, Rng& rng, std::size_t B, std::size_t M, std::size_t N, bool bias, bool extreme) {
+  const std::size_t ldu = (N + 3) / 4 * 4 + 4, ldc = M + 2;
+  std::vector<std::int8_t> Q(M * N);
+  for (std::size_t i = 0; i < Q.size(); ++i)
+    Q[i] = extreme ? std::int8_t(i % 2 ? -127 : 127) : std::int8_t(int(rng.uniform() * 255.f) - 127);
+  std::vector<std::int8_t> P(q8r_packed_size(M, N));
+  std::vector<std::int32_t> corr(M);
+  q8r_pack(Q.data(), M, N, P.data(), corr.data());
+  std::vector<std::uint8_t> U(B * ldu, 0);  // 7-bit activations, the whole range [0, 127]
+  for (std::size_t i = 0; i < U.size(); ++i)
+    U[i] = extreme ? std::uint8_t(i % 3 ? 127 : 0) : std::uint8_t(rng.uniform() * 128.f) & 127;
+  std::vector<float> xs = random_floats(rng, B), ws = random_floats(rng, M), b = random_floats(rng, M);
+  const std::vector<float> C0 = random_floats(rng, B * ldc);
+  std::vector<float> want = C0, got = C0;
+  ref::gemm_q8r(U.data(), ldu, xs.data(), P.data(), corr.data(), ws.data(), bias ? b.data() : nullptr, want.data(), ldc,
+                B, M, N);
+  f(U.data(), ldu, xs.data(), P.data(), corr.data(), ws.data(), bias ? b.data() : nullptr, got.data(), ldc, B, M, N);
+  if (std::memcmp(want.data(), got.data(), want.size() * sizeof(float)) == 0) return "";
+  for (std::size_t i = 0; i < want.size(); ++i)
+    if (std::memcmp(&want[i], &got[i], sizeof(float)) != 0)
+      return "gemm_q8r: output " + std::to_string(i % ldc) + " of row " + std::to_string(i / ldc) + " is " +
+             std::to_string(got[i]) + ", the reference's " + std::to_string(want[i]) + " (" + shape(B, M, N) +
+             (extreme ? ", extreme values" : "") + ")";
+  return "";
+}
+
 }  // namespace
 
-std::string use_relaxed_products(GemmPackedFn gp, GemmPackedAccFn gpa) {
-  if (!gp || !gpa) return "no function was given";
+std::string use_relaxed_products(GemmPackedFn gp, GemmPackedAccFn gpa, GemmQ8RFn q8r) {
+  if (!gp || !gpa || !q8r) return "no function was given";
   const KernelTable& own = native::table();
   Rng rng(20261206);
   // Panels of 16 rows: one row, part of a panel, a panel, a panel and a row, two and a half; one
@@ -95,14 +122,24 @@ std::string use_relaxed_products(GemmPackedFn gp, GemmPackedAccFn gpa) {
       for (std::size_t B : {1, 2, 3, 5})
         for (int way = 0; way < 3; ++way)
           if (auto why = check_one(own, gp, gpa, rng, B, M, N, way); !why.empty()) return why;
+  // Panels of 32 rows: one row, part of one, a panel, a panel and a row, two and a bit; quads whole
+  // and ragged; each grouping of rows the module has (4, 2, 1) and their mixtures.
+  for (std::size_t M : {1, 5, 32, 33, 70})
+    for (std::size_t N : {1, 3, 4, 5, 64, 130})
+      for (std::size_t B : {1, 2, 3, 4, 5, 7})
+        for (bool bias : {false, true})
+          for (bool extreme : {false, true})
+            if (auto why = check_q8r(q8r, rng, B, M, N, bias, extreme); !why.empty()) return why;
   external_kernels.gemm_packed = gp;
   external_kernels.gemm_packed_acc = gpa;
+  kernels::set_q8r_product(q8r);
   return "";
 }
 
 void use_plain_products() {
   external_kernels.gemm_packed = nullptr;
   external_kernels.gemm_packed_acc = nullptr;
+  kernels::set_q8r_product(nullptr);
 }
 
 bool relaxed_products() { return external_kernels.gemm_packed != nullptr; }

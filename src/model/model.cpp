@@ -115,6 +115,7 @@ void Model::prepare(bool token_tables, bool packed) {
   bind();
   packs_.clear();
   q8_packs_.clear();
+  q8_corrs_.clear();
   q8_rest_ = Q8Matrix{};
   q8_cols_ = 0;
   const auto& c = config_;
@@ -140,6 +141,15 @@ const Q8Matrix* Model::q8_of(const float* W) const {
 }
 
 nn::Q8Weights Model::pack_q8(const Q8Matrix& m, std::size_t M, std::size_t N) {
+  if (kernels::q8r_product() && N <= kQ8RMaxCols) {  // the 7-bit product's layout (kernels.hpp)
+    std::vector<std::int8_t, Align64<std::int8_t>> p(q8r_packed_size(M, N));
+    std::vector<std::int32_t> corr(M);
+    q8r_pack(m.q.data(), M, N, p.data(), corr.data());
+    q8_packs_.push_back(std::move(p));
+    q8_corrs_.push_back(std::move(corr));
+    q8_cols_ = std::max(q8_cols_, N);
+    return {q8_packs_.back().data(), m.scale.data(), q8_corrs_.back().data()};
+  }
   std::vector<std::int8_t, Align64<std::int8_t>> p(q8_packed_size(M, N));
   q8_pack(m.q.data(), M, N, p.data());
   q8_packs_.push_back(std::move(p));  // a moved vector keeps its buffer: earlier pointers stay valid

@@ -189,8 +189,9 @@ class Model {
   std::vector<std::vector<float, Align64<float>>> packs_;  // packed copies of the matrices a step or encode reads
   // int8 copies (q8_pack layout) of the matrices a quantised model holds as int8, in place of packs_.
   std::vector<std::vector<std::int8_t, Align64<std::int8_t>>> q8_packs_;
-  Q8Matrix q8_rest_;         // dec_w_rest_ as int8: W_ih's rest columns, with W_ih's row scales
-  std::size_t q8_cols_ = 0;  // widest int8 matrix: the activation scratch a row needs
+  std::vector<std::vector<std::int32_t>> q8_corrs_;  // the 7-bit layout's row corrections, where packed so
+  Q8Matrix q8_rest_;                                 // dec_w_rest_ as int8: W_ih's rest columns, with W_ih's row scales
+  std::size_t q8_cols_ = 0;                          // widest int8 matrix: the activation scratch a row needs
   // What the encoder and a decoder step multiply by, as values: each matrix a Linear holding the
   // weight, its bias, and its packed or int8 copy (build_packs), beside the per-token tables.
   fwd::EncoderWeights enc_;

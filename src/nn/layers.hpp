@@ -20,11 +20,14 @@ void linear_forward(const float* X, std::size_t ldx, const float* W, const float
 // A matrix (M, N) held as int8 for inference (Model::quantize): its q8_pack layout and row scales.
 struct Q8Weights {
   const std::int8_t* packed = nullptr;
-  const float* scale = nullptr;  // (M)
+  const float* scale = nullptr;        // (M)
+  const std::int32_t* corr = nullptr;  // (M) set: packed is in the 7-bit product's layout (q8r_pack)
 };
 
 // Y (B, M) = X W^T + b through the int8 copy: each row of X is quantised to int16 on the fly
-// (kernels::quantize_i16) into this thread's scratch, then kernels::gemm_q8.
+// (kernels::quantize_i16) into this thread's scratch, then kernels::gemm_q8; or, for a copy in the
+// 7-bit layout (Q.corr), to [-63, 63] offset into uint8 (kernels::q8r_offset), then
+// kernels::q8r_product() (ref::gemm_q8r where none is set).
 void linear_q8(const float* X, std::size_t ldx, const Q8Weights& Q, const float* b, float* Y, std::size_t ldy,
                std::size_t B, std::size_t M, std::size_t N);
 // Grows this thread's linear_q8 scratch to rows x cols, so that products within that size allocate

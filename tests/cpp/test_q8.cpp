@@ -349,3 +349,76 @@ TEST_CASE("q8: an int8 product stays within the bound its two roundings allow of
       CHECK(std::fabs(y8[b * M + m] - y) <= bound);
     }
 }
+
+// ---- the 7-bit product's layout and reference (relaxed SIMD's int8 dot: kernels.hpp) ----------
+
+TEST_CASE("q8r: the 7-bit layout puts (m, n) where kernels.hpp says, padding zero, corr 64 times each row's sum") {
+  for (std::size_t M : {std::size_t(1), std::size_t(31), std::size_t(32), std::size_t(45)})
+    for (std::size_t N : {std::size_t(1), std::size_t(4), std::size_t(7), std::size_t(9)}) {
+      CAPTURE(M);
+      CAPTURE(N);
+      const auto Q = rnd_q(M * N, unsigned(M * 100 + N + 1));
+      const std::size_t R = kQ8Panel, panels = (M + R - 1) / R, N4 = (N + 3) / 4 * 4;
+      CHECK(q8r_packed_size(M, N) == panels * R * N4);
+      std::vector<std::int8_t> P(q8r_packed_size(M, N), 99);
+      std::vector<std::int32_t> corr(M, 12345);
+      q8r_pack(Q.data(), M, N, P.data(), corr.data());
+      for (std::size_t m = 0; m < panels * R; ++m)
+        for (std::size_t n = 0; n < N4; ++n) {
+          const std::size_t at = (m / R) * R * N4 + (n / 4) * 4 * R + (m % R) * 4 + n % 4;
+          const std::int8_t want = m < M && n < N ? Q[m * N + n] : 0;
+          if (P[at] != want)
+            FAIL_CHECK("(" << m << ", " << n << ") at " << at << ": " << int(P[at]) << " != " << int(want));
+        }
+      for (std::size_t m = 0; m < M; ++m) {
+        std::int32_t s = 0;
+        for (std::size_t n = 0; n < N; ++n) s += Q[m * N + n];
+        CHECK(corr[m] == 64 * s);
+      }
+    }
+  // The offset rows: q + 64, then 64 up to a whole quad.
+  const std::int16_t q[5] = {-63, 0, 63, 1, -1};
+  std::uint8_t u[8] = {9, 9, 9, 9, 9, 9, 9, 9};
+  q8r_offset(q, 5, u);
+  const std::uint8_t want[8] = {1, 64, 127, 65, 63, 64, 64, 64};
+  CHECK(std::memcmp(u, want, 8) == 0);
+  CHECK(kQ8RMaxCols * 127 * 127 <= std::size_t(INT32_MAX));
+}
+
+TEST_CASE("q8r: ref::gemm_q8r on offset activations gives gemm_q8's bits for the same activations at qmax 63") {
+  // Sum over n of q (u - 64) is sum of q x: the correction is exact, so the two layouts give the same
+  // float from the same integer, with every magnitude at its bound too.
+  for (std::size_t M : kSizes)
+    for (std::size_t N : {std::size_t(1), std::size_t(3), std::size_t(4), std::size_t(5), std::size_t(33),
+                          std::size_t(130), std::size_t(1031)})
+      for (bool extreme : {false, true}) {
+        CAPTURE(M);
+        CAPTURE(N);
+        CAPTURE(extreme);
+        const std::size_t B = 5, ld = even(N) + 2, ldu = (N + 3) / 4 * 4 + 4, ldc = M + 1;
+        auto Q = rnd_q(M * N, 21);
+        auto X = rnd_x(B, N, ld, kQ8RActMax, 22);
+        if (extreme) {
+          for (std::size_t i = 0; i < Q.size(); ++i) Q[i] = std::int8_t(i % 3 ? 127 : -127);
+          for (std::size_t b = 0; b < B; ++b)
+            for (std::size_t n = 0; n < N; ++n) X[b * ld + n] = std::int16_t(b % 2 ? -63 : 63);
+        }
+        std::vector<std::int8_t> P(q8_packed_size(M, N)), PR(q8r_packed_size(M, N));
+        std::vector<std::int32_t> corr(M);
+        q8_pack(Q.data(), M, N, P.data());
+        q8r_pack(Q.data(), M, N, PR.data(), corr.data());
+        std::vector<std::uint8_t> U(B * ldu, 200);
+        for (std::size_t b = 0; b < B; ++b) q8r_offset(X.data() + b * ld, N, U.data() + b * ldu);
+        auto ws = rnd(M, 23, 0.01f), bias = rnd(M, 24), xs = rnd(B, 25, 1e-3f);
+        for (auto& w : ws) w = std::fabs(w);
+        for (auto& x : xs) x = std::fabs(x);
+        ws[M / 2] = 0.f;                                      // a zero row
+        xs[B - 1] = std::numeric_limits<float>::quiet_NaN();  // a row that held inf or NaN
+        for (const float* b : {static_cast<const float*>(nullptr), static_cast<const float*>(bias.data())}) {
+          std::vector<float> got(B * ldc, 7.f), want(B * ldc, 7.f);
+          ref::gemm_q8r(U.data(), ldu, xs.data(), PR.data(), corr.data(), ws.data(), b, got.data(), ldc, B, M, N);
+          ref::gemm_q8(X.data(), ld, xs.data(), P.data(), ws.data(), b, want.data(), ldc, B, M, N);
+          check_same_bits(got, want);
+        }
+      }
+}

@@ -14,6 +14,7 @@
 
 #include "core/errors.hpp"
 #include "decode/decode.hpp"
+#include "kernels/kernels.hpp"
 #include "model/checkpoint.hpp"
 #include "model/safetensors.hpp"
 #include "test_util.hpp"
@@ -191,6 +192,59 @@ TEST_CASE("quantize: every int8 matrix of every configuration, its floats dequan
     CHECK(m.quantize() == 0);  // nothing left to quantise
   }
   MESSAGE("int8 vs f32 on random models of every configuration: max |logit difference| " << worst);
+}
+
+// Row j of trace()'s steps, decoded alone: the same previous tokens, one row.
+std::vector<float> trace_row(const Model& m, int j) {
+  const auto& c = m.config();
+  std::vector<std::int32_t> src;
+  for (int i = 0; i < 7; ++i) src.push_back(4 + (i * 5) % (c.src_vocab - 4));
+  Encoded enc;
+  m.encode(src.data(), int(src.size()), enc);
+  DecoderState st;
+  m.start(enc, st, 1);
+  std::vector<float> logits;
+  for (int k = 0; k < 6; ++k) {
+    const std::int32_t prev[3] = {c.bos, 4 + k % (c.tgt_vocab - 4), 5 + (2 * k) % (c.tgt_vocab - 5)};
+    m.step(enc, st, prev + j, 1);
+    logits.insert(logits.end(), st.logits.begin(), st.logits.begin() + c.tgt_vocab);
+  }
+  return logits;
+}
+
+TEST_CASE("quantize: the 7-bit layout (relaxed SIMD's int8 dot) stays near the 16-bit one, rows alone get their bits") {
+  struct Unset {  // whatever happens, later tests get gemm_q8's layout
+    ~Unset() { kernels::set_q8r_product(nullptr); }
+  } unset;
+  float worst = 0.f;
+  for (const auto& cfg : test::covering_configs()) {
+    CAPTURE(describe(cfg));
+    Model m = random_model(cfg, 5);
+    m.quantize();
+    const Trace q16 = trace(m);
+    kernels::set_q8r_product(&ref::gemm_q8r);
+    Model r = copy_of(m);  // packed in the 7-bit layout
+    const Trace q7 = trace(r);
+    // 63 steps per activation row instead of up to 32767: the outputs move, a little more.
+    worst = std::max(worst, max_diff(q7.logits, q16.logits));
+    CHECK(max_diff(q7.logits, q16.logits) <= 0.05f * (1.f + max_abs(q16.logits)));
+    CHECK(max_diff(q7.weights, q16.weights) <= 0.05f);
+    CHECK(q7.logits != q16.logits);  // it is another product
+    const std::size_t V = std::size_t(cfg.tgt_vocab);
+    for (int j = 0; j < 3; ++j) {  // a row of a step has the bits it has alone
+      const std::vector<float> alone = trace_row(r, j);
+      for (int k = 0; k < 6; ++k)
+        CHECK(std::memcmp(alone.data() + std::size_t(k) * V, q7.logits.data() + (std::size_t(k) * 3 + j) * V,
+                          V * sizeof(float)) == 0);
+    }
+    // Unset, the product is the reference's for what was packed in its layout (the same bits), and a
+    // model prepared now has gemm_q8's layout again.
+    kernels::set_q8r_product(nullptr);
+    CHECK(trace(r).logits == q7.logits);
+    CHECK(trace(copy_of(m)).logits == q16.logits);
+  }
+  MESSAGE("int8, 7-bit against 16-bit activations, random models of every configuration: max |logit difference| "
+          << worst);
 }
 
 TEST_CASE("int8 checkpoint: I8 tensors with NAME.scale, the same bits after loading, a quarter of the size") {

@@ -2,7 +2,8 @@
 // (kernels/dispatch.hpp, use_relaxed_products). Stand-ins for the relaxed module's functions (a
 // function pointer is an index into the function table in wasm32, as the module's are) call the
 // engine's own product and then spoil its answer in one way each: the check must refuse each spoilt
-// one, naming what is wrong, and leave the plain products; and accept answers within the bound.
+// one, naming what is wrong, and leave the plain products; and accept answers within the bound (the
+// int8 product: only the reference's bits).
 // tests/js/relaxed.test.mjs runs the real module in Node, tests/browser/relaxed.test.mjs in Chromium.
 #include <doctest/doctest.h>
 
@@ -50,14 +51,23 @@ void gpa(const float* X, std::size_t ldx, const float* P, float* C, std::size_t 
   spoilt(C, ldc, B, M);
 }
 
+// The int8 product must give the reference's bits: one ulp off in its first output is refused.
+bool spoil_q8r = false;
+void q8r(const std::uint8_t* Xu, std::size_t ldu, const float* xs, const std::int8_t* P, const std::int32_t* corr,
+         const float* ws, const float* bias, float* C, std::size_t ldc, std::size_t B, std::size_t M, std::size_t N) {
+  ref::gemm_q8r(Xu, ldu, xs, P, corr, ws, bias, C, ldc, B, M, N);
+  if (spoil_q8r) C[0] = std::nextafter(C[0], 1e30f);
+}
+
 }  // namespace
 
 TEST_CASE("relaxed products: the check accepts answers within the bound and refuses spoilt ones, by name") {
   for (Spoil s : {Spoil::None, Spoil::Ulp}) {
     spoil = s;
-    const std::string why = simd::use_relaxed_products(&gp, &gpa);
+    const std::string why = simd::use_relaxed_products(&gp, &gpa, &q8r);
     CHECK_MESSAGE(why.empty(), why);
     CHECK(simd::relaxed_products());
+    CHECK((kernels::q8r_product() == &q8r));  // int8 models loaded from now on are packed for it
     // In use: the engine's products are these now (one ulp off in C[0]).
     const float W[4] = {1.f, 2.f, 3.f, 4.f}, x[2] = {0.5f, 0.25f};
     float P[256] = {}, y[2];
@@ -68,6 +78,7 @@ TEST_CASE("relaxed products: the check accepts answers within the bound and refu
     CHECK(y[1] == 2.5f);
     simd::use_plain_products();
     CHECK_FALSE(simd::relaxed_products());
+    CHECK((kernels::q8r_product() == nullptr));
   }
   const std::pair<Spoil, const char*> refused[] = {
       {Spoil::Far, "gemm_packed with a bias: output 0 of row 0 is"},
@@ -76,12 +87,19 @@ TEST_CASE("relaxed products: the check accepts answers within the bound and refu
   };
   for (const auto& [s, why] : refused) {
     spoil = s;
-    const std::string got = simd::use_relaxed_products(&gp, &gpa);
+    const std::string got = simd::use_relaxed_products(&gp, &gpa, &q8r);
     CHECK_MESSAGE(got.find(why) != std::string::npos, got);
     CHECK_FALSE(simd::relaxed_products());
   }
   spoil = Spoil::None;
-  CHECK(simd::use_relaxed_products(nullptr, &gpa) == "no function was given");
+  spoil_q8r = true;
+  const std::string got = simd::use_relaxed_products(&gp, &gpa, &q8r);
+  CHECK_MESSAGE(got.find("gemm_q8r: output 0 of row 0 is") != std::string::npos, got);
+  CHECK_FALSE(simd::relaxed_products());
+  CHECK((kernels::q8r_product() == nullptr));
+  spoil_q8r = false;
+  CHECK(simd::use_relaxed_products(nullptr, &gpa, &q8r) == "no function was given");
+  CHECK(simd::use_relaxed_products(&gp, &gpa, nullptr) == "no function was given");
 }
 
 TEST_CASE("relaxed products: the bound is N + 1 ulps of the sum of magnitudes") {

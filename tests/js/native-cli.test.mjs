@@ -358,3 +358,21 @@ test('ATTNSEQ_ARCH picks a lower instruction set, named by info, with the same t
   assert.match(r.stderr, /ATTNSEQ_ARCH=neon is not an instruction set/);
   assert.equal(parseInfo(r.stdout).kernels, best);
 });
+
+test('ATTNSEQ_INT8=7bit multiplies an int8 model as the browser\'s relaxed path does; another value is refused', () => {
+  requireCli();
+  const file = MODEL('en-fr');  // int8
+  const run = (v) => {
+    const r = spawnSync(CLI, ['translate', '--model', file, '--json', 'A red car is parked on the street.'], { encoding: 'utf8', env: { ...process.env, ATTNSEQ_INT8: v } });
+    assert.equal(r.status, 0, r.stderr);
+    return JSON.parse(r.stdout);
+  };
+  const plain = run('16bit'), seven = run('7bit');
+  assert.deepEqual(run(''), plain);  // unset is the native product
+  assert.equal(seven.text, plain.text);
+  assert.notEqual(seven.score, plain.score, 'another product: the score moves a little');
+  assert.ok(Math.abs(seven.score - plain.score) < 0.01, `${seven.score} vs ${plain.score}`);
+  const r = spawnSync(CLI, ['info', '--model', file], { encoding: 'utf8', env: { ...process.env, ATTNSEQ_INT8: '8bit' } });
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /ATTNSEQ_INT8 is 7bit or 16bit, not '8bit'/);
+});

@@ -14,6 +14,12 @@
 // f32x4.relaxed_madd, so a row's result does not depend on the other rows of the call: a source in a
 // batch gets the bits it gets alone, on this path. relaxed_madd may round once (fused) or twice; the
 // engine's check bounds the difference from its plain product.
+//
+// gemm_q8r: the int8 product with i32x4.relaxed_dot_i8x16_i7x16_add_s, in the 7-bit layout of
+// kernels.hpp (q8r_pack: panels of 32 rows, each column quad's 32 rows of four int8 in order): the
+// weights are the signed operand, the activations, offset into [1, 127], the 7-bit one, so every
+// engine gives the same integers. C = float(sum - corr) * (xscale * wscale) (+ bias), the product
+// rounded before the bias is added, as ref::gemm_q8r: its bits, in any grouping of rows.
 #include <stddef.h>
 #include <stdint.h>
 #include <wasm_simd128.h>
@@ -122,6 +128,69 @@ void product(const float* X, size_t ldx, const float* P, const float* bias, floa
   }
 }
 
+// ---- int8 x 7-bit -------------------------------------------------------------------------------
+
+constexpr size_t kQ8Panel = 32;  // rows per panel (kernels.hpp): 8 vectors of 4 rows
+
+// Four int32 of a per-row array from position m: those at or past M read as 0.
+inline v128_t load4i(const int32_t* a, size_t m, size_t M) {
+  if (m + 4 <= M) return wasm_v128_load(a + m);
+  return wasm_i32x4_make(m < M ? a[m] : 0, m + 1 < M ? a[m + 1] : 0, m + 2 < M ? a[m + 2] : 0, 0);
+}
+
+// Outputs m .. m + 3 of one row from their sums: float(s - corr) * (xs * ws) (+ bias), rounded as
+// ref::gemm_q8r rounds them (the module is built with -ffp-contract=off: nothing is fused).
+inline void finish4(v128_t s, const int32_t* corr, const float* ws, const float* bias, float xs, float* c, size_t m,
+                    size_t M) {
+  const v128_t f = wasm_f32x4_convert_i32x4(wasm_i32x4_sub(s, load4i(corr, m, M)));
+  v128_t y = wasm_f32x4_mul(f, wasm_f32x4_mul(wasm_f32x4_splat(xs), load4(ws, m, M)));
+  if (bias) y = wasm_f32x4_add(y, load4(bias, m, M));
+  store4(c, m, M, y);
+}
+
+// Rows b0 .. b0 + R - 1 against vectors v0 .. v0 + V - 1 of one panel (4 rows of it each): R V
+// accumulators, each weight vector read once for the R rows.
+template <int R, int V>
+inline void q8r_block(const uint8_t* Xu, size_t ldu, const float* xscale, const int8_t* pk, size_t quads,
+                      const int32_t* corr, const float* ws, const float* bias, float* C, size_t ldc, size_t b0,
+                      size_t m0, size_t M, int v0) {
+  v128_t acc[R][V];
+  for (int r = 0; r < R; ++r)
+    for (int v = 0; v < V; ++v) acc[r][v] = wasm_i32x4_splat(0);
+  const uint8_t* x = Xu + b0 * ldu;
+  const int8_t* p = pk + 16 * v0;
+  for (size_t q = 0; q < quads; ++q, p += 4 * kQ8Panel) {
+    v128_t xv[R];
+    for (int r = 0; r < R; ++r) xv[r] = wasm_v128_load32_splat(x + r * ldu + 4 * q);
+    for (int v = 0; v < V; ++v) {
+      const v128_t w = wasm_v128_load(p + 16 * v);
+      for (int r = 0; r < R; ++r) acc[r][v] = wasm_i32x4_relaxed_dot_i8x16_i7x16_add(w, xv[r], acc[r][v]);
+    }
+  }
+  for (int r = 0; r < R; ++r)
+    for (int v = 0; v < V; ++v) {
+      const size_t m = m0 + 4 * size_t(v0 + v);
+      if (m < M) finish4(acc[r][v], corr, ws, bias, xscale[b0 + r], C + (b0 + r) * ldc, m, M);
+    }
+}
+
+void product_q8r(const uint8_t* Xu, size_t ldu, const float* xscale, const int8_t* P, const int32_t* corr,
+                 const float* ws, const float* bias, float* C, size_t ldc, size_t B, size_t M, size_t N) {
+  const size_t quads = (N + 3) / 4, panels = (M + kQ8Panel - 1) / kQ8Panel;
+  for (size_t k = 0; k < panels; ++k) {
+    const int8_t* pk = P + k * kQ8Panel * 4 * quads;
+    const size_t m0 = k * kQ8Panel;
+    size_t b = 0;
+    for (; b + 4 <= B; b += 4)  // four rows share each weight vector: 8 accumulators per pass
+      for (int v0 = 0; v0 < 8; v0 += 2)
+        q8r_block<4, 2>(Xu, ldu, xscale, pk, quads, corr, ws, bias, C, ldc, b, m0, M, v0);
+    for (; b + 2 <= B; b += 2)
+      for (int v0 = 0; v0 < 8; v0 += 4)
+        q8r_block<2, 4>(Xu, ldu, xscale, pk, quads, corr, ws, bias, C, ldc, b, m0, M, v0);
+    if (b < B) q8r_block<1, 8>(Xu, ldu, xscale, pk, quads, corr, ws, bias, C, ldc, b, m0, M, 0);
+  }
+}
+
 }  // namespace
 
 extern "C" {
@@ -136,6 +205,13 @@ __attribute__((export_name("gemm_packed_acc"))) void gemm_packed_acc(const float
                                                                      float* C, size_t ldc, size_t B, size_t M,
                                                                      size_t N) {
   product(X, ldx, P, nullptr, C, ldc, B, M, N, true);
+}
+
+__attribute__((export_name("gemm_q8r"))) void gemm_q8r(const uint8_t* Xu, size_t ldu, const float* xscale,
+                                                       const int8_t* P, const int32_t* corr, const float* wscale,
+                                                       const float* bias, float* C, size_t ldc, size_t B, size_t M,
+                                                       size_t N) {
+  product_q8r(Xu, ldu, xscale, P, corr, wscale, bias, C, ldc, B, M, N);
 }
 
 }  // extern "C"
