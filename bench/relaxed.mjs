@@ -3,24 +3,27 @@
 // relaxed products and one with init({ relaxedSimd: false }), timed in turn, round by round, on:
 //   - the raw decoder step (C++ loop) of the bench's reference model (bench/reference_model.mjs,
 //     V 1000, source 32) at each H, 1 row and 4 rows (a beam's), f32 and int8;
-//   - g2p-en, greedy: 500 CMUdict test words one translate() at a time, and in one translateBatch().
+//   - g2p-en, greedy: 500 CMUdict test words one translate() at a time, and in one translateBatch();
+//   - training as the page's panel trains (web/train/tasks.js: the dates task, batches of 32, embedding
+//     min(H, 32)) at each --train-H: milliseconds per step.
 // Prints every measurement as a RESULT line, then a table: the best round of each side, the ratios
 // the issue names (4 rows / 1 row, batch / loop, int8 / f32) and relaxed / plain. It measures; it
 // never fails on time. Needs dist/ (bash scripts/build.sh) and Chromium (scripts/setup.sh).
-//   node bench/relaxed.mjs [--rounds N] [--budget SECONDS] [--H 256,512]
+//   node bench/relaxed.mjs [--rounds N] [--budget SECONDS] [--H 256,512] [--train-H 64,256]
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { createServer } from '../scripts/serve.mjs';
 import { launch } from '../tests/browser/helpers.mjs';
 
 const args = process.argv.slice(2);
-const opt = { rounds: 3, budget: 0.5, H: [256, 512] };
+const opt = { rounds: 3, budget: 0.5, H: [256, 512], trainH: [64, 256] };
 for (let i = 0; i < args.length; i += 2) {
   if (args[i] === '--rounds') opt.rounds = Number(args[i + 1]);
   else if (args[i] === '--budget') opt.budget = Number(args[i + 1]);
   else if (args[i] === '--H') opt.H = args[i + 1].split(',').map(Number);
+  else if (args[i] === '--train-H') opt.trainH = args[i + 1].split(',').map(Number);
   else {
-    console.error('usage: node bench/relaxed.mjs [--rounds N] [--budget SECONDS] [--H 256,512]');
+    console.error('usage: node bench/relaxed.mjs [--rounds N] [--budget SECONDS] [--H 256,512] [--train-H 64,256]');
     process.exit(2);
   }
 }
@@ -60,6 +63,10 @@ try {
         const g = await s.ask('g2p', { budget: opt.budget });
         lines.push({ side: name, round: r, what: `g2p_loop_${words.length}`, unit: 'ms', v: g.loop });
         lines.push({ side: name, round: r, what: `g2p_batch_${words.length}`, unit: 'ms', v: g.batch });
+        for (const hidden of opt.trainH) {
+          const { ms } = await s.ask('train', { hidden, budget: opt.budget });
+          lines.push({ side: name, round: r, what: `train_dates_H${hidden}`, unit: 'ms/step', v: ms });
+        }
       }
     return { info, lines };
   }, { opt, words });
@@ -84,6 +91,8 @@ try {
     ratio(`step H ${H}: int8 / f32 (1 row)`, `step_H${H}_int8_rows1`, `step_H${H}_f32_rows1`);
   }
   ratio(`g2p-en greedy: loop of translate() / translateBatch()`, `g2p_loop_${words.length}`, `g2p_batch_${words.length}`);
+  for (const h of opt.trainH)
+    console.log(`| training, dates, H ${h}: plain / relaxed time per step | ${(best[`plain train_dates_H${h}`] / best[`relaxed train_dates_H${h}`]).toFixed(2)} | |`);
 } finally {
   await browser.close();
   server.close();

@@ -3,6 +3,7 @@
 // measures; it never fails on time.
 import * as pkg from '/wasm/attnseq.js';
 import { referenceModel } from '/bench/reference_model.mjs';
+import { trainerOptions } from '/web/train/tasks.js';
 
 const models = {};
 const now = () => performance.now();
@@ -39,6 +40,13 @@ const jobs = {
     dec.dispose();
     enc.dispose();
     return { us: (ms * 1000) / 256 };
+  },
+  // Training as the page's panel does it (web/train/tasks.js): ms per step, the median of 20-step runs.
+  async train({ hidden, budget }) {
+    const t = await pkg.createTrainer(trainerOptions({ task: 'dates', style: 'luong', score: 'dot', cell: 'gru', hidden, steps: 1000000, lr: 0.005 }));
+    const ms = median(() => t.step(20), budget) / 20;
+    t.dispose();
+    return { ms };
   },
   // g2p-en, greedy: ms for the words one translate() at a time, and in one translateBatch().
   g2p({ budget }) {
