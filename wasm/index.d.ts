@@ -27,10 +27,12 @@ export interface InitOptions {
   wasmBinary?: Uint8Array | ArrayBuffer | undefined;
   /**
    * 'auto' (the default): where this JavaScript engine compiles relaxed SIMD, the engine's largest
-   * products (the packed f32 product) come from attnseq-relaxed.wasm (fused multiply-add), after the
-   * engine has held them to its own on fixed inputs; else, or if anything fails, the plain SIMD
-   * products, and init() still succeeds. false: the plain products always (the file is not read).
-   * buildInfo() says which run, and why.
+   * products (the packed f32 product, with fused multiply-add, and the int8 product, with the 8-bit
+   * dot product and 7-bit activations) come from attnseq-relaxed.wasm, after the engine has held them
+   * to its own on fixed inputs (all of them, or none is used); else, or if anything fails, the plain
+   * SIMD products, and init() still succeeds. false: the plain products always (the file is not read).
+   * buildInfo() says which run, and why. An int8 model decodes a little differently on the relaxed
+   * path (its activations have 7 bits, not 16: README, "Instruction sets").
    */
   relaxedSimd?: 'auto' | false | undefined;
 }
