@@ -138,7 +138,12 @@ test('text of several words: each word listed with its pronunciation (the dictio
   assert.deepEqual(await matrixShape(page), [second.rows, 'zqxvb'.length]);
   assert.equal(await page.getAttribute('#words .word[data-word="1"]', 'aria-pressed'), 'true');
   await page.screenshot({ path: path.join(OUT, 'demo-g2p-words.png') });
-  await page.waitForFunction(() => new URLSearchParams(location.hash.slice(1)).get('word') === '1');
+  // The link is written a moment after each change, during the decode too: wait for the one of the
+  // decode's end (all its steps), which is the link a reader would copy.
+  await page.waitForFunction((n) => {
+    const p = new URLSearchParams(location.hash.slice(1));
+    return p.get('word') === '1' && p.get('steps') === String(n);
+  }, second.rows);
   assert.equal(new URLSearchParams((await page.evaluate(() => location.hash)).slice(1)).get('input'), TEXT);
   // Opened elsewhere, the link watches the same word.
   const other = await browser.ctx.newPage();

@@ -32,6 +32,17 @@ const wordMatrix = (page) => page.evaluate(() => {
     rows: Array.from(t.tBodies[0].rows, (tr) => ({ word: tr.cells[0].textContent, w: Array.from(tr.querySelectorAll('td'), (td) => Number(td.dataset.weight)) })),
   };
 });
+// What the package gives in this browser, in the page itself: the numbers the page's must equal. (An
+// int8 model such as en-de decodes with 7-bit activations on Chromium's relaxed-SIMD path, so its
+// weights differ a little from Node's plain path: README, "Instruction sets".)
+const inPage = (page, file, text) => page.evaluate(async ({ file, text }) => {
+  const mod = await import('/wasm/attnseq.js');  // the page's own engine, already initialised
+  const m = await mod.loadModel(`/models/${file}`);
+  const r = m.translate(text);
+  const out = { text: r.text, source: r.words.source, target: r.words.target, attention: Array.from(r.words.attention) };
+  m.dispose();
+  return out;
+}, { file, text });
 const argmax = (w) => w.indexOf(Math.max(...w));
 const lookedAt = (m, word) => {
   const row = m.rows.find((r) => r.word === word);
@@ -56,14 +67,18 @@ test('the page opens on English → German and its words look where a translator
   // A relative clause: German puts its verb last, and that word looks back at the English verb.
   await play(page, entry.examples[0]);
   const text = await page.textContent('#output');
-  const r = model.translate(entry.examples[0]);
+  const r = await inPage(page, entry.file, entry.examples[0]);
   assert.equal(text, r.text, 'the page decodes what the package does (greedy)');
   assert.equal(text, 'Ein Kind, das einen Apfel isst.');
   const m = await wordMatrix(page);
-  assert.deepEqual(m.src, r.words.source);
-  assert.deepEqual(m.rows.map((x) => x.word), r.words.target);
+  assert.deepEqual(m.src, r.source);
+  assert.deepEqual(m.rows.map((x) => x.word), r.target);
   for (let i = 0; i < m.rows.length; i++)
-    for (let j = 0; j < m.src.length; j++) assert.ok(Math.abs(m.rows[i].w[j] - r.words.attention[i * m.src.length + j]) < 1e-6);
+    for (let j = 0; j < m.src.length; j++) assert.ok(Math.abs(m.rows[i].w[j] - r.attention[i * m.src.length + j]) < 1e-6);
+  // Node's package (the plain path) writes the same words, its weights within 0.05 of these.
+  const node = model.translate(entry.examples[0]);
+  assert.equal(node.text, r.text);
+  for (let k = 0; k < r.attention.length; k++) assert.ok(Math.abs(node.words.attention[k] - r.attention[k]) < 0.05, `weight ${k}`);
   assert.equal(lookedAt(m, 'isst'), 'eating', 'the clause-final verb looks back at the English verb');
   assert.equal(lookedAt(m, 'Kind'), 'child');
   assert.equal(lookedAt(m, 'Apfel'), 'apple');
