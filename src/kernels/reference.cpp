@@ -187,6 +187,15 @@ float quantize_i16(const float* x, std::size_t n, std::int32_t qmax, std::int16_
   return a / float(qmax);
 }
 
+namespace {
+// An int8 product's output from its exact sum: float(s) * (xs * ws), rounded before the bias is added.
+float q8_scaled(std::int32_t s, float xs, float ws, const float* bias) {
+  float y = float(s) * (xs * ws);
+  q8_no_fuse(y);
+  return bias ? y + *bias : y;
+}
+}  // namespace
+
 void gemm_q8(const std::int16_t* Xq, std::size_t ldq, const float* xscale, const std::int8_t* P, const float* wscale,
              const float* bias, float* C, std::size_t ldc, std::size_t B, std::size_t M, std::size_t N) {
   const std::size_t R = kQ8Panel, pairs = (N + 1) / 2;
@@ -196,9 +205,7 @@ void gemm_q8(const std::int16_t* Xq, std::size_t ldq, const float* xscale, const
       const std::int16_t* x = Xq + b * ldq;
       std::int32_t s = 0;
       for (std::size_t k = 0; k < pairs; ++k, p += 2 * R) s += p[0] * x[2 * k] + p[1] * x[2 * k + 1];
-      float y = float(s) * (xscale[b] * wscale[m]);
-      q8_no_fuse(y);
-      C[b * ldc + m] = bias ? y + bias[m] : y;
+      C[b * ldc + m] = q8_scaled(s, xscale[b], wscale[m], bias ? bias + m : nullptr);
     }
 }
 
@@ -213,9 +220,7 @@ void gemm_q8r(const std::uint8_t* Xu, std::size_t ldu, const float* xscale, cons
       std::int32_t s = 0;
       for (std::size_t k = 0; k < quads; ++k, p += 4 * R)
         for (std::size_t j = 0; j < 4; ++j) s += p[j] * std::int32_t(x[4 * k + j]);
-      float y = float(s - corr[m]) * (xscale[b] * wscale[m]);
-      q8_no_fuse(y);
-      C[b * ldc + m] = bias ? y + bias[m] : y;
+      C[b * ldc + m] = q8_scaled(s - corr[m], xscale[b], wscale[m], bias ? bias + m : nullptr);
     }
 }
 

@@ -5,6 +5,7 @@
 // naming the tensor.
 #include <doctest/doctest.h>
 
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -32,10 +33,18 @@ using test::describe;
 struct Trace {
   std::vector<float> memory, logits, weights;
 };
-Trace trace(const Model& m) {
-  const auto& c = m.config();
+std::vector<std::int32_t> trace_source(const ModelConfig& c) {
   std::vector<std::int32_t> src;
   for (int i = 0; i < 7; ++i) src.push_back(4 + (i * 5) % (c.src_vocab - 4));
+  return src;
+}
+// Step k's previous tokens, one per row.
+std::array<std::int32_t, 3> trace_prev(const ModelConfig& c, int k) {
+  return {c.bos, 4 + k % (c.tgt_vocab - 4), 5 + (2 * k) % (c.tgt_vocab - 5)};
+}
+Trace trace(const Model& m) {
+  const auto& c = m.config();
+  const std::vector<std::int32_t> src = trace_source(c);
   Encoded enc;
   m.encode(src.data(), int(src.size()), enc);
   DecoderState st;
@@ -45,8 +54,7 @@ Trace trace(const Model& m) {
   Trace t;
   t.memory = enc.memory;
   for (int k = 0; k < 6; ++k) {
-    const std::int32_t prev[3] = {c.bos, 4 + k % (c.tgt_vocab - 4), 5 + (2 * k) % (c.tgt_vocab - 5)};
-    m.step(enc, st, prev, 3);
+    m.step(enc, st, trace_prev(c, k).data(), 3);
     t.logits.insert(t.logits.end(), st.logits.begin(), st.logits.begin() + 3 * c.tgt_vocab);
     t.weights.insert(t.weights.end(), st.attention.begin(), st.attention.begin() + 3 * enc.T);
   }
@@ -197,16 +205,14 @@ TEST_CASE("quantize: every int8 matrix of every configuration, its floats dequan
 // Row j of trace()'s steps, decoded alone: the same previous tokens, one row.
 std::vector<float> trace_row(const Model& m, int j) {
   const auto& c = m.config();
-  std::vector<std::int32_t> src;
-  for (int i = 0; i < 7; ++i) src.push_back(4 + (i * 5) % (c.src_vocab - 4));
+  const std::vector<std::int32_t> src = trace_source(c);
   Encoded enc;
   m.encode(src.data(), int(src.size()), enc);
   DecoderState st;
   m.start(enc, st, 1);
   std::vector<float> logits;
   for (int k = 0; k < 6; ++k) {
-    const std::int32_t prev[3] = {c.bos, 4 + k % (c.tgt_vocab - 4), 5 + (2 * k) % (c.tgt_vocab - 5)};
-    m.step(enc, st, prev + j, 1);
+    m.step(enc, st, trace_prev(c, k).data() + j, 1);
     logits.insert(logits.end(), st.logits.begin(), st.logits.begin() + c.tgt_vocab);
   }
   return logits;
