@@ -19,7 +19,10 @@
 #   low subtask, the medium one and English (the longest).
 #   env: CLI (the attnseq binary, default build/native/attnseq; a copy keeps a long run safe from
 #   rebuilds), STOP_AFTER_DEV=1 (stop after step 3: no test decode); for tests of the recipe itself,
-#   DATA (another folder laid out as data/sigmorphon2021-g2p) and EPOCHS (fewer epochs per run).
+#   DATA (another folder laid out as data/sigmorphon2021-g2p) and EPOCHS (fewer epochs per run);
+#   ONLY=NAME trains that one candidate of step 1 (with seed 1) and stops: runs of one thread each,
+#   so two of them (ONLY=h256 and ONLY=h320 on two cores) take the time of one; the recipe run
+#   afterwards finds them done.
 # shellcheck source=scripts/lib/recipe.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib/recipe.sh"
 usage="usage: bash scripts/train-sigmorphon.sh LANG|all [OUT]"
@@ -86,6 +89,13 @@ train_one() {  # NAME SEED OPTIONS...: trains OUT/LANG/NAME.safetensors unless d
 }
 
 # 1. The configuration.
+if [ -n "${ONLY:-}" ]; then
+  for c in "${CANDIDATES[@]}"; do
+    if [ "${c%%:*}" = "$ONLY" ]; then read -r -a opts <<< "${c#*:}"; train_one "$ONLY" 1 "${opts[@]}"; exit 0; fi
+  done
+  echo "no candidate '$ONLY' for the $SUB subtask" >&2
+  exit 2
+fi
 REPORT="$OUT/$LANG_ID.dev.txt.tmp"
 : > "$REPORT"
 best="" best_wer=2 best_opts=""

@@ -17,20 +17,31 @@ const TMP = mkdtempSync(path.join(os.tmpdir(), 'attnseq-sigmorphon-'));
 process.on('exit', () => rmSync(TMP, { recursive: true, force: true }));
 
 const lines = (f) => readFileSync(path.join(ROOT, 'data/sigmorphon2021-g2p/low', f), 'utf8').split('\n').filter(Boolean);
-const run = () => spawnSync('bash', [path.join(ROOT, 'scripts/train-sigmorphon.sh'), 'ady', path.join(TMP, 'out')], {
-  encoding: 'utf8', timeout: 600000, env: { ...process.env, CLI: NATIVE_CLI, DATA: path.join(TMP, 'data'), EPOCHS: '2' },
+const run = (env = {}) => spawnSync('bash', [path.join(ROOT, 'scripts/train-sigmorphon.sh'), 'ady', path.join(TMP, 'out')], {
+  encoding: 'utf8', timeout: 600000, env: { ...process.env, CLI: NATIVE_CLI, DATA: path.join(TMP, 'data'), EPOCHS: '2', ...env },
 });
 
-test('train-sigmorphon.sh: candidates, seeds, an ensemble chosen on dev, the test words decoded once', () => {
+test('train-sigmorphon.sh: candidates (one alone with ONLY), seeds, an ensemble chosen on dev, the test words decoded once', () => {
   requireNativeCli();
   mkdirSync(path.join(TMP, 'data/low'), { recursive: true });
   const write = (name, ls) => writeFileSync(path.join(TMP, 'data/low', name), `${ls.join('\n')}\n`);
   write('ady_train.tsv', lines('ady_train.tsv').slice(0, 60));
   write('ady_dev.tsv', lines('ady_dev.tsv').slice(0, 12));
   write('ady_test.tsv', lines('ady_test.tsv').slice(0, 12));
-  let r = run();
-  assert.equal(r.status, 0, r.stderr);
   const out = path.join(TMP, 'out');
+  // ONLY=NAME trains that one candidate and stops; a name the subtask does not have is refused.
+  let r = run({ ONLY: 'h256' });
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /no candidate 'h256' for the low subtask/);
+  r = run({ ONLY: 'h128d5' });
+  assert.equal(r.status, 0, r.stderr);
+  assert.ok(existsSync(path.join(out, 'ady/h128d5.safetensors.done')));
+  assert.ok(!existsSync(path.join(out, 'ady/h128.safetensors')) && !existsSync(path.join(out, 'ady.dev.txt')));
+  // The whole recipe then finds that candidate done.
+  r = run();
+  assert.equal(r.status, 0, r.stderr);
+  assert.doesNotMatch(r.stderr, /\[sigmorphon\] ady \(low\) h128d5, seed 1/);
+  assert.match(r.stderr, /\[sigmorphon\] ady \(low\) h128, seed 1/);
   const dev = readFileSync(path.join(out, 'ady.dev.txt'), 'utf8');
   for (const c of ['h128', 'h128d5', 'h192d4']) assert.match(dev, new RegExp(`ady ${c} \\(seed 1\\): dev WER [0-9.]+ at beam 5`));
   const chosen = dev.match(/chosen configuration: (\S+)/)[1];
