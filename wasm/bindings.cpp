@@ -932,11 +932,12 @@ std::string build_info() {
 
 // wasm/relaxed.js: the relaxed module's products, as indices into this module's function table (a
 // function pointer in wasm32 is its index there). Checked before use (kernels/dispatch.hpp).
-std::string use_relaxed_products(int gemm_packed, int gemm_packed_acc, int gemm_q8r) {
+std::string use_relaxed_products(int gemm_packed, int gemm_packed_acc, int gemm_q8r, int gemm_acc_tile) {
   relaxed_why_not() =
       simd::use_relaxed_products(reinterpret_cast<simd::GemmPackedFn>(static_cast<std::uintptr_t>(gemm_packed)),
                                  reinterpret_cast<simd::GemmPackedAccFn>(static_cast<std::uintptr_t>(gemm_packed_acc)),
-                                 reinterpret_cast<GemmQ8RFn>(static_cast<std::uintptr_t>(gemm_q8r)));
+                                 reinterpret_cast<GemmQ8RFn>(static_cast<std::uintptr_t>(gemm_q8r)),
+                                 reinterpret_cast<simd::AccTileFn>(static_cast<std::uintptr_t>(gemm_acc_tile)));
   return relaxed_why_not();
 }
 

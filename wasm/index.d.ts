@@ -27,8 +27,8 @@ export interface InitOptions {
   wasmBinary?: Uint8Array | ArrayBuffer | undefined;
   /**
    * 'auto' (the default): where this JavaScript engine compiles relaxed SIMD, the engine's largest
-   * products (the packed f32 product, with fused multiply-add, and the int8 product, with the 8-bit
-   * dot product and 7-bit activations) come from attnseq-relaxed.wasm, after the engine has held them
+   * products (the packed f32 product and training's backward products, with fused multiply-add, and
+   * the int8 product, with the 8-bit dot product and 7-bit activations) come from attnseq-relaxed.wasm, after the engine has held them
    * to its own on fixed inputs (all of them, or none is used); else, or if anything fails, the plain
    * SIMD products, and init() still succeeds. false: the plain products always (the file is not read).
    * buildInfo() says which run, and why. An int8 model decodes a little differently on the relaxed

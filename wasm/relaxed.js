@@ -53,7 +53,7 @@ async function install(M, exports, readBytes) {
   } catch (e) {
     return `attnseq-relaxed.wasm could not be instantiated: ${e?.message ?? String(e)}`;
   }
-  const fns = [rx.exports.gemm_packed, rx.exports.gemm_packed_acc, rx.exports.gemm_q8r];
+  const fns = [rx.exports.gemm_packed, rx.exports.gemm_packed_acc, rx.exports.gemm_q8r, rx.exports.gemm_acc_tile];
   if (fns.some((f) => typeof f !== 'function')) return 'attnseq-relaxed.wasm lacks its products';
   let at;
   try {
@@ -62,5 +62,5 @@ async function install(M, exports, readBytes) {
   } catch (e) {
     return `the engine's function table could not take them: ${e?.message ?? String(e)}`;
   }
-  return M.useRelaxedProducts(at, at + 1, at + 2);  // the engine's check: "" or what failed
+  return M.useRelaxedProducts(at, at + 1, at + 2, at + 3);  // the engine's check: "" or what failed
 }

@@ -56,7 +56,16 @@ using GemmPackedAccFn = decltype(KernelTable::gemm_packed_acc);
 // The int8 product (gemm_q8r, the 7-bit layout of kernels.hpp) must give ref::gemm_q8r's bits on
 // every shape class and on the extremes of its operands; then it becomes kernels::q8r_product(), and
 // the int8 models loaded from then on are packed for it.
-std::string use_relaxed_products(GemmPackedFn gemm_packed, GemmPackedAccFn gemm_packed_acc, GemmQ8RFn gemm_q8r);
+// gemm_acc's tiles (the backward products of training): C (rows, 4 nv) += A (rows, K) Bm (K, 4 nv),
+// A(r, k) = A[r rsa + k csa], for rows 1 to 4 and nv 1 or 2, each element adding its K terms in order
+// from its value in C. The engine's gemm_acc keeps its blocking and its copies into panels and calls
+// this for each tile; checked as gemm_acc, both of its paths, within relaxed_bound of the plain one.
+using AccTileFn = void (*)(std::size_t rows, std::size_t nv, const float* A, std::size_t rsa, std::size_t csa,
+                           const float* Bm, std::size_t ldb, float* C, std::size_t ldc, std::size_t K);
+// The tile function in use, or null (the plain tiles).
+extern AccTileFn relaxed_acc_tile;
+std::string use_relaxed_products(GemmPackedFn gemm_packed, GemmPackedAccFn gemm_packed_acc, GemmQ8RFn gemm_q8r,
+                                 AccTileFn gemm_acc_tile);
 // Back to this module's own products (int8 models packed for the relaxed one keep that layout, and
 // ref::gemm_q8r's bits).
 void use_plain_products();

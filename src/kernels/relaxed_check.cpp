@@ -17,6 +17,8 @@ namespace native {
 const KernelTable& table();
 }
 
+AccTileFn relaxed_acc_tile = nullptr;
+
 float relaxed_bound(float sum_of_magnitudes, std::size_t N) {
   return float(N + 1) * sum_of_magnitudes * std::ldexp(1.f, -23) + 1e-30f;
 }
@@ -109,10 +111,46 @@ std::string check_q8r(GemmQ8RFn f, Rng& rng, std::size_t B, std::size_t M, std::
   return "";
 }
 
+// gemm_acc with the tiles `tile` against the plain tiles, C (M, N) += A (M, K) Bm (K, N), A read
+// transposed (dW += dY^T X: the path that copies A into panels where M >= 16) or not (dX += dY W):
+// each output within relaxed_bound of the plain one (its start and its K terms), nothing past N
+// written. "" or what went wrong.
+std::string check_acc(const KernelTable& own, AccTileFn tile, Rng& rng, std::size_t M, std::size_t N, std::size_t K,
+                      bool transposed) {
+  const std::size_t lda = (transposed ? M : K) + 3, ldb = N + 1, ldc = N + 2;
+  const std::vector<float> A = random_floats(rng, (transposed ? K : M) * lda), Bm = random_floats(rng, K * ldb),
+                           C0 = random_floats(rng, M * ldc);
+  const std::size_t rsa = transposed ? 1 : lda, csa = transposed ? lda : 1;
+  std::vector<float> plain = C0, relaxed = C0;
+  relaxed_acc_tile = nullptr;
+  own.gemm_acc(A.data(), rsa, csa, Bm.data(), ldb, plain.data(), ldc, M, N, K);
+  relaxed_acc_tile = tile;
+  own.gemm_acc(A.data(), rsa, csa, Bm.data(), ldb, relaxed.data(), ldc, M, N, K);
+  relaxed_acc_tile = nullptr;
+  const std::string where = std::string(transposed ? "dW += dY^T X" : "dX += dY W") + " with C " + std::to_string(M) +
+                            " x " + std::to_string(N) + ", K " + std::to_string(K);
+  for (std::size_t i = 0; i < M; ++i)
+    for (std::size_t j = 0; j < ldc; ++j) {
+      const float got = relaxed[i * ldc + j], want = plain[i * ldc + j];
+      if (j >= N) {
+        if (std::memcmp(&got, &C0[i * ldc + j], sizeof got) != 0)
+          return "gemm_acc_tile wrote past the " + std::to_string(N) + " columns (" + where + ")";
+        continue;
+      }
+      float mag = std::fabs(C0[i * ldc + j]);
+      for (std::size_t k = 0; k < K; ++k) mag += std::fabs(A[i * rsa + k * csa] * Bm[k * ldb + j]);
+      if (!(std::fabs(got - want) <= relaxed_bound(mag, K)))
+        return "gemm_acc_tile: output (" + std::to_string(i) + ", " + std::to_string(j) + ") is " +
+               std::to_string(got) + ", the plain product's " + std::to_string(want) + ", beyond the bound " +
+               std::to_string(relaxed_bound(mag, K)) + " (" + where + ")";
+    }
+  return "";
+}
+
 }  // namespace
 
-std::string use_relaxed_products(GemmPackedFn gp, GemmPackedAccFn gpa, GemmQ8RFn q8r) {
-  if (!gp || !gpa || !q8r) return "no function was given";
+std::string use_relaxed_products(GemmPackedFn gp, GemmPackedAccFn gpa, GemmQ8RFn q8r, AccTileFn acc_tile) {
+  if (!gp || !gpa || !q8r || !acc_tile) return "no function was given";
   const KernelTable& own = native::table();
   Rng rng(20261206);
   // Panels of 16 rows: one row, part of a panel, a panel, a panel and a row, two and a half; one
@@ -130,9 +168,17 @@ std::string use_relaxed_products(GemmPackedFn gp, GemmPackedAccFn gpa, GemmQ8RFn
         for (bool bias : {false, true})
           for (bool extreme : {false, true})
             if (auto why = check_q8r(q8r, rng, B, M, N, bias, extreme); !why.empty()) return why;
+  // Tiles of 4 rows and fewer, 2 vectors wide and 1, columns past the last whole vector; both paths
+  // of gemm_acc (the transposed one copies A into panels from 16 rows and 8 columns on).
+  for (bool transposed : {false, true})
+    for (std::size_t M : {1, 3, 4, 7, 16, 21, 70})
+      for (std::size_t N : {4, 8, 13, 40})
+        for (std::size_t K : {1, 5, 33})
+          if (auto why = check_acc(own, acc_tile, rng, M, N, K, transposed); !why.empty()) return why;
   external_kernels.gemm_packed = gp;
   external_kernels.gemm_packed_acc = gpa;
   kernels::set_q8r_product(q8r);
+  relaxed_acc_tile = acc_tile;
   return "";
 }
 
@@ -140,6 +186,7 @@ void use_plain_products() {
   external_kernels.gemm_packed = nullptr;
   external_kernels.gemm_packed_acc = nullptr;
   kernels::set_q8r_product(nullptr);
+  relaxed_acc_tile = nullptr;
 }
 
 bool relaxed_products() { return external_kernels.gemm_packed != nullptr; }

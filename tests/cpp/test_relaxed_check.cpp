@@ -59,12 +59,28 @@ void q8r(const std::uint8_t* Xu, std::size_t ldu, const float* xs, const std::in
   if (spoil_q8r) C[0] = std::nextafter(C[0], 1e30f);
 }
 
+// gemm_acc's tile: the plain tile's operations in its order (a multiply, then an add), then spoilt.
+enum class TileSpoil { None, Ulp, Far, PastN };
+TileSpoil spoil_tile = TileSpoil::None;
+void tile(std::size_t rows, std::size_t nv, const float* A, std::size_t rsa, std::size_t csa, const float* Bm,
+          std::size_t ldb, float* C, std::size_t ldc, std::size_t K) {
+  for (std::size_t r = 0; r < rows; ++r)
+    for (std::size_t j = 0; j < 4 * nv; ++j)
+      for (std::size_t k = 0; k < K; ++k) C[r * ldc + j] += A[r * rsa + k * csa] * Bm[k * ldb + j];
+  switch (spoil_tile) {
+    case TileSpoil::None: break;
+    case TileSpoil::Ulp: C[0] = std::nextafter(C[0], 1e30f); break;
+    case TileSpoil::Far: C[0] += 0.01f; break;
+    case TileSpoil::PastN: C[4 * nv] = 42.f; break;
+  }
+}
+
 }  // namespace
 
 TEST_CASE("relaxed products: the check accepts answers within the bound and refuses spoilt ones, by name") {
   for (Spoil s : {Spoil::None, Spoil::Ulp}) {
     spoil = s;
-    const std::string why = simd::use_relaxed_products(&gp, &gpa, &q8r);
+    const std::string why = simd::use_relaxed_products(&gp, &gpa, &q8r, &tile);
     CHECK_MESSAGE(why.empty(), why);
     CHECK(simd::relaxed_products());
     CHECK((kernels::q8r_product() == &q8r));  // int8 models loaded from now on are packed for it
@@ -87,19 +103,52 @@ TEST_CASE("relaxed products: the check accepts answers within the bound and refu
   };
   for (const auto& [s, why] : refused) {
     spoil = s;
-    const std::string got = simd::use_relaxed_products(&gp, &gpa, &q8r);
+    const std::string got = simd::use_relaxed_products(&gp, &gpa, &q8r, &tile);
     CHECK_MESSAGE(got.find(why) != std::string::npos, got);
     CHECK_FALSE(simd::relaxed_products());
   }
   spoil = Spoil::None;
   spoil_q8r = true;
-  const std::string got = simd::use_relaxed_products(&gp, &gpa, &q8r);
+  const std::string got = simd::use_relaxed_products(&gp, &gpa, &q8r, &tile);
   CHECK_MESSAGE(got.find("gemm_q8r: output 0 of row 0 is") != std::string::npos, got);
   CHECK_FALSE(simd::relaxed_products());
   CHECK((kernels::q8r_product() == nullptr));
   spoil_q8r = false;
-  CHECK(simd::use_relaxed_products(nullptr, &gpa, &q8r) == "no function was given");
-  CHECK(simd::use_relaxed_products(&gp, &gpa, nullptr) == "no function was given");
+  CHECK(simd::use_relaxed_products(nullptr, &gpa, &q8r, &tile) == "no function was given");
+  CHECK(simd::use_relaxed_products(&gp, &gpa, nullptr, &tile) == "no function was given");
+  CHECK(simd::use_relaxed_products(&gp, &gpa, &q8r, nullptr) == "no function was given");
+}
+
+TEST_CASE("relaxed products: gemm_acc's tiles (training's backward products) are checked on both paths") {
+  // One ulp in each tile's first output: accepted, and then in use by gemm_acc.
+  spoil_tile = TileSpoil::Ulp;
+  std::string why = simd::use_relaxed_products(&gp, &gpa, &q8r, &tile);
+  CHECK_MESSAGE(why.empty(), why);
+  CHECK((simd::relaxed_acc_tile == &tile));
+  const float A[4] = {1.f, 2.f, 3.f, 4.f}, Bm[4] = {1.f, 1.f, 1.f, 1.f};  // C (1, 4) += A (1, 1) Bm (1, 4)
+  float C[4] = {0.f, 0.f, 0.f, 0.f};
+  kernels::gemm_acc(A, 1, 1, Bm, 4, C, 4, 1, 4, 1);
+  CHECK(C[0] == std::nextafter(1.f, 2.f));
+  CHECK(C[1] == 1.f);
+  simd::use_plain_products();
+  CHECK((simd::relaxed_acc_tile == nullptr));
+  C[0] = 0.f;
+  kernels::gemm_acc(A, 1, 1, Bm, 4, C, 4, 1, 4, 1);
+  CHECK(C[0] == 1.f);
+  // Refused, by name, leaving every plain product.
+  const std::pair<TileSpoil, const char*> refused[] = {
+      {TileSpoil::Far, "gemm_acc_tile: output (0, 0) is"},
+      {TileSpoil::PastN, "gemm_acc_tile wrote past the 4 columns (dX += dY W with C 1 x 4, K 1)"},
+  };
+  for (const auto& [s, want] : refused) {
+    spoil_tile = s;
+    why = simd::use_relaxed_products(&gp, &gpa, &q8r, &tile);
+    CHECK_MESSAGE(why.find(want) != std::string::npos, why);
+    CHECK_FALSE(simd::relaxed_products());
+    CHECK((simd::relaxed_acc_tile == nullptr));
+    CHECK((kernels::q8r_product() == nullptr));
+  }
+  spoil_tile = TileSpoil::None;
 }
 
 TEST_CASE("relaxed products: the bound is N + 1 ulps of the sum of magnitudes") {

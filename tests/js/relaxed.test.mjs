@@ -26,11 +26,12 @@ function doNothingModule() {
   const section = (id, bytes) => [id, bytes.length, ...bytes];
   const fn = (n) => [0x60, n, ...Array(n).fill(0x7f), 0x00];
   return new Uint8Array([0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
-    ...section(1, [3, ...fn(9), ...fn(8), ...fn(12)]),
+    ...section(1, [4, ...fn(9), ...fn(8), ...fn(12), ...fn(10)]),
     ...section(2, [1, ...str('env'), ...str('memory'), 0x02, 0x00, 0x01]),
-    ...section(3, [3, 0, 1, 2]),
-    ...section(7, [3, ...str('gemm_packed'), 0x00, 0, ...str('gemm_packed_acc'), 0x00, 1, ...str('gemm_q8r'), 0x00, 2]),
-    ...section(10, [3, 2, 0x00, 0x0b, 2, 0x00, 0x0b, 2, 0x00, 0x0b])]);
+    ...section(3, [4, 0, 1, 2, 3]),
+    ...section(7, [4, ...str('gemm_packed'), 0x00, 0, ...str('gemm_packed_acc'), 0x00, 1, ...str('gemm_q8r'), 0x00, 2,
+      ...str('gemm_acc_tile'), 0x00, 3]),
+    ...section(10, [4, 2, 0x00, 0x0b, 2, 0x00, 0x0b, 2, 0x00, 0x0b, 2, 0x00, 0x0b])]);
 }
 
 // Runs `body` (a module script: `mod` is the package) in Node with relaxed SIMD on; its JSON output.
@@ -59,8 +60,8 @@ test('without relaxed SIMD the plain products run, and attnseq-relaxed.wasm is n
 });
 
 test('with relaxed SIMD, Node runs the module\'s products against reference loops, and the engine\'s check agrees', async () => {
-  // The module on its own memory, its kernels on known inputs: gemm_packed (fused multiply-adds, within
-  // the bound of kernels/dispatch.hpp of the exact sum) and gemm_q8r (int8 x 7-bit: exactly the
+  // The module on its own memory, its kernels on known inputs: gemm_packed and gemm_acc_tile (fused
+  // multiply-adds, within the bound of kernels/dispatch.hpp of the exact sum) and gemm_q8r (int8 x 7-bit: exactly the
   // reference's float, as ref::gemm_q8r computes it). Node 20's V8 gets the 8-bit dot product wrong
   // (docs/toolchain.md): there the engine's own check must refuse the module, naming gemm_q8r, and keep
   // the plain products; where the dot product is right, it must take them.
@@ -69,7 +70,7 @@ test('with relaxed SIMD, Node runs the module\'s products against reference loop
     const bytes = readFileSync(${JSON.stringify(new URL('../../dist/attnseq-relaxed.wasm', import.meta.url).pathname)});
     const memory = new WebAssembly.Memory({ initial: 8 });
     const { instance } = await WebAssembly.instantiate(bytes, { env: { memory } });
-    const { gemm_packed, gemm_q8r } = instance.exports;
+    const { gemm_packed, gemm_q8r, gemm_acc_tile } = instance.exports;
     const f32 = new Float32Array(memory.buffer), i8 = new Int8Array(memory.buffer), u8 = new Uint8Array(memory.buffer);
     const i32 = new Int32Array(memory.buffer);
     let seed = 7;
@@ -91,6 +92,27 @@ test('with relaxed SIMD, Node runs the module\'s products against reference loop
           let s = b[m], mag = Math.abs(b[m]);
           for (let n = 0; n < N; n++) { s += W[m * N + n] * x[row * N + n]; mag += Math.abs(W[m * N + n] * x[row * N + n]); }
           f32Worst = Math.max(f32Worst, Math.abs(f32[C / 4 + row * M + m] - s) / ((N + 1) * mag * 2 ** -23 + 1e-30));
+        }
+    }
+    // gemm_acc_tile: C (rows, 4 nv) += A (rows, K) Bm (K, 4 nv), A strided both ways (as dY W and as
+    // dY^T X read it), against the exact sums.
+    let accWorst = 0;
+    for (const [rows, nv, K, rsa, csa] of [[1, 1, 1, 1, 1], [4, 2, 33, 37, 1], [3, 1, 5, 1, 9], [4, 2, 17, 1, 4], [2, 2, 64, 70, 1]]) {
+      const ldb = 4 * nv + 3, ldc = 4 * nv + 1;
+      const A = Array.from({ length: rows * rsa + K * csa }, () => Math.fround(2 * rnd() - 1));
+      const Bm = Array.from({ length: K * ldb }, () => Math.fround(2 * rnd() - 1));
+      const C0 = Array.from({ length: rows * ldc }, () => Math.fround(2 * rnd() - 1));
+      f32.set(A, X / 4);
+      f32.set(Bm, P / 4);
+      f32.set(C0, C / 4);
+      gemm_acc_tile(rows, nv, X, rsa, csa, P, ldb, C, ldc, K);
+      for (let r = 0; r < rows; r++)
+        for (let j = 0; j < ldc; j++) {
+          const got = f32[C / 4 + r * ldc + j];
+          if (j >= 4 * nv) { if (got !== C0[r * ldc + j]) accWorst = 1e9; continue; }
+          let s = C0[r * ldc + j], mag = Math.abs(s);
+          for (let k = 0; k < K; k++) { const t = A[r * rsa + k * csa] * Bm[k * ldb + j]; s += t; mag += Math.abs(t); }
+          accWorst = Math.max(accWorst, Math.abs(got - s) / ((K + 1) * mag * 2 ** -23 + 1e-30));
         }
     }
     let q8rRight = true;
@@ -122,8 +144,9 @@ test('with relaxed SIMD, Node runs the module\'s products against reference loop
         }
     }
     await mod.init();
-    console.log(JSON.stringify({ f32Worst, q8rRight, info: await mod.buildInfo() }));`);
+    console.log(JSON.stringify({ f32Worst, accWorst, q8rRight, info: await mod.buildInfo() }));`);
   assert.ok(r.f32Worst <= 1, `the fused product within its bound of the exact sum (worst ${r.f32Worst} of the bound)`);
+  assert.ok(r.accWorst <= 1, `gemm_acc's tile within its bound of the exact sum, nothing past its columns written (worst ${r.accWorst})`);
   if (r.q8rRight) assert.match(r.info, /; products: relaxed SIMD$/);
   else assert.match(r.info, /; products: plain SIMD \(relaxed SIMD: gemm_q8r: output 0 of row 0 is .*, the reference's .*\)$/);
 });

@@ -20,6 +20,11 @@
 // weights are the signed operand, the activations, offset into [1, 127], the 7-bit one, so every
 // engine gives the same integers. C = float(sum - corr) * (xscale * wscale) (+ bias), the product
 // rounded before the bias is added, as ref::gemm_q8r: its bits, in any grouping of rows.
+//
+// gemm_acc_tile: one tile of the engine's gemm_acc (the backward products of training, dX += dY W and
+// dW += dY^T X): C (rows, 4 nv) += A (rows, K) Bm (K, 4 nv), rows 1 to 4 and nv 1 or 2 (the tiles the
+// engine's blocking makes; it keeps its own copies into panels), each element adding its K terms in
+// the order k = 0, 1, ... from its value in C, as the plain tile does, with f32x4.relaxed_madd.
 #include <stddef.h>
 #include <stdint.h>
 #include <wasm_simd128.h>
@@ -191,6 +196,39 @@ void product_q8r(const uint8_t* Xu, size_t ldu, const float* xscale, const int8_
   }
 }
 
+// ---- the backward products' tiles ---------------------------------------------------------------
+
+template <int MR, int NV>
+inline void acc_tile(const float* A, size_t rsa, size_t csa, const float* Bm, size_t ldb, float* C, size_t ldc,
+                     size_t K) {
+  v128_t acc[MR][NV];
+  for (int r = 0; r < MR; ++r)
+    for (int v = 0; v < NV; ++v) acc[r][v] = wasm_v128_load(C + r * ldc + 4 * v);
+  for (size_t k = 0; k < K; ++k) {
+    const float* b = Bm + k * ldb;
+    v128_t bv[NV];
+    for (int v = 0; v < NV; ++v) bv[v] = wasm_v128_load(b + 4 * v);
+    for (int r = 0; r < MR; ++r) {
+      const v128_t a = wasm_f32x4_splat(A[r * rsa + k * csa]);
+      for (int v = 0; v < NV; ++v) acc[r][v] = wasm_f32x4_relaxed_madd(a, bv[v], acc[r][v]);
+    }
+  }
+  for (int r = 0; r < MR; ++r)
+    for (int v = 0; v < NV; ++v) wasm_v128_store(C + r * ldc + 4 * v, acc[r][v]);
+}
+
+template <int NV>
+inline void acc_rows(size_t rows, const float* A, size_t rsa, size_t csa, const float* Bm, size_t ldb, float* C,
+                     size_t ldc, size_t K) {
+  switch (rows) {
+    case 4: acc_tile<4, NV>(A, rsa, csa, Bm, ldb, C, ldc, K); break;
+    case 3: acc_tile<3, NV>(A, rsa, csa, Bm, ldb, C, ldc, K); break;
+    case 2: acc_tile<2, NV>(A, rsa, csa, Bm, ldb, C, ldc, K); break;
+    case 1: acc_tile<1, NV>(A, rsa, csa, Bm, ldb, C, ldc, K); break;
+    default: break;
+  }
+}
+
 }  // namespace
 
 extern "C" {
@@ -212,6 +250,15 @@ __attribute__((export_name("gemm_q8r"))) void gemm_q8r(const uint8_t* Xu, size_t
                                                        const float* bias, float* C, size_t ldc, size_t B, size_t M,
                                                        size_t N) {
   product_q8r(Xu, ldu, xscale, P, corr, wscale, bias, C, ldc, B, M, N);
+}
+
+__attribute__((export_name("gemm_acc_tile"))) void gemm_acc_tile(size_t rows, size_t nv, const float* A, size_t rsa,
+                                                                 size_t csa, const float* Bm, size_t ldb, float* C,
+                                                                 size_t ldc, size_t K) {
+  if (nv == 2)
+    acc_rows<2>(rows, A, rsa, csa, Bm, ldb, C, ldc, K);
+  else if (nv == 1)
+    acc_rows<1>(rows, A, rsa, csa, Bm, ldb, C, ldc, K);
 }
 
 }  // extern "C"
