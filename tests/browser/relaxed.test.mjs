@@ -77,13 +77,14 @@ test('init({ relaxedSimd: false }) keeps the plain products in Chromium and neve
 // plain path, against what the relaxed path (int8 members: the 8-bit dot, 7-bit activations) gets in
 // Chromium. The bounds, stated in bench/RESULTS.md ("The int8 product with relaxed SIMD's 8-bit dot"):
 // a medium language (1,000 dev words) within 0.5 points, a low one (100) within 2, each subtask's mean
-// within 0.3.
+// within 0.3; English (high, 4,168 words), once it is in the table, within 0.5.
 test('on the relaxed path the SIGMORPHON models keep models/README.md\'s dev WER, within the stated bounds', async (t) => {
   const { readFile } = await import('node:fs/promises');
   const manifest = JSON.parse(await readFile('models/index.json', 'utf8')).models;
   const table = (await readFile('models/README.md', 'utf8')).split('\n')
-    .map((l) => l.match(/^\| `([a-z_]+)` [^|]*\| `(g2p-[a-z]+)` \| (low|medium) \|[^|]*\|[^|]*\| ([0-9.]+) \|/)).filter(Boolean);
-  assert.equal(table.length, 20, 'the table has the 20 low and medium languages');
+    .map((l) => l.match(/^\| `([a-z_]+)` [^|]*\| `(g2p-[a-z-]+)` \| (high|medium|low) \|[^|]*\|[^|]*\| ([0-9.]+) \|/)).filter(Boolean);
+  assert.equal(table.length, manifest.filter((m) => m.files?.[0]?.startsWith('g2p/')).length, 'a row for every language index.json lists');
+  assert.ok(table.length >= 20);
   const langs = await Promise.all(table.map(async ([, code, id, sub, wer]) => {
     const lines = (await readFile(`data/sigmorphon2021-g2p/${sub}/${code}_dev.tsv`, 'utf8')).split('\n').filter(Boolean).map((l) => l.split('\t'));
     return { id, sub, table: Number(wer), files: manifest.find((m) => m.id === id).files, words: lines.map((l) => l[0]), gold: lines.map((l) => l[1].trim().split(/\s+/).join(' ')) };
@@ -108,8 +109,9 @@ test('on the relaxed path the SIGMORPHON models keep models/README.md\'s dev WER
   await page.close();
   assert.match(got.info, /; products: relaxed SIMD$/);
   t.diagnostic(`dev WER on the relaxed path (the table's): ${langs.map((l) => `${l.id} ${got.wer[l.id].toFixed(1)} (${l.table})`).join(', ')}`);
-  for (const sub of ['low', 'medium']) {
+  for (const sub of ['low', 'medium', 'high']) {
     const of = langs.filter((l) => l.sub === sub);
+    if (!of.length) continue;
     for (const l of of)
       assert.ok(Math.abs(got.wer[l.id] - l.table) <= (sub === 'low' ? 2 : 0.5), `${l.id}: ${got.wer[l.id]} on the relaxed path, ${l.table} in the table`);
     const mean = (f) => of.reduce((a, l) => a + f(l), 0) / of.length;

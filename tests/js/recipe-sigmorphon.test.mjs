@@ -37,6 +37,11 @@ test('train-sigmorphon.sh: candidates (one alone with ONLY), seeds, an ensemble 
   assert.equal(r.status, 0, r.stderr);
   assert.ok(existsSync(path.join(out, 'ady/h128d5.safetensors.done')));
   assert.ok(!existsSync(path.join(out, 'ady/h128.safetensors')) && !existsSync(path.join(out, 'ady.dev.txt')));
+  // ONLY=NAME-sK: that candidate with seed K, as step 2 names it.
+  r = run({ ONLY: 'h128d5-s2' });
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stderr, /\[sigmorphon\] ady \(low\) h128d5-s2, seed 2: --hidden 128 --dropout 0.5/);
+  assert.ok(existsSync(path.join(out, 'ady/h128d5-s2.safetensors.done')));
   // The whole recipe then finds that candidate done.
   r = run();
   assert.equal(r.status, 0, r.stderr);
