@@ -124,7 +124,7 @@ function writeTable(rows) {
       `${(r.bytes / 1e6).toFixed(2)} MB | ${r.dev5} | ${r.dev1} | ${r.single} | ${r.wer} | ${r.per} | ${base[r.stem]} |`);
   }
   const body = LANGUAGES.filter((l) => byStem.has(l.stem)).map((l) => byStem.get(l.stem));
-  for (const sub of ['low', 'medium']) {
+  for (const sub of ['low', 'medium', 'high']) {
     const langs = LANGUAGES.filter((l) => subtaskOf(l.stem) === sub);
     if (!langs.every((l) => byStem.has(l.stem))) continue;
     const col = (i) => langs.map((l) => Number(byStem.get(l.stem).split('|')[i].trim()));
