@@ -28,8 +28,9 @@ export interface InitOptions {
   /**
    * 'auto' (the default): where this JavaScript engine compiles relaxed SIMD, the engine's largest
    * products (the packed f32 product and training's backward products, with fused multiply-add, and
-   * the int8 product, with the 8-bit dot product and 7-bit activations) come from attnseq-relaxed.wasm, after the engine has held them
-   * to its own on fixed inputs (all of them, or none is used); else, or if anything fails, the plain
+   * the int8 product, with the 8-bit dot product and 7-bit activations) come from
+   * attnseq-relaxed.wasm, after the engine has held them to its own on fixed inputs (all of them, or
+   * none is used); else, or if anything fails, the plain
    * SIMD products, and init() still succeeds. false: the plain products always (the file is not read).
    * buildInfo() says which run, and why. An int8 model decodes a little differently on the relaxed
    * path (its activations have 7 bits, not 16: README, "Instruction sets").
