@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync, existsSync, statSync, writeFileSync, rmSync 
 import os from 'node:os';
 import path from 'node:path';
 import { loadModel } from '../../wasm/attnseq.js';
+import { spmCheckpoint } from './safetensors.mjs';
 
 const root = new URL('../../', import.meta.url).pathname;
 const tool = path.join(root, 'tools/to_f16.py');
@@ -57,6 +58,49 @@ test('a value outside the half range is refused, naming the tensor, and no file 
     assert.match(r.stderr, /w\.weight/);
     assert.equal(existsSync(out), false);
     assert.equal(existsSync(out + '.tmp'), false);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a translation model keeps its tokenizers byte for byte (U8) and translates as the F32 file does', async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'attnseq-f16-'));
+  try {
+    const SPM = path.join(root, 'data/multi30k/spm');
+    const src = path.join(dir, 'mt.safetensors'), dst = path.join(dir, 'mt16.safetensors');
+    writeFileSync(src, spmCheckpoint(readFileSync(`${SPM}/m30k_en.model`), readFileSync(`${SPM}/m30k_fr.model`)));
+    execFileSync('/usr/bin/python3', [tool, src, dst]);
+    const a = header(src), b = header(dst);
+    assert.deepEqual(Object.keys(b), Object.keys(a));
+    const data = (file, h, k) => {
+      const bytes = readFileSync(file), n = Number(bytes.readBigUInt64LE(0));
+      return bytes.subarray(8 + n + h[k].data_offsets[0], 8 + n + h[k].data_offsets[1]);
+    };
+    for (const k of ['tokenizer.src', 'tokenizer.tgt']) {
+      assert.equal(b[k].dtype, 'U8', k);
+      assert.ok(data(dst, b, k).equals(data(src, a, k)), `${k}: the same bytes`);
+    }
+    for (const k of Object.keys(a)) if (k !== '__metadata__' && !k.startsWith('tokenizer.')) assert.equal(b[k].dtype, 'F16', k);
+    const m32 = await loadModel(new Uint8Array(readFileSync(src))), m16 = await loadModel(new Uint8Array(readFileSync(dst)));
+    for (const s of ['A man is riding a bike.', 'Two dogs play in the snow.']) {
+      assert.deepEqual(m16.tokenize(s).ids, m32.tokenize(s).ids, s);
+      assert.equal(m16.translate(s, { maxLength: 10 }).text, m32.translate(s, { maxLength: 10 }).text, s);
+    }
+    m32.dispose();
+    m16.dispose();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('an int8 checkpoint is refused, naming its first I8 tensor, and no file is written', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'attnseq-f16-'));
+  try {
+    const out = path.join(dir, 'out.safetensors');
+    const r = spawnSync('/usr/bin/python3', [tool, path.join(root, 'models/en-de.safetensors'), out], { encoding: 'utf8' });
+    assert.notEqual(r.status, 0);
+    assert.match(r.stderr, /tensor encoder\.embedding\.weight is I8: an int8 checkpoint cannot be stored as F16/);
+    assert.equal(existsSync(out), false);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
