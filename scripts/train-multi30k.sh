@@ -20,6 +20,8 @@
 #   TRAIN_TGT (default data/multi30k/raw/train.LANG) the training targets: another file of the same
 #   lines in the target language (a distilled student learns its teachers' translations:
 #   scripts/distill-multi30k.sh);
+#   HIDDEN, EMBEDDING (default 512 and 512, the shipped models'; a smaller member of an ensemble takes
+#   less: models/README.md);
 #   THREADS (default: every core), SAVE_EVERY (steps between mid-epoch saves, default 200),
 #   CLI (the attnseq binary, default build/native/attnseq; a copy keeps a long run safe from rebuilds).
 # Every choice was made on val (docs/translation.md); the test sets are scored once per shipped model.
@@ -55,7 +57,7 @@ done
 # in a row end the run.
 TRAIN=(train --src "$D/raw/train.en" --tgt "${TRAIN_TGT:-$D/raw/train.$LANG_T}" --dev-src "$D/raw/val.en" --dev-tgt "$D/raw/val.$LANG_T"
   --src-spm "$D/spm/m30k_en.model" --tgt-spm "$D/spm/m30k_$LANG_T.model" --seed "${SEED:-1}"
-  --cell gru --bidirectional --style luong --score general --input-feeding --hidden 512 --embedding 512
+  --cell gru --bidirectional --style luong --score general --input-feeding --hidden "${HIDDEN:-512}" --embedding "${EMBEDDING:-512}"
   --tie-embeddings --batch 64 --lr 0.001 --warmup 1000 --clip 1 --dropout 0.3 --label-smoothing 0.1
   --epochs "${EPOCHS:-30}" --patience 6 --lr-decay 0.5 --bucket 50 --eval-beam 5 --name "en-$LANG_T"
   --description "English to $([ "$LANG_T" = de ] && echo German || echo French) (Multi30K image descriptions; non-commercial research and education only: data/multi30k/README.md)"
