@@ -142,6 +142,19 @@ if (!out) {
 }
 const todo = LANGUAGES.filter((l) => (only.length ? only.includes(l.stem) : existsSync(path.join(out, `${l.stem}.test.json`))));
 for (const s of only) if (!LANGUAGES.some((l) => l.stem === s)) throw new Error(`no language '${s}' in the task`);
+// The 21 languages together may take at most 30 MB (issue 25): checked before anything is copied, on
+// the files that would ship (this run's members, and what models/g2p/ holds for the other languages).
+const LIMIT_ALL = 30e6;
+const g2pDir = path.join(ROOT, 'models/g2p');
+const shippedBytes = (l) => readdirSync(g2pDir).filter((f) => f.startsWith(`${l.code}-`) && f.endsWith('.safetensors'))
+  .reduce((n, f) => n + statSync(path.join(g2pDir, f)).size, 0);
+const newBytes = (l) => readFileSync(path.join(out, `${l.stem}.ship`), 'utf8').trim().split('\n')
+  .reduce((n, f) => n + statSync(f).size, 0);
+const total = LANGUAGES.reduce((n, l) => n + (todo.includes(l) ? newBytes(l) : existsSync(g2pDir) ? shippedBytes(l) : 0), 0);
+if (total > LIMIT_ALL) {
+  console.error(`the 21 languages would take ${(total / 1e6).toFixed(2)} MB, over the ${LIMIT_ALL / 1e6} MB they may: nothing shipped`);
+  process.exit(1);
+}
 const shipped = todo.map((l) => ship(out, l));
 writeIndex(shipped.map((s) => s.entry));
 writeTable(shipped.map((s) => s.row));

@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync, readFileSync, writeFileSync, rmSync, statSync, existsSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readFileSync, writeFileSync, rmSync, statSync, existsSync, truncateSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -80,4 +80,20 @@ test('train-sigmorphon.sh: a language the task does not have is refused, naming 
   const r = spawnSync('bash', [path.join(ROOT, 'scripts/train-sigmorphon.sh'), 'xyz', path.join(TMP, 'none')], { encoding: 'utf8' });
   assert.equal(r.status, 2);
   assert.match(r.stderr, /no language 'xyz' in data\/sigmorphon2021-g2p \(one of: kor ady .* eng_us\)/);
+});
+
+test('ship_sigmorphon.mjs refuses members that would take the 21 languages over 30 MB, and copies nothing', () => {
+  const out = path.join(TMP, 'ship-over');
+  mkdirSync(out, { recursive: true });
+  const big = path.join(out, 'big.safetensors');
+  writeFileSync(big, '');
+  truncateSync(big, 29e6);  // with the other 20 languages' files (several MB), over 30 MB
+  writeFileSync(path.join(out, 'kor.ship'), `${big}\n`);
+  const before = readFileSync(path.join(ROOT, 'models/index.json'), 'utf8');
+  const r = spawnSync(process.execPath, [path.join(ROOT, 'tools/ship_sigmorphon.mjs'), out, 'kor'], { encoding: 'utf8' });
+  assert.equal(r.status, 1, r.stderr);
+  assert.match(r.stderr, /the 21 languages would take \d+\.\d\d MB, over the 30 MB they may: nothing shipped/);
+  assert.equal(readFileSync(path.join(ROOT, 'models/index.json'), 'utf8'), before);
+  assert.ok(!readFileSync(path.join(ROOT, 'models/index.json'), 'utf8').includes('big.safetensors'));
+  assert.ok(statSync(path.join(ROOT, 'models/g2p/ko-1.safetensors')).size < 2e6, 'the shipped Korean files are as they were');
 });
