@@ -168,12 +168,14 @@ mv "$REPORT" "$OUT/$LANG_ID.dev.txt"
 cat "$OUT/$LANG_ID.dev.txt" >&2
 [ "${STOP_AFTER_DEV:-0}" = 1 ] && exit 0
 
-# 4. The test words, once.
-if [ ! -f "$OUT/$LANG_ID.test.json" ]; then
+# 4. The test words, once for what ships (OUT/LANG.test.ship names the files they were decoded with: a
+# rerun whose step 3 chose other files, under another limit, decodes them once for those).
+if [ ! -f "$OUT/$LANG_ID.test.json" ] || ! cmp -s "$OUT/$LANG_ID.ship" "$OUT/$LANG_ID.test.ship"; then
   SHIP=()
   while read -r m; do SHIP+=(--model "$m"); done < "$OUT/$LANG_ID.ship"
   "$CLI" eval "${SHIP[@]}" --pron "$TEST" --beam 5 --threads 1 --json > "$OUT/$LANG_ID.test.json.tmp"
   mv "$OUT/$LANG_ID.test.json.tmp" "$OUT/$LANG_ID.test.json"
+  cp "$OUT/$LANG_ID.ship" "$OUT/$LANG_ID.test.ship"
 fi
 python3 - "$OUT/$LANG_ID.test.json" "$LANG_ID" <<'PY' | tee "$OUT/$LANG_ID.test.txt" >&2
 import json, sys

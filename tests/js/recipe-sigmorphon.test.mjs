@@ -2,7 +2,8 @@
 // layout (60 training words of Adyghe, 12 dev, 12 test) with 2 epochs a run: it trains the low
 // subtask's three candidates, chooses one by dev WER, trains more seeds of it, picks the ensemble size
 // on dev within the size limit, and decodes the test words once: a second run trains nothing and
-// leaves the test figures as they were. Uses the native binary (tests/js/native.mjs).
+// leaves the test figures as they were, unless step 3 chose other files than they were decoded with.
+// Uses the native binary (tests/js/native.mjs).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -74,6 +75,17 @@ test('train-sigmorphon.sh: candidates (one alone with ONLY), seeds, an ensemble 
   assert.doesNotMatch(r.stderr, /\[sigmorphon\] ady \(low\) \S+, seed/);
   assert.equal(statSync(path.join(out, 'ady.test.json')).mtimeMs, before);
   assert.ok(existsSync(path.join(out, 'ady.safetensors')) === false, 'no stray copy of a member');
+  assert.equal(readFileSync(path.join(out, 'ady.test.ship'), 'utf8'), readFileSync(path.join(out, 'ady.ship'), 'utf8'));
+
+  // Test figures of other files than step 3 chose (as after a change of limit) are decoded again, once.
+  writeFileSync(path.join(out, 'ady.test.ship'), 'another.safetensors\n');
+  r = run();
+  assert.equal(r.status, 0, r.stderr);
+  assert.notEqual(statSync(path.join(out, 'ady.test.json')).mtimeMs, before);
+  assert.equal(readFileSync(path.join(out, 'ady.test.ship'), 'utf8'), readFileSync(path.join(out, 'ady.ship'), 'utf8'));
+  const again = statSync(path.join(out, 'ady.test.json')).mtimeMs;
+  r = run();
+  assert.equal(statSync(path.join(out, 'ady.test.json')).mtimeMs, again);
 });
 
 test('train-sigmorphon.sh: a language the task does not have is refused, naming the ones it has', () => {
