@@ -85,6 +85,7 @@ test('train-sigmorphon.sh: candidates (one alone with ONLY), seeds, an ensemble 
   assert.equal(readFileSync(path.join(out, 'ady.test.ship'), 'utf8'), readFileSync(path.join(out, 'ady.ship'), 'utf8'));
   const again = statSync(path.join(out, 'ady.test.json')).mtimeMs;
   r = run();
+  assert.equal(r.status, 0, r.stderr);
   assert.equal(statSync(path.join(out, 'ady.test.json')).mtimeMs, again);
 });
 
