@@ -79,8 +79,17 @@ test('pronounce() with a lexicon: its words as it says (any letter case), the mo
   }
 });
 
-test('pronounce() with an IPA ensemble (g2p-ko) joins its phones; a model that does not read letters is refused', async () => {
-  const ko = createEnsemble([await loadModel(MODEL('g2p/ko-1.safetensors')), await loadModel(MODEL('g2p/ko-2.safetensors'))]);
+test('pronounce() with an IPA ensemble (g2p-ady) joins its phones, and with Korean; a model that does not read letters is refused', async () => {
+  const ady = createEnsemble(await Promise.all([1, 2, 3].map((k) => loadModel(MODEL(`g2p/ady-${k}.safetensors`)))));
+  try {
+    const [w] = pronounce(ady, 'ачъэ').parts;
+    const want = ady.translate('ачъэ');
+    assert.equal(w.phonemes, want.text);
+    assert.equal(w.ipa, want.text.split(' ').join(''));
+  } finally {
+    ady.dispose();
+  }
+  const ko = await loadModel(MODEL('g2p/ko-1.safetensors'));
   try {
     const [w] = pronounce(ko, '국물').parts;
     const want = ko.translate('국물');

@@ -35,6 +35,8 @@ export async function readManifest() {
       // The options the model is decoded with everywhere on the page (chosen on its dev data).
       decode: m.decode && typeof m.decode === 'object' ? { ...m.decode } : {},
       lexicon: m.lexicon && typeof m.lexicon.file === 'string' ? { ...m.lexicon } : null,   // read when first needed
+      // A language of the pronunciation picker is named by its title, its file name says less.
+      language: typeof m.language === 'string' ? m.language : null,
       user: false, model: null, promise: null, error: null,
     });
   }
@@ -98,7 +100,7 @@ export function describe(entry, model) {
   }
   const c = model.config;
   const att = c.style === 'none' ? 'vanilla (no attention)' : `${c.style} attention, ${c.score} score`;
-  return `${entry.user ? entry.title : entry.file}: ${c.cell.toUpperCase()} ${att}${c.inputFeeding ? ', input feeding' : ''}` +
+  return `${entry.user ? entry.title : entry.language ? `${entry.title} (${entry.file})` : entry.file}: ${c.cell.toUpperCase()} ${att}${c.inputFeeding ? ', input feeding' : ''}` +
     `${c.bidirectional ? ', bidirectional encoder' : ''}, hidden ${c.hidden}, vocabulary ${c.srcVocabSize} → ${c.tgtVocabSize}` +
     `, ${entry.task === 'pron' && c.srcTokenizer === 'char' ? 'reads letters (Unicode code points), writes phones' : c.tokenizer === 'ids' ? 'token ids' : c.tokenizer === 'mixed' ? `${c.srcTokenizer} → ${c.tgtTokenizer} tokens` : `${c.tokenizer === 'spm' ? 'subword (SentencePiece)' : c.tokenizer} tokens`}${c.srcHangul === 'jamo' ? ' (Hangul read as jamo: each syllable as its 2 or 3 letters, shown under it)' : ''}, ${c.parameters.toLocaleString('en')} parameters.` +
     (entry.terms ? ` ${entry.terms}` : '');
