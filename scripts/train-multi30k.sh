@@ -21,7 +21,7 @@
 #   lines in the target language (a distilled student learns its teachers' translations:
 #   scripts/distill-multi30k.sh);
 #   HIDDEN, EMBEDDING (default 512 and 512, the shipped models'; a smaller member of an ensemble takes
-#   less: models/README.md);
+#   less: docs/translation.md);
 #   THREADS (default: every core), SAVE_EVERY (steps between mid-epoch saves, default 200),
 #   CLI (the attnseq binary, default build/native/attnseq; a copy keeps a long run safe from rebuilds).
 # Every choice was made on val (docs/translation.md); the test sets are scored once per shipped model.

@@ -67,20 +67,27 @@ const evalJSON = (files, stem, beam) => JSON.parse(execFileSync(CLI, ['eval', ..
   '--pron', fileOf(stem, 'dev'), '--beam', String(beam), '--threads', '2', '--json'], { encoding: 'utf8' }));
 const pct = (x) => (100 * x).toFixed(2);
 
+const G2P_DIR = path.join(ROOT, 'models/g2p');
+/** The members a recipe run chose for a language (OUT/LANG.ship: one file a line). */
+const shipList = (out, stem) => readFileSync(path.join(out, `${stem}.ship`), 'utf8').trim().split('\n');
+/** The files models/g2p/ holds for the language with page code `code` (CODE-K.safetensors). */
+const shippedFiles = (code) => (existsSync(G2P_DIR) ? readdirSync(G2P_DIR) : [])
+  .filter((f) => f.startsWith(`${code}-`) && f.endsWith('.safetensors')).map((f) => path.join(G2P_DIR, f));
+const bytesOf = (files) => files.reduce((n, f) => n + statSync(f).size, 0);
+
 function ship(out, lang) {
   const { stem, id, native, english } = lang;
-  const members = readFileSync(path.join(out, `${stem}.ship`), 'utf8').trim().split('\n');
+  const members = shipList(out, stem);
   const test = JSON.parse(readFileSync(path.join(out, `${stem}.test.json`), 'utf8'));
   const record = ['dev.txt', 'time', 'test.txt'].map((x) => readFileSync(path.join(out, `${stem}.${x}`), 'utf8').trimEnd()).join('\n');
-  const dir = path.join(ROOT, 'models/g2p');
-  mkdirSync(dir, { recursive: true });
-  for (const f of readdirSync(dir)) if (f.startsWith(`${lang.code}-`) && f.endsWith('.safetensors')) rmSync(path.join(dir, f));
+  mkdirSync(G2P_DIR, { recursive: true });
+  for (const f of shippedFiles(lang.code)) rmSync(f);
   const files = members.map((m, i) => {
     const name = `g2p/${lang.code}-${i + 1}.safetensors`;
     copyFileSync(m, path.join(ROOT, 'models', name));
     return name;
   });
-  writeFileSync(path.join(dir, `${stem}.txt`), `${record}\n`);
+  writeFileSync(path.join(G2P_DIR, `${stem}.txt`), `${record}\n`);
   const abs = files.map((f) => path.join(ROOT, 'models', f));
   const beam5 = evalJSON(abs, stem, 5), greedy = evalJSON(abs, stem, 1), one = evalJSON(abs.slice(0, 1), stem, 5);
   const int8 = members.every((m) => m.endsWith('.int8.safetensors'));
@@ -145,12 +152,7 @@ for (const s of only) if (!LANGUAGES.some((l) => l.stem === s)) throw new Error(
 // The 21 languages together may take at most 30 MB (issue 25): checked before anything is copied, on
 // the files that would ship (this run's members, and what models/g2p/ holds for the other languages).
 const LIMIT_ALL = 30e6;
-const g2pDir = path.join(ROOT, 'models/g2p');
-const shippedBytes = (l) => readdirSync(g2pDir).filter((f) => f.startsWith(`${l.code}-`) && f.endsWith('.safetensors'))
-  .reduce((n, f) => n + statSync(path.join(g2pDir, f)).size, 0);
-const newBytes = (l) => readFileSync(path.join(out, `${l.stem}.ship`), 'utf8').trim().split('\n')
-  .reduce((n, f) => n + statSync(f).size, 0);
-const total = LANGUAGES.reduce((n, l) => n + (todo.includes(l) ? newBytes(l) : existsSync(g2pDir) ? shippedBytes(l) : 0), 0);
+const total = LANGUAGES.reduce((n, l) => n + bytesOf(todo.includes(l) ? shipList(out, l.stem) : shippedFiles(l.code)), 0);
 if (total > LIMIT_ALL) {
   console.error(`the 21 languages would take ${(total / 1e6).toFixed(2)} MB, over the ${LIMIT_ALL / 1e6} MB they may: nothing shipped`);
   process.exit(1);
