@@ -12,7 +12,7 @@
 #   architecture to start from instead of random weights: train --init), LR (default 0.001, the shipped
 #   model's peak rate; a start from a trained model may want less), HIDDEN, EMBEDDING, DROPOUT,
 #   PATIENCE (defaults 224, 64, 0.2, 6: the shipped model's; larger teachers change them: see
-#   models/teachers/README.md). STOP_AFTER_TRAINING=1 ends after
+#   models/teachers/README.md), DATA (the dictionary, below). STOP_AFTER_TRAINING=1 ends after
 #   training: a teacher, which is not shipped, so its test words are not decoded.
 #   The shipped file is OUT stored as F16:
 #   python3 tools/to_f16.py OUT models/g2p-en.safetensors
@@ -22,7 +22,9 @@ OUT="${1:-build/g2p/g2p.safetensors}"
 ensure_cli
 mkdir -p "$(dirname "$OUT")"
 
-DATA=data/cmudict/g014b2b.train
+# DATA: the dictionary trained on (default CMUdict's training words; scripts/distill-g2p.sh gives
+# its teachers' pronunciations of them). Its dev split is held out as below.
+DATA="${DATA:-data/cmudict/g014b2b.train}"
 SPLIT=(--dev-fraction 0.03 --dev-seed 1)
 # Two layers of 224 (2.4 M parameters: 4.8 MB as F16, under the 5 MB the page allows), rate 0.001
 # (0.003 stalled the training loss near 0.41 within an epoch; docs/g2p.md, "How it was trained").

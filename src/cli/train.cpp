@@ -166,7 +166,9 @@ const std::vector<Option>& eval_options() {
          "held-out examples of a built-in task (not with --data or --pron: every line is scored once)"},
         {"--seed", "S", std::to_string(train::kHeldOutSeed),
          "seed of a built-in task's held-out examples (not with --data or --pron)"},
-        {"--hyp", "FILE", "", "--src/--tgt: also write the translations there, one a line"},
+        {"--hyp", "FILE", "",
+         "also write the outputs there: --src/--tgt the translations, one a line; --pron each scored word and its "
+         "output, WORD<TAB>PHONEMES lines in the file's order"},
         {"--lang", "en|de|fr", "", "--src/--tgt: the target language of the Moses tokens (default: --tgt's extension)"},
         threads_option("evaluation threads", "the figures are the same for any count"),
         json_option(),
@@ -845,6 +847,7 @@ int eval_pron(const Flags& f, const std::vector<Option>& table, const std::vecto
   refuse_flags(f, {"tokenizer", "src-tokenizer", "tgt-tokenizer"},
                "does not apply to --pron: the model's own tokenizers read it");
   refuse_flags(f, {"min-len", "max-len"}, "applies to the reverse and copy tasks only");
+  refuse_flags(f, {"lang"}, "applies to --src/--tgt only (the Moses tokens of a translation's references)");
   const std::string path = *f.get("pron");
   const DecodeOptions opt = eval_decode_options(f);
   const auto* t = f.get("threads");
@@ -860,7 +863,17 @@ int eval_pron(const Flags& f, const std::vector<Option>& table, const std::vecto
   if (entries.empty())
     throw std::invalid_argument("'" + path + "'" + (df ? ": the dev split holds no word" : ": no word"));
   const auto items = train::pron_items(model.config(), entries, path);
-  const auto r = train::evaluate_refs(*loaded.ensemble, items, opt, threads);
+  std::vector<train::Ids> outputs;
+  const auto r = train::evaluate_refs(*loaded.ensemble, items, opt, threads, &outputs);
+  if (const auto* h = f.get("hyp")) {
+    // The word as the file gives it and what the model said, as a dictionary line (an output may be
+    // empty: a line with nothing after the tab, which no dictionary reader accepts as a reference).
+    const Vocab tv = Vocab::target(model.config());
+    std::string text;
+    for (std::size_t i = 0; i < entries.size(); ++i)
+      text += entries[i].word + "\t" + tv.decode(outputs[i].data(), outputs[i].size()) + "\n";
+    write_files({{*h, std::vector<std::uint8_t>(text.begin(), text.end())}});
+  }
   const std::string scope =
       df ? " of its dev split (--dev-fraction " + *df + ", --dev-seed " + std::to_string(dev_seed) + ")" : "";
   if (f.has("json")) {
@@ -1014,7 +1027,8 @@ int eval_cmd(const std::vector<std::string>& args) {
   if (models.size() > 1)
     throw UsageError("an ensemble (--model given " + std::to_string(models.size()) +
                      " times) is scored with --src/--tgt or --pron, not a task or a TSV file");
-  refuse_flags(f, {"length-penalty", "hyp", "lang"}, "applies to --src/--tgt only");
+  refuse_flags(f, {"length-penalty", "hyp"}, "applies to --src/--tgt and --pron");
+  refuse_flags(f, {"lang"}, "applies to --src/--tgt only");
   refuse_flags(f, {"dev-fraction", "dev-seed", "phones", "pron-dev", "hangul"}, "applies to --pron only");
   // A data file is scored line by line, once each: --n and --seed draw a built-in task's examples.
   const bool data = f.get("data") != nullptr;

@@ -85,17 +85,19 @@ RefReport evaluate_refs(const Ensemble& model, const std::vector<RefItem>& items
   return evaluate_refs(model, items, o, threads);
 }
 
-RefReport evaluate_refs(const Ensemble& model, const std::vector<RefItem>& items, const DecodeOptions& o, int threads) {
+RefReport evaluate_refs(const Ensemble& model, const std::vector<RefItem>& items, const DecodeOptions& o, int threads,
+                        std::vector<Ids>* outputs_out) {
   if (items.empty()) throw std::invalid_argument("evaluate_refs: no items to evaluate");
   std::vector<Ids> sources;
   sources.reserve(items.size());
   for (const auto& it : items) sources.push_back(it.src);
   // The report is the same for any thread count (integer counts of outputs that are).
-  const auto outputs = decode_all(model, sources, o, threads, "evaluate_refs");
+  auto outputs = decode_all(model, sources, o, threads, "evaluate_refs");
   RefReport r;
   r.beam = o.beam;
   for (std::size_t i = 0; i < items.size(); ++i)
     r.add(int(items[i].src.size()), score_against(outputs[i], items[i].refs));
+  if (outputs_out) *outputs_out = std::move(outputs);
   return r;
 }
 

@@ -57,9 +57,10 @@ struct RefReport {
 // same for any count, being integer counts. Throws std::invalid_argument for an empty item list, a
 // beam outside [1, kMaxBeam] or a thread count outside [1, kMaxThreads].
 RefReport evaluate_refs(const Ensemble& models, const std::vector<RefItem>& items, int beam = 1, int threads = 1);
-// The same with any decode options (a repetition guard, a length ratio, a coverage penalty...).
+// The same with any decode options (a repetition guard, a length ratio, a coverage penalty...); where
+// `outputs` is given, it receives each item's output as scored (the ids the user sees), in item order.
 RefReport evaluate_refs(const Ensemble& models, const std::vector<RefItem>& items, const DecodeOptions& options,
-                        int threads);
+                        int threads, std::vector<Ids>* outputs = nullptr);
 
 // Decodes every source at `beam` (max_length automatic: 2 x the source's length + 10) with `threads`
 // sharing them; the target ids the user sees (pad, BOS and EOS dropped) of each best hypothesis, the

@@ -68,6 +68,13 @@ test('--hangul jamo: the model reads each syllable as its jamo, natively and in 
   assert.equal(Number(/vocab (\d+) ->/.exec(text)[1]), jamo.size + 4);
   const t = JSON.parse(cliOk(['translate', '--model', out, '--json', '국물']).out);
   assert.deepEqual(t.srcTokens, [...'국물'.normalize('NFD')], 'ᄀ ᅮ ᆨ ᄆ ᅮ ᆯ');
+  // eval --hyp names each word as the file spells it (syllables, not the jamo the model read).
+  const hyp = path.join(TMP, 'jamo.hyp');
+  cliOk(['eval', '--model', out, '--pron', DEV_FILE, '--hyp', hyp]);
+  const lines = readFileSync(hyp, 'utf8').split('\n').filter(Boolean);
+  assert.deepEqual(lines.map((l) => l.split('\t')[0]), DEV_LINES.map((l) => l.split('\t')[0]));
+  const first = JSON.parse(cliOk(['translate', '--model', out, '--json', DEV_LINES[0].split('\t')[0]]).out);
+  assert.equal(lines[0].split('\t')[1], first.text);
   const m = await loadModel(out);
   try {
     assert.equal(m.config.srcHangul, 'jamo');

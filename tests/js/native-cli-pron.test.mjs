@@ -299,6 +299,25 @@ test('eval --pron: WER, PER and by word length as built, with several references
   // --dev-fraction scores only the held-out words of that split.
   const dev = JSON.parse(ok(['eval', '--model', model, '--pron', DICT, '--dev-fraction', FRACTION, '--json']).out);
   assert.equal(dev.words, Math.round(0.1 * WORDS.size));
+
+  // --hyp writes each scored word and its output as a dictionary line, in the file's order: what
+  // translate says at that beam, and a file that scores as all right against itself.
+  const hyp = path.join(TMP, 'built.hyp');
+  assert.deepEqual(JSON.parse(ok(['eval', '--model', model, '--pron', refFile, '--beam', '5', '--json', '--hyp', hyp]).out),
+    JSON.parse(ok(['eval', '--model', model, '--pron', refFile, '--beam', '5', '--json']).out), '--hyp changes no figure');
+  assert.equal(readFileSync(hyp, 'utf8'), words.map((w) => `${w}\t${output(w, 5)}\n`).join(''));
+  assert.equal(JSON.parse(ok(['eval', '--model', model, '--pron', hyp, '--beam', '5', '--json']).out).word_errors, 0);
+  // With --dev-fraction, the held-out words only, each once (a word of two pronunciations too), in order.
+  const devHyp = path.join(TMP, 'dev.hyp');
+  ok(['eval', '--model', model, '--pron', DICT, '--dev-fraction', FRACTION, '--hyp', devHyp, '--threads', '2']);
+  const held = readFileSync(devHyp, 'utf8').split('\n').filter(Boolean).map((l) => l.split('\t')[0]);
+  assert.equal(held.length, dev.words);
+  assert.equal(new Set(held).size, held.length);
+  assert.deepEqual(held, [...WORDS].filter((w) => held.includes(w)), 'the dictionary\'s order');
+  // An unwritable --hyp is named, and the figures are not printed as if all went well.
+  refused(['eval', '--model', model, '--pron', refFile, '--hyp', path.join(TMP, 'no-such-dir', 'x.hyp')], 'no-such-dir');
+  cliUsage(['eval', '--model', model, '--pron', refFile, '--lang', 'de'], '--lang applies to --src/--tgt only');
+  cliUsage(['eval', '--model', model, '--task', 'copy', '--hyp', hyp], '--hyp applies to --src/--tgt and --pron');
 });
 
 test('bad dictionaries, bad words and bad flags are refused by name; odd input to a G2P model is answered', () => {
