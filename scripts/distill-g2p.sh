@@ -54,8 +54,10 @@ if set(teacher) != set(own) or not dev <= set(own):
 empty = replaced = 0
 for w, ps in own.items():
     t = teacher[w].strip()
-    if w in dev or not t:
-        empty += w not in dev and not t
+    if w in dev:
+        out = ps
+    elif not t:
+        empty += 1
         out = ps
     else:
         replaced += t not in ps
