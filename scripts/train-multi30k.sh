@@ -16,7 +16,7 @@
 #   and a smaller EPOCHS given to a run under way ends it at its last whole epoch and goes on to step 3;
 #   STOP_AFTER_TRAINING=1 ends after step 2 (a run continued later, or in another session).
 #   env: SEED (default 1) the run's seed (initial weights, batch order, dropout): an ensemble's
-#   members are runs of this recipe that differ only in it (docs/translation.md, "Ensembles");
+#   members are runs of this recipe that differ only in it (docs/translation.md, "Ensembles that ship");
 #   TRAIN_TGT (default data/multi30k/raw/train.LANG) the training targets: another file of the same
 #   lines in the target language (a distilled student learns its teachers' translations:
 #   scripts/distill-multi30k.sh);
