@@ -9,5 +9,6 @@ int info(const std::vector<std::string>& args);
 int train_cmd(const std::vector<std::string>& args);
 int eval_cmd(const std::vector<std::string>& args);
 int quantize_cmd(const std::vector<std::string>& args);
+int average_cmd(const std::vector<std::string>& args);
 int tokenize_cmd(const std::vector<std::string>& args);
 }  // namespace attnseq::cli

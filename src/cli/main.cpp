@@ -1,7 +1,8 @@
 // attnseq command line: `attnseq translate --model FILE [--beam K] [--max-length N] [--json]
 // [--ids 5,17,42 | TEXT]` prints the output and its alignment as a text heatmap (or JSON).
 // `attnseq train` / `attnseq eval` train on a task, a TSV or a pronunciation dictionary and evaluate
-// (src/cli/train.cpp); `attnseq quantize` writes an int8 checkpoint (src/cli/quantize.cpp).
+// (src/cli/train.cpp); `attnseq quantize` writes an int8 checkpoint (src/cli/quantize.cpp), `attnseq
+// average` the mean of checkpoints (src/cli/average.cpp).
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
@@ -31,7 +32,8 @@ void usage(FILE* f) {
       "FILE.safetensors\n"
       "       attnseq train --pron FILE [--dev-fraction X] [--dev-seed S] [--epochs N] [--patience N] [--lr-decay X]\n"
       "                     [--bucket N] [--eval-beam K] [--dropout X] [--label-smoothing X] [--save-every N]\n"
-      "                     [--stop-after N] [--teacher FILE [--distill-weight X]] [architecture and optimiser "
+      "                     [--stop-after N] [--keep-epochs] [--teacher FILE [--distill-weight X]] [architecture and "
+      "optimiser "
       "options\n"
       "                     as above] [--resume OUT.last] --out FILE\n"
       "       attnseq eval --model FILE (--task T | --data FILE.tsv) [--n N] [--seed S] [--beam K] [--json]\n"
@@ -43,6 +45,7 @@ void usage(FILE* f) {
       "                    [--json]\n"
       "       attnseq eval --model FILE --src FILE --tgt FILE [--beam K] [--length-penalty X] [--hyp FILE] [--json]\n"
       "       attnseq quantize --in FILE --out FILE\n"
+      "       attnseq average --in FILE --in FILE [--in FILE...] --out FILE\n"
       "       attnseq tokenize (--model FILE [--side source|target] | --spm FILE.model) [--pieces] [TEXT]\n"
       "       attnseq --version\n"
       "\n"
@@ -88,6 +91,8 @@ int main(int argc, char** argv) {
       rc = attnseq::cli::eval_cmd(args);
     else if (cmd == "quantize")
       rc = attnseq::cli::quantize_cmd(args);
+    else if (cmd == "average")
+      rc = attnseq::cli::average_cmd(args);
     else if (cmd == "tokenize")
       rc = attnseq::cli::tokenize_cmd(args);
     else {

@@ -96,6 +96,8 @@ const std::vector<Option>& train_options() {
         {"--eval-beam", "K", "1", "epoch runs: beam of the dev evaluation at each epoch's end"},
         {"--save-every", "N", "0", "epoch runs: also save OUT.last every N steps (0: at epoch ends only)"},
         {"--stop-after", "N", "", "epoch runs: leave after N steps of this invocation, saved for --resume"},
+        {"--keep-epochs", "", "",
+         "epoch runs: also keep each epoch's final weights, OUT.epochN.safetensors (for attnseq average)"},
         {"--batch", "N", train::default_text(train::setting("--batch")), "examples per step"},
         {"--lr", "X", train::default_text(train::setting("--lr")), "peak learning rate"},
         {"--warmup", "N", train::default_text(train::setting("--warmup")), "learning-rate warm-up steps"},
@@ -343,6 +345,7 @@ struct EpochSetup {
   train::TrainOptions o;
   train::EpochOptions e;
   int save_every = 0, stop_after = 0;
+  bool keep_epochs = false;           // --keep-epochs: OUT.epochN.safetensors at each epoch's end
   std::vector<std::string> teachers;  // --teacher paths, in order
   train::RunRecord teacher_record;    // each teacher's content hash and the weight
   std::string init_path;              // --init: the model whose weights the run starts from
@@ -384,6 +387,7 @@ EpochSetup epoch_setup(const Flags& f, const std::vector<Option>& table) {
   s.save_every = int(parse_int_in("--save-every", str("save-every"), 0, 100000000));
   const auto* sa = f.get("stop-after");
   s.stop_after = sa ? int(parse_int_in("--stop-after", *sa, 1, 100000000)) : 0;
+  s.keep_epochs = f.has("keep-epochs");
   // Token-level distillation: the teachers, loaded now (a file that does not load fails before any
   // training), checked against the student's vocabularies in run_epochs.
   s.teachers = f.all("teacher");
@@ -657,9 +661,22 @@ int run_epochs(const Flags& f, EpochSetup& s, std::vector<train::Pair> pairs,
   // The latest weights and the state (with the best model when `best`), all or none. The state file,
   // renamed last, is self-contained (it holds the weights too): a process killed between two renames
   // resumes from the older state.
-  auto save_last = [&](bool best) {
+  // OUT.epochN.safetensors: epoch N's final weights (--keep-epochs), written with that epoch's state.
+  auto epoch_path = [&](int epoch) {
+    const std::string ext = ".safetensors";
+    const bool has_ext = out->size() > ext.size() && out->compare(out->size() - ext.size(), ext.size(), ext) == 0;
+    return (has_ext ? out->substr(0, out->size() - ext.size()) : *out) + ".epoch" + std::to_string(epoch) + ext;
+  };
+  auto save_last = [&](bool best, int ended_epoch = 0) {
     std::vector<FileBytes> files;
     if (best) files.push_back({*out, best_bytes()});
+    if (ended_epoch > 0) {
+      ModelConfig ec = c;
+      ec.extra.push_back({"epoch", std::to_string(ended_epoch)});
+      Model snapshot(ec);
+      snapshot.params().data = model.params().data;
+      files.push_back({epoch_path(ended_epoch), save_checkpoint(snapshot)});
+    }
     files.push_back({last, save_checkpoint(model)});
     files.push_back({state_path, et.save_state()});
     write_files(files);
@@ -724,7 +741,7 @@ int run_epochs(const Flags& f, EpochSetup& s, std::vector<train::Pair> pairs,
     if (oc.ended) {
       const auto& r = oc.epoch;
       dev_text = et.dev().short_summary(r.dev);
-      save_last(r.improved);
+      save_last(r.improved, s.keep_epochs ? r.epoch : 0);
       saved = true;
       saved_step = et.steps_done();
       if (!quiet) {
@@ -920,11 +937,10 @@ int train_cmd(const std::vector<std::string>& args) {
   if (sources > 1) throw UsageError("give exactly one of --task NAME, --data FILE.tsv, --pron FILE or --src/--tgt");
   if (f.get("pron")) return train_pron(f, table);
   if (f.get("src") || f.get("tgt")) return train_parallel(f, table);
-  refuse_flags(
-      f,
-      {"epochs", "patience", "lr-decay", "bucket", "eval-beam", "save-every", "stop-after", "dev-fraction", "dev-seed",
-       "dev-src", "dev-tgt", "src-spm", "tgt-spm", "phones", "pron-dev", "hangul", "teacher", "distill-weight", "init"},
-      "applies to training in epochs (--pron, --src/--tgt) only");
+  refuse_flags(f, {"epochs",       "patience", "lr-decay", "bucket",         "eval-beam", "save-every", "stop-after",
+                   "dev-fraction", "dev-seed", "dev-src",  "dev-tgt",        "src-spm",   "tgt-spm",    "phones",
+                   "pron-dev",     "hangul",   "teacher",  "distill-weight", "init",      "keep-epochs"},
+               "applies to training in epochs (--pron, --src/--tgt) only");
   const TaskChoice choice = task_from(f, table);
   const auto& task = choice.task;
   const auto* out = f.get("out");

@@ -61,6 +61,11 @@ struct DecodeResult {
 
 constexpr int kMaxMembers = 16;  // most models in one ensemble
 
+// What differs between two models' vocabularies, tokenizers, special ids and source folding, said of
+// b against a ("" when nothing does): everything that must be equal for their scores to be about the
+// same tokens of the same text (ensemble members; checkpoints averaged by `attnseq average`).
+std::string vocabulary_difference(const ModelConfig& a, const ModelConfig& b);
+
 // Models that decode together (Ensemble decoding): at every step each member runs its own decoder
 // on the same prefix, and the tokens are ranked by the members' mean log-probability,
 //   score(y) = (1/N) sum_m log p_m(y | prefix, source),

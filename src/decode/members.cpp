@@ -9,10 +9,6 @@
 
 namespace attnseq {
 
-namespace {
-
-// What differs between two members' vocabularies, tokenizers and source folding ("" when nothing
-// does): everything that must be equal for their scores to be about the same tokens of the same text.
 std::string vocabulary_difference(const ModelConfig& a, const ModelConfig& b) {
   auto n = [](int x) { return std::to_string(x); };
   if (a.src_vocab != b.src_vocab) return "source vocabulary has " + n(b.src_vocab) + " tokens, not " + n(a.src_vocab);
@@ -45,8 +41,6 @@ std::string vocabulary_difference(const ModelConfig& a, const ModelConfig& b) {
   }
   return "";
 }
-
-}  // namespace
 
 Ensemble::Ensemble(const std::vector<const Model*>& members, std::vector<std::string> names)
     : size_(int(members.size())), names_(std::move(names)) {
