@@ -324,6 +324,10 @@ TEST_CASE("shipped g2p-en model: its models/README.md table (CMUdict test and de
   CHECK(checked == (kFullTables ? 4 : 1));
 }
 
+namespace {
+std::vector<std::string> index_files(const std::string& id);
+}
+
 TEST_CASE("shipped translation models: their models/README.md table (Multi30K val and test sets)") {
   const auto t = table(read_text(kModels + "/README.md"),
                        "| model | set | sentences | decoding | BLEU (Multi30K) | BLEU (13a) | chrF2 |");
@@ -344,7 +348,14 @@ TEST_CASE("shipped translation models: their models/README.md table (Multi30K va
       REQUIRE(std::sscanf(row[3].c_str(), "greedy, length penalty %lf", &lp) == 1);
     else
       REQUIRE(std::sscanf(row[3].c_str(), "beam %d, length penalty %lf", &beam, &lp) == 2);
-    const Model m = load(name);
+    // The entry's model, or its ensemble's members decoding together.
+    std::vector<Model> members;
+    for (const auto& file : index_files(name)) members.push_back(load_checkpoint_file(kModels + "/" + file));
+    REQUIRE(!members.empty());
+    std::vector<const Model*> ptrs;
+    for (const auto& x : members) ptrs.push_back(&x);
+    const Ensemble ens(ptrs);
+    const Model& m = members[0];
     const std::string dir = std::string(ATTNSEQ_DATA_DIR) + "/multi30k/raw/" + row[1];
     auto data = train::read_parallel(dir + ".en", dir + "." + lang);
     REQUIRE(int(data.src.size()) >= n);
@@ -353,7 +364,7 @@ TEST_CASE("shipped translation models: their models/README.md table (Multi30K va
     const auto refs = train::parallel_refs(m.config(), data, dir + ".en");
     std::vector<train::Ids> sources;
     for (const auto& r : refs) sources.push_back(r.src);
-    const auto out = train::decode_all(m, sources, beam, kEvalThreads, float(lp), "translation table");
+    const auto out = train::decode_all(ens, sources, beam, kEvalThreads, float(lp), "translation table");
     const Vocab tv = Vocab::target(m.config());
     std::vector<std::string> hyps;
     for (const auto& o : out) hyps.push_back(tv.decode(o.data(), o.size()));
@@ -384,7 +395,7 @@ struct Shipped {
   }
 };
 
-// index.json's entry `id`: its files.
+// index.json's entry `id`: its files (an ensemble's `files`, or its one `file`).
 std::vector<std::string> index_files(const std::string& id) {
   const auto b = read_file_bytes(kModels + "/index.json");
   const json::Value j = json::parse(std::string(b.begin(), b.end()));
@@ -393,6 +404,8 @@ std::vector<std::string> index_files(const std::string& id) {
     std::vector<std::string> out;
     if (const json::Value* files = m.find("files"))
       for (const auto& f : files->array) out.push_back(f.string);
+    else if (const json::Value* file = m.find("file"))
+      out.push_back(file->string);
     return out;
   }
   FAIL("no entry \"" << id << "\" in models/index.json");
