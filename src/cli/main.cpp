@@ -46,7 +46,8 @@ void usage(FILE* f) {
       "       attnseq eval --model FILE --src FILE --tgt FILE [--beam K] [--length-penalty X] [--hyp FILE] [--json]\n"
       "       attnseq quantize --in FILE --out FILE\n"
       "       attnseq average --in FILE --in FILE [--in FILE...] --out FILE\n"
-      "       attnseq tokenize (--model FILE [--side source|target] | --spm FILE.model) [--pieces] [TEXT]\n"
+      "       attnseq tokenize (--model FILE [--side source|target] | --spm FILE.model) [--pieces] [--sample-alpha A\n"
+      "                        [--seed S]] [TEXT]\n"
       "       attnseq --version\n"
       "\n"
       "attnseq COMMAND --help lists the command's options and their defaults.\n",

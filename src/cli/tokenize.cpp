@@ -1,7 +1,8 @@
 // `attnseq tokenize (--model FILE [--side source|target] | --spm FILE.model) [--pieces] [TEXT]`: each
 // line of TEXT (or of standard input) as the ids of a model's tokenizer, space-separated, one line out
-// per line in (--pieces: the pieces' strings instead). With --spm, a SentencePiece .model file read by
-// the engine's own reader: what tests/js/spm-library.test.mjs holds against the library's encoder.
+// per line in (--pieces: the pieces' strings instead; --sample-alpha: a sampled segmentation). With --spm, a
+// SentencePiece .model file read by the engine's own reader: what tests/js/spm-library.test.mjs holds against the
+// library's encoder.
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -26,11 +27,17 @@ int tokenize_cmd(const std::vector<std::string>& a) {
       {"--side", "source|target", "source", "--model: which side's tokenizer"},
       {"--spm", "FILE.model", "", "a SentencePiece model file (spm_train's output; or --model)"},
       {"--pieces", "", "", "print the pieces' strings (escaped) instead of their ids"},
+      {"--sample-alpha", "A", "",
+       "a SentencePiece unigram side: one segmentation per line drawn with probability ~ exp(A * score) "
+       "(subword regularisation) instead of the best one"},
+      {"--seed", "S", "1", "--sample-alpha: the draws' seed (one stream over every line, in order)"},
       help_option(),
   };
   std::vector<std::string> words;  // TEXT, as one or more arguments
   const auto parsed = parse_or_help(
-      "tokenize", "(--model FILE [--side source|target] | --spm FILE.model) [--pieces] [TEXT]", a, table, {}, &words);
+      "tokenize",
+      "(--model FILE [--side source|target] | --spm FILE.model) [--pieces] [--sample-alpha A [--seed S]] [TEXT]", a,
+      table, {}, &words);
   if (!parsed) return 0;
   const Flags& f = *parsed;
   const bool given_model = f.get("model"), given_spm = f.get("spm"), given_side = f.get("side"),
@@ -42,6 +49,13 @@ int tokenize_cmd(const std::vector<std::string>& a) {
   if (given_model == given_spm) throw UsageError("give one of --model FILE or --spm FILE.model");
   if (given_side && !given_model) throw UsageError("--side goes with --model");
   if (side != "source" && side != "target") throw UsageError("--side is source or target, not '" + side + "'");
+  const bool sample = f.get("sample-alpha");
+  if (f.get("seed") && !sample) throw UsageError("--seed goes with --sample-alpha");
+  const double alpha = sample ? parse_number("--sample-alpha", *f.get("sample-alpha")) : 0;
+  if (sample && !(alpha >= 0 && alpha <= 1e6))
+    throw UsageError("--sample-alpha expects a number in [0, 1e6], got '" + *f.get("sample-alpha") + "'");
+  Rng rng(std::uint64_t(
+      parse_int_in("--seed", f.get("seed") ? *f.get("seed") : default_of(table, "--seed"), 0, INT64_MAX)));
   std::unique_ptr<Vocab> v;
   if (given_spm) {
     const std::string bytes = train::read_text_file(spm);
@@ -57,7 +71,10 @@ int tokenize_cmd(const std::vector<std::string>& a) {
   }
   const auto line_out = [&](const std::string& line) {
     std::string out;
-    if (pieces) {
+    if (sample) {
+      for (auto id : v->encode_sample(line, alpha, rng))
+        out += (out.empty() ? "" : " ") + (pieces ? printable(v->token(id), true) : std::to_string(id));
+    } else if (pieces) {
       for (const auto& p : v->pieces(line)) out += (out.empty() ? "" : " ") + printable(p, true);
     } else {
       for (auto id : v->encode(line)) out += (out.empty() ? "" : " ") + std::to_string(id);

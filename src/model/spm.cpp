@@ -156,9 +156,20 @@ std::string SpmTokenizer::normalize(std::string_view in) const {
 
 std::vector<int> SpmTokenizer::encode(std::string_view text) const {
   const std::string norm = normalize(text);
-  const auto segs = m_.trainer.model_type == SpmModelType::Bpe ? encode_bpe(norm) : encode_unigram(norm);
-  // sentencepiece_processor.cc PopulateSentencePieceText: an unknown piece becomes its bytes' pieces
-  // with byte_fallback; without, a run of unknown pieces is one.
+  return ids_of(m_.trainer.model_type == SpmModelType::Bpe ? encode_bpe(norm) : encode_unigram(norm));
+}
+
+std::vector<int> SpmTokenizer::encode_sample(std::string_view text, double alpha, Rng& rng) const {
+  if (m_.trainer.model_type == SpmModelType::Bpe)
+    throw std::invalid_argument("sampling segmentations needs a unigram model; this one is BPE");
+  if (!(alpha >= 0 && alpha <= 1e6))
+    throw std::invalid_argument("the sampling alpha must be a number in [0, 1e6], not " + std::to_string(alpha));
+  return ids_of(sample_unigram(normalize(text), alpha, rng));
+}
+
+// sentencepiece_processor.cc PopulateSentencePieceText: an unknown piece becomes its bytes' pieces
+// with byte_fallback; without, a run of unknown pieces is one.
+std::vector<int> SpmTokenizer::ids_of(const std::vector<Segment>& segs) const {
   std::vector<int> ids;
   bool prev_unk = false;
   for (const auto& [w, id] : segs) {

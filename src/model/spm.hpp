@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/rng.hpp"
 #include "model/spm_charsmap.hpp"
 #include "model/spm_proto.hpp"
 
@@ -34,6 +35,13 @@ class SpmTokenizer {
   const std::string& bytes() const { return bytes_; }
 
   std::vector<int> encode(std::string_view text) const;
+  // Subword regularisation (Kudo 2018; spm's SampleEncode with nbest_size -1): one segmentation of a
+  // unigram model's lattice drawn with probability proportional to exp(alpha * the sum of its pieces'
+  // scores), by forward filtering and backward sampling, then the ids as encode() makes them from a
+  // segmentation (byte fallback, runs of <unk>). A large alpha tends to encode()'s; 0 draws every
+  // segmentation alike. Every segmentation decodes to the same text. Throws std::invalid_argument for
+  // a BPE model or an alpha that is not a finite number >= 0.
+  std::vector<int> encode_sample(std::string_view text, double alpha, Rng& rng) const;
   // Ids outside [0, size()) raise BadInput naming the id and its position.
   std::string decode(const std::vector<int>& ids) const;
 
@@ -51,6 +59,8 @@ class SpmTokenizer {
   using Segment = std::pair<std::string_view, int>;  // a piece of the normalised text and its id
   std::vector<Segment> encode_unigram(std::string_view s) const;
   std::vector<Segment> encode_bpe(std::string_view s) const;
+  std::vector<Segment> sample_unigram(std::string_view s, double alpha, Rng& rng) const;
+  std::vector<int> ids_of(const std::vector<Segment>& segs) const;  // encode()'s ids of a segmentation
   // Length of the longest user-defined piece at the start of s, or 0.
   std::size_t user_defined_at(std::string_view s) const;
   SpmPieceType type(int id) const { return m_.pieces[std::size_t(id)].type; }

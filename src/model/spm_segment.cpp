@@ -1,6 +1,9 @@
 // The two segmentations of normalised text (unigram Viterbi, BPE merges) and decoding, each keeping
 // the exact rules of SentencePiece 0.1.97 where a tie or a float could otherwise give other ids.
+#include <algorithm>
+#include <cmath>
 #include <functional>
+#include <limits>
 #include <queue>
 #include <unordered_map>
 
@@ -51,6 +54,63 @@ std::vector<SpmTokenizer::Segment> SpmTokenizer::encode_unigram(std::string_view
     const auto start = std::size_t(b.start);
     out.emplace_back(s.substr(start, end - start), b.id);
     end = start;
+  }
+  return {out.rbegin(), out.rend()};
+}
+
+// unigram_model.cc SampleEncode (nbest_size -1, FFBS): the lattice encode_unigram searches (the same
+// pieces, scores and unknown nodes), each path weighted exp(alpha * its score). Forward: the log of
+// the weights of every path from the start to each character boundary. Backward: from the end, an
+// edge into the current node drawn with probability exp(alpha * score + fwd[start] - fwd[node]).
+std::vector<SpmTokenizer::Segment> SpmTokenizer::sample_unigram(std::string_view s, double alpha, Rng& rng) const {
+  struct Edge {
+    std::size_t start;
+    int id;
+    double score;
+  };
+  const std::size_t size = s.size();
+  std::vector<std::vector<Edge>> into(size + 1);
+  const double unk_score = double(min_score_ - 10.0f);
+  for (std::size_t start = 0; start < size;) {
+    const std::size_t mblen = spm_utf8::one_char_len(s.substr(start));
+    bool single = false;
+    for_each_prefix(s.substr(start), [&](std::size_t len, int id) {
+      if (type(id) == SpmPieceType::Unused) return;
+      const double score = type(id) == SpmPieceType::UserDefined ? double(float(len) * max_score_) - 0.1
+                                                                 : double(m_.pieces[std::size_t(id)].score);
+      into[start + len].push_back({start, id, score});
+      if (len == mblen) single = true;
+    });
+    if (!single) into[start + mblen].push_back({start, unk_, unk_score});
+    start += mblen;
+  }
+  const double none = -std::numeric_limits<double>::infinity();
+  std::vector<double> fwd(size + 1, none);
+  fwd[0] = 0;
+  const auto log_add = [](double a, double b) {
+    if (a == -std::numeric_limits<double>::infinity()) return b;
+    const double hi = std::max(a, b), lo = std::min(a, b);
+    return hi + std::log1p(std::exp(lo - hi));
+  };
+  for (std::size_t end = 1; end <= size; ++end)
+    for (const Edge& e : into[end])
+      if (fwd[e.start] != none) fwd[end] = log_add(fwd[end], fwd[e.start] + alpha * e.score);
+  std::vector<Segment> out;
+  for (std::size_t node = size; node > 0;) {
+    const auto& edges = into[node];
+    // A uniform draw in [0, 1) from 53 random bits, then the edge whose cumulative weight passes it
+    // (the last reachable edge if rounding leaves the sum short of the draw).
+    const double u = double(rng.next() >> 11) * 0x1.0p-53;
+    double acc = 0;
+    const Edge* pick = nullptr;
+    for (const Edge& e : edges) {
+      if (fwd[e.start] == none) continue;
+      pick = &e;
+      acc += std::exp(fwd[e.start] + alpha * e.score - fwd[node]);
+      if (u < acc) break;
+    }
+    out.emplace_back(s.substr(pick->start, node - pick->start), pick->id);
+    node = pick->start;
   }
   return {out.rbegin(), out.rend()};
 }

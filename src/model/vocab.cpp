@@ -167,6 +167,15 @@ std::vector<std::int32_t> Vocab::encode_spm(std::string_view text) const {
   return {ids.begin(), ids.end()};
 }
 
+std::vector<std::int32_t> Vocab::encode_sample(std::string_view text, double alpha, Rng& rng) const {
+  if (!spm_) throw std::invalid_argument("sampling segmentations needs a SentencePiece tokenizer");
+  check_size(text);
+  if (const std::size_t at = invalid_utf8_at(text); at != std::string_view::npos) bad_utf8(at);
+  const auto ids =
+      spm_->encode_sample(fold_ == CaseFold::Keep ? std::string(text) : fold_case(text, fold_), alpha, rng);
+  return {ids.begin(), ids.end()};
+}
+
 std::int32_t Vocab::lookup(const std::string& piece) const {
   if (spm_) return spm_->piece_to_id(piece);
   auto it = fold_ == CaseFold::Keep ? index_.find(piece) : index_.find(fold_case(piece, fold_));

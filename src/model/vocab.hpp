@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/rng.hpp"
 #include "model/config.hpp"
 
 namespace attnseq {
@@ -53,6 +54,9 @@ class Vocab {
   std::vector<std::string> pieces(std::string_view text) const;
   // Ids of the text's pieces (unknown pieces become unk). Throws for ids-only vocabularies.
   std::vector<std::int32_t> encode(std::string_view text) const;
+  // A SentencePiece side's ids of one sampled segmentation (SpmTokenizer::encode_sample: subword
+  // regularisation); the checks encode() makes. Throws std::invalid_argument for other tokenizers.
+  std::vector<std::int32_t> encode_sample(std::string_view text, double alpha, Rng& rng) const;
   // The string of one id ("#17" for ids-only vocabularies).
   std::string token(std::int32_t id) const;
   // Text of a target sequence: pad, bos and eos are dropped; char joins, word joins with spaces, spm

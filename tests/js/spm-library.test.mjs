@@ -110,3 +110,55 @@ test('attnseq tokenize: a checkpoint side or a .model file; usage errors exit 2 
   assert.equal(bad.status, 1);
   assert.match(bad.stderr, /val\.de/);
 });
+
+// Subword regularisation: `attnseq tokenize --sample-alpha A` draws segmentations as the library's
+// SampleEncode (enable_sampling, nbest_size -1) does. The draws of two random generators never match one
+// for one, so the test compares distributions: over 20,000 draws of a word, the total variation distance
+// between the engine's frequencies and the library's must be about the distance between two of the
+// library's own runs (sampling noise alone), for German and English, at two alphas.
+test('attnseq tokenize --sample-alpha: the library\'s distribution of segmentations', () => {
+  requireNativeCli();
+  const N = 20000;
+  const freq = (rows) => {
+    const m = new Map();
+    for (const r of rows) m.set(r, (m.get(r) ?? 0) + 1 / N);
+    return m;
+  };
+  const tv = (a, b) => 0.5 * [...new Set([...a.keys(), ...b.keys()])].reduce((s, k) => s + Math.abs((a.get(k) ?? 0) - (b.get(k) ?? 0)), 0);
+  for (const [lang, word] of [['en', 'climbing'], ['de', 'Straßenmusiker']]) {
+    const model = path.join(DATA, 'spm', `m30k_${lang}.model`);
+    for (const alpha of ['0.1', '0.5']) {
+      const py = [
+        'import sys, sentencepiece as spm',
+        'spm.set_random_generator_seed(int(sys.argv[4]))',
+        'sp = spm.SentencePieceProcessor(model_file=sys.argv[1])',
+        'for _ in range(int(sys.argv[3])): print(" ".join(map(str, sp.encode(sys.argv[2], enable_sampling=True, alpha=float(sys.argv[5]), nbest_size=-1))))',
+      ].join('\n');
+      const lib = (seed) => {
+        const r = spawnSync('/usr/bin/python3', ['-c', py, model, word, String(N), String(seed), alpha], { encoding: 'utf8', maxBuffer: 1 << 28 });
+        assert.equal(r.status, 0, `python3-sentencepiece: ${r.stderr}`);
+        return freq(r.stdout.trim().split('\n'));
+      };
+      const r = spawnSync(NATIVE_CLI, ['tokenize', '--spm', model, '--sample-alpha', alpha, '--seed', '5'], { input: `${word}\n`.repeat(N), encoding: 'utf8', maxBuffer: 1 << 28 });
+      assert.equal(r.status, 0, r.stderr);
+      const ours = freq(r.stdout.trim().split('\n'));
+      const [a, b] = [lib(1), lib(2)];
+      const noise = tv(a, b), dist = tv(ours, a);
+      assert.ok(ours.size > 3, `${word}: ${ours.size} segmentations drawn`);
+      assert.ok(dist < 1.5 * noise + 0.01, `${lang} '${word}' at alpha ${alpha}: distance to the library ${dist.toFixed(4)}, the library to itself ${noise.toFixed(4)}`);
+    }
+  }
+  // A large alpha gives the one best segmentation; the flags' errors name them.
+  const spm = path.join(DATA, 'spm', 'm30k_de.model');
+  const best = spawnSync(NATIVE_CLI, ['tokenize', '--spm', spm, '--pieces', '--sample-alpha', '1e4', 'Ein Mann fährt Fahrrad.'], { encoding: 'utf8' });
+  assert.equal(best.stdout, '▁Ein ▁Mann ▁fährt ▁Fahrrad .\n');
+  for (const [args, message] of [
+    [['--seed', '3'], '--seed goes with --sample-alpha'],
+    [['--sample-alpha', '-1'], '--sample-alpha expects a number in [0, 1e6]'],
+    [['--sample-alpha', 'x'], '--sample-alpha'],
+  ]) {
+    const e = spawnSync(NATIVE_CLI, ['tokenize', '--spm', spm, ...args, 'x'], { encoding: 'utf8' });
+    assert.equal(e.status, 2, `${args.join(' ')}: ${e.stderr}`);
+    assert.ok(e.stderr.includes(message), e.stderr);
+  }
+});
