@@ -22,6 +22,8 @@
 #   scripts/distill-multi30k.sh);
 #   HIDDEN, EMBEDDING (default 512 and 512, the shipped models'; a smaller member of an ensemble takes
 #   less: docs/translation.md);
+#   SAMPLE_ALPHA (none by default): subword regularisation, each epoch on segmentations drawn with
+#   probability ~ exp(SAMPLE_ALPHA * score) (train --sample-alpha, docs/translation.md);
 #   KEEP_EPOCHS=1 keeps each epoch's final weights, OUT.epochN.safetensors, for checkpoint averaging
 #   (`attnseq average`, docs/training.md);
 #   THREADS (default: every core), SAVE_EVERY (steps between mid-epoch saves, default 200),
@@ -65,6 +67,7 @@ TRAIN=(train --src "$D/raw/train.en" --tgt "${TRAIN_TGT:-$D/raw/train.$LANG_T}" 
   --description "English to $([ "$LANG_T" = de ] && echo German || echo French) (Multi30K image descriptions; non-commercial research and education only: data/multi30k/README.md)"
   --save-every "$SAVE_EVERY" --threads "$THREADS" --out "$OUT")
 if [ "${KEEP_EPOCHS:-0}" = 1 ]; then TRAIN+=(--keep-epochs); fi
+if [ -n "${SAMPLE_ALPHA:-}" ]; then TRAIN+=(--sample-alpha "$SAMPLE_ALPHA"); fi
 
 echo "[multi30k] $CLI ${TRAIN[*]}" >&2
 # shellcheck source=scripts/lib/resume.sh

@@ -112,6 +112,9 @@ const std::vector<Option>& train_options() {
         {"--init", "FILE", "",
          "epoch runs: start from FILE's weights instead of random ones (fine-tuning: the same architecture and "
          "vocabularies, f32 or f16; the optimiser and the learning-rate schedule start afresh)"},
+        {"--sample-alpha", "A", "",
+         "--src/--tgt: subword regularisation, each epoch on segmentations drawn with probability ~ exp(A * score) "
+         "from both sides' unigram SentencePiece models (dev and evaluation keep the best one)"},
         {"--seed", "S", train::default_text(train::setting("--seed")), "initialisation and sampling seed"},
         threads_option("training threads"),
         {"--resume", "FILE", "", "continue the run saved in FILE and FILE.trainer (epoch runs: OUT.last)"},
@@ -351,6 +354,9 @@ struct EpochSetup {
   std::string init_path;              // --init: the model whose weights the run starts from
   std::shared_ptr<const Model> init;
   train::RunRecord init_record;  // its content hash
+  // --sample-alpha: each epoch's pairs (EpochTrainer::set_resampler), and the run record's entry.
+  std::function<std::vector<train::Pair>(int)> resample;
+  train::RunRecord resample_record;
 };
 
 // A checkpoint named by a flag (--teacher, --init), loaded; its failure names the flag and the file.
@@ -425,6 +431,7 @@ int train_pron(const Flags& f, const std::vector<Option>& table) {
   refuse_flags(f, {"tokenizer", "src-tokenizer", "tgt-tokenizer"},
                "does not apply to --pron: letters in (char, folded to upper case), phonemes out (word)");
   refuse_flags(f, {"min-len", "max-len"}, "applies to the reverse and copy tasks only");
+  refuse_flags(f, {"sample-alpha"}, "applies to --src/--tgt, whose sides are SentencePiece models, only");
   auto str = [&](const char* k) { return value_or_default(f, table, k); };
   const std::string path = *f.get("pron");
   EpochSetup setup = epoch_setup(f, table);
@@ -588,6 +595,19 @@ int train_parallel(const Flags& f, const std::vector<Option>& table) {
   const train::RunRecord data_record = {{"--src", data.src_hash},    {"--tgt", data.tgt_hash},
                                         {"--dev-src", dev.src_hash}, {"--dev-tgt", dev.tgt_hash},
                                         {"--src-spm", src_spm_hash}, {"--tgt-spm", tgt_spm_hash}};
+  if (const auto* a = f.get("sample-alpha")) {
+    const double alpha = parse_number("--sample-alpha", *a);
+    if (!(alpha >= 0 && alpha <= 1e6))
+      throw UsageError("--sample-alpha expects a number in [0, 1e6], got '" + *a + "'");
+    for (const char* flag : {"src-spm", "tgt-spm"})
+      if ((flag[0] == 's' ? src_spm : tgt_spm)->model().trainer.model_type != SpmModelType::Unigram)
+        throw std::invalid_argument("--sample-alpha: --" + std::string(flag) + " '" + *f.get(flag) +
+                                    "' is not a unigram model (sampling draws from a unigram lattice)");
+    setup.resample = [&c, data, best = pairs, alpha, seed = setup.o.seed](int epoch) {
+      return train::sampled_pairs(c, data, best, alpha, seed, epoch);
+    };
+    setup.resample_record = {{"--sample-alpha", *a}};
+  }
   return run_epochs(f, setup, std::move(pairs), train::bleu_dev(std::move(refs)), data_record, intro, "pairs");
 }
 
@@ -641,6 +661,8 @@ int run_epochs(const Flags& f, EpochSetup& s, std::vector<train::Pair> pairs,
   record.insert(record.end(), data_record.begin(), data_record.end());
   record.insert(record.end(), s.teacher_record.begin(), s.teacher_record.end());
   record.insert(record.end(), s.init_record.begin(), s.init_record.end());
+  record.insert(record.end(), s.resample_record.begin(), s.resample_record.end());
+  if (s.resample) et.set_resampler(s.resample);
   record.insert(record.end(), {{"--seed", std::to_string(o.seed)},
                                {"--batch", std::to_string(o.batch_size)},
                                {"--bucket", std::to_string(e.bucket)}});

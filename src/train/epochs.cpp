@@ -99,6 +99,13 @@ EpochTrainer::EpochTrainer(Model& model, std::vector<Pair> train, std::shared_pt
       trainer_(model, Sampler{}, to_) {
   if (!dev_ || dev_->size() == 0)
     throw std::invalid_argument("epoch trainer: no development items (the dev set chooses the best epoch)");
+  data_fingerprint_ = fingerprint();
+  start_epoch();
+}
+
+void EpochTrainer::set_resampler(std::function<std::vector<Pair>(int)> resample) {
+  if (batch_ != 0) throw std::logic_error("EpochTrainer::set_resampler: set it before the epoch's first step");
+  resample_ = std::move(resample);
   start_epoch();
 }
 
@@ -106,7 +113,18 @@ EpochTrainer::EpochTrainer(Model& model, std::vector<Pair> train, std::vector<Re
                            EpochOptions epochs)
     : EpochTrainer(model, std::move(train), wer_dev(std::move(dev)), options, epochs) {}
 
-void EpochTrainer::start_epoch() { order_ = epoch_batches(train_, to_.batch_size, eo_.bucket, to_.seed, epoch_); }
+// The epoch's pairs (resampled, if so set) and their batches.
+std::vector<Pair> EpochTrainer::pairs_of(int epoch) const {
+  if (!resample_) return train_;
+  auto p = resample_(epoch);
+  if (p.size() != train_.size()) throw std::logic_error("EpochTrainer: the resampler changed the number of pairs");
+  return p;
+}
+
+void EpochTrainer::start_epoch() {
+  if (resample_) train_ = pairs_of(epoch_);
+  order_ = epoch_batches(train_, to_.batch_size, eo_.bucket, to_.seed, epoch_);
+}
 
 EpochTrainer::Outcome EpochTrainer::advance() {
   if (finished()) throw std::logic_error("EpochTrainer::advance: the run is over");
@@ -153,6 +171,7 @@ EpochResult EpochTrainer::end_epoch(double loss_sum, long tokens) {
 }
 
 std::uint64_t EpochTrainer::fingerprint() const {
+  if (data_fingerprint_) return data_fingerprint_;
   Fnv f;
   f.add(train_.size());
   for (const auto& p : train_) f.add(p.first), f.add(p.second);
@@ -285,13 +304,15 @@ void EpochTrainer::load_state(const std::uint8_t* bytes, std::size_t size) {
   const auto N = std::int64_t(n);
   const auto tb = safetensors::write({{"adam.m", {N}, m.data()}, {"adam.v", {N}, v.data()}},
                                      {{"step", need("step")}, {"rng", need("rng")}, {"lr_scale", need("lr_scale")}});
-  const auto order = epoch_batches(train_, to_.batch_size, eo_.bucket, to_.seed, epoch);
+  auto pairs = resample_ ? pairs_of(int(epoch)) : std::vector<Pair>{};
+  const auto order = epoch_batches(resample_ ? pairs : train_, to_.batch_size, eo_.bucket, to_.seed, epoch);
   if (batch >= int(order.size()))
     throw std::invalid_argument("epoch trainer state: batch " + std::to_string(batch) + " of an epoch of " +
                                 std::to_string(order.size()));
   trainer_.load_state(tb.data(), tb.size());  // the last check; nothing below can throw
   model_.params().data = std::move(params);
   model_.prepare();
+  if (resample_) train_ = std::move(pairs);
   order_ = order;
   epoch_ = epoch;
   batch_ = batch;

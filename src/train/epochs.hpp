@@ -6,6 +6,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -91,14 +92,21 @@ class EpochTrainer {
   // record differs or is missing, naming the entry.
   void set_record(RunRecord record) { record_ = std::move(record); }
   std::vector<std::uint8_t> save_state() const;
+  // Makes each epoch train on resample(epoch) (0-based) instead of the pairs given, for the epoch under
+  // way and every later one and on load_state (subword regularisation: sampled_pairs). It must be a pure
+  // function of the epoch giving as many pairs; the data fingerprint stays the given pairs'.
+  void set_resampler(std::function<std::vector<Pair>(int epoch)> resample);
   void load_state(const std::uint8_t* bytes, std::size_t size);
 
  private:
   void start_epoch();
+  std::vector<Pair> pairs_of(int epoch) const;
   EpochResult end_epoch(double loss_sum, long tokens);
   std::uint64_t fingerprint() const;
   Model& model_;
-  std::vector<Pair> train_;
+  std::vector<Pair> train_;                         // the current epoch's pairs
+  std::uint64_t data_fingerprint_ = 0;              // of the pairs given (fingerprint())
+  std::function<std::vector<Pair>(int)> resample_;  // empty: every epoch trains on the pairs given
   std::shared_ptr<const DevEvaluator> dev_;
   TrainOptions to_;
   EpochOptions eo_;

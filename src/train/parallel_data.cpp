@@ -74,6 +74,30 @@ std::vector<Pair> parallel_pairs(const ModelConfig& c, const ParallelText& t, co
   return out;
 }
 
+std::vector<Pair> sampled_pairs(const ModelConfig& c, const ParallelText& t, const std::vector<Pair>& best,
+                                double alpha, std::uint64_t seed, int epoch) {
+  need_text(c);
+  if (!c.src_spm || !c.tgt_spm) throw std::invalid_argument("sampled segmentations need SentencePiece on both sides");
+  const Vocab sv = Vocab::source(c), tv = Vocab::target(c);
+  // One stream a side, seeded by (seed, epoch, side) through splitmix64, apart from the data order's.
+  const auto stream = [&](std::uint64_t side) {
+    Rng r(seed ^ 0x73616D706C656421ull);
+    r.state += 0x9E3779B97F4A7C15ull * (2 * std::uint64_t(epoch) + side);
+    return Rng(r.next());
+  };
+  Rng src_rng = stream(0), tgt_rng = stream(1);
+  std::vector<Pair> out;
+  out.reserve(t.src.size());
+  if (best.size() != t.src.size()) throw std::invalid_argument("sampled_pairs: best has another line count");
+  for (std::size_t i = 0; i < t.src.size(); ++i) {
+    auto s = sv.encode_sample(t.src[i], alpha, src_rng);
+    auto g = tv.encode_sample(t.tgt[i], alpha, tgt_rng);
+    out.push_back({s.empty() || s.size() > std::size_t(kMaxSourceLength) ? best[i].first : std::move(s),
+                   g.empty() || g.size() > std::size_t(kMaxTargetLength - 1) ? best[i].second : std::move(g)});
+  }
+  return out;
+}
+
 std::vector<TextRef> parallel_refs(const ModelConfig& c, const ParallelText& t, const std::string& src_name) {
   need_text(c);
   const Vocab sv = Vocab::source(c);

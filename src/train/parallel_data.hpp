@@ -3,6 +3,7 @@
 // an empty line, invalid UTF-8 or a line over the text limit are refused naming the file and the line.
 // Also the conversion of such lines into ids through a model's tokenizers.
 #pragma once
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,12 @@ ParallelText read_parallel(const std::string& src_path, const std::string& tgt_p
 // and line (`src_name`, `tgt_name`). The model must have text tokenizers.
 std::vector<Pair> parallel_pairs(const ModelConfig& c, const ParallelText& t, const std::string& src_name,
                                  const std::string& tgt_name);
+// Training pairs with sampled segmentations (subword regularisation: SpmTokenizer::encode_sample at
+// `alpha`), for one epoch: a pure function of (seed, epoch) and the text, each side drawn from its own
+// stream seeded by them, line by line in order. A line whose draw is over the length limit keeps its
+// segmentation in `best` (parallel_pairs' ids). Both sides must be SentencePiece unigram models.
+std::vector<Pair> sampled_pairs(const ModelConfig& c, const ParallelText& t, const std::vector<Pair>& best,
+                                double alpha, std::uint64_t seed, int epoch);
 // Development items: the source through the model's tokenizer, the target kept as text (bleu_dev).
 std::vector<TextRef> parallel_refs(const ModelConfig& c, const ParallelText& t, const std::string& src_name);
 

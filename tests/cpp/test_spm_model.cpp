@@ -279,3 +279,44 @@ TEST_CASE("translation epochs: dev BLEU judges the epochs, saves with the state,
   // The summary names the figure.
   CHECK(dev->short_summary(full_best).rfind("BLEU ", 0) == 0);
 }
+
+TEST_CASE("parallel text: sampled segmentations for an epoch (subword regularisation)") {
+  const ModelConfig c = spm_config();
+  train::ParallelText t;
+  const std::string dir = std::string(ATTNSEQ_DATA_DIR) + "/multi30k/raw/";
+  t = train::read_parallel(dir + "val.en", dir + "val.de");
+  t.src.resize(200), t.tgt.resize(200);
+  const auto best = train::parallel_pairs(c, t, "val.en", "val.de");
+  const auto e0 = train::sampled_pairs(c, t, best, 0.1, 1, 0);
+  REQUIRE(e0.size() == best.size());
+  // A pure function of (seed, epoch): again the same; another epoch or seed, other draws.
+  CHECK(train::sampled_pairs(c, t, best, 0.1, 1, 0) == e0);
+  CHECK(train::sampled_pairs(c, t, best, 0.1, 1, 1) != e0);
+  CHECK(train::sampled_pairs(c, t, best, 0.1, 2, 0) != e0);
+  // Every draw decodes to the best segmentation's text; most lines are cut otherwise than the best way on each side.
+  const Vocab sv = Vocab::source(c), tv = Vocab::target(c);
+  int src_other = 0, tgt_other = 0;
+  for (std::size_t i = 0; i < e0.size(); ++i) {
+    CHECK(sv.decode(e0[i].first.data(), e0[i].first.size()) == sv.decode(best[i].first.data(), best[i].first.size()));
+    CHECK(tv.decode(e0[i].second.data(), e0[i].second.size()) ==
+          tv.decode(best[i].second.data(), best[i].second.size()));
+    src_other += e0[i].first != best[i].first;
+    tgt_other += e0[i].second != best[i].second;
+  }
+  CHECK(src_other > 100);
+  CHECK(tgt_other > 100);
+  // A large alpha gives the best segmentations themselves.
+  CHECK(train::sampled_pairs(c, t, best, 1e4, 1, 3) == best);
+  // A draw over the length limit keeps the best segmentation: "the " 500 times is 500 pieces at best,
+  // and about 1,250 when every cut is alike (alpha 0), over the 1,024 a source may have.
+  train::ParallelText long_text;
+  long_text.src = {""};
+  for (int i = 0; i < 500; ++i) long_text.src[0] += "the ";
+  long_text.tgt = {"Hallo."};
+  const auto long_best = train::parallel_pairs(c, long_text, "long.en", "long.de");
+  REQUIRE(long_best[0].first.size() == 500);
+  const auto drawn = train::sampled_pairs(c, long_text, long_best, 0.0, 1, 0);
+  CHECK(drawn[0].first == long_best[0].first);
+  Rng rng(1);
+  CHECK(sv.encode_sample(long_text.src[0], 0.0, rng).size() > std::size_t(kMaxSourceLength));
+}

@@ -361,6 +361,9 @@ def parse_args(argv=None):
     p.add_argument("--tgt", help="parallel text: the target sentences, line i translating --src's line i")
     p.add_argument("--src-spm", help="--src: the source side's SentencePiece model (read by python3-sentencepiece)")
     p.add_argument("--tgt-spm", help="--src: the target side's SentencePiece model")
+    p.add_argument("--sample-alpha", type=float, default=None,
+                   help="--src: subword regularisation, each batch's pieces drawn with probability ~ exp(A * score) "
+                        "(python3-sentencepiece's sampler; attnseq's draws the same distribution)")
     p.add_argument("--tie-embeddings", action="store_true",
                    help="the output layer shares the target embedding matrix (--embedding must equal --hidden)")
     p.add_argument("--dev-fraction", type=float, default=0.03, help="--pron: share of the words held out (by word, seeded)")
@@ -427,6 +430,8 @@ def parse_args(argv=None):
     if (a.src is not None) != all(x is not None for x in (a.tgt, a.src_spm, a.tgt_spm)) or \
             (a.src is None and any(x is not None for x in (a.tgt, a.src_spm, a.tgt_spm))):
         p.error("--src, --tgt, --src-spm and --tgt-spm go together")
+    if a.sample_alpha is not None and (a.src is None or not 0 <= a.sample_alpha <= 1e6):
+        p.error("--sample-alpha takes --src/--tgt and a number in [0, 1e6]")
     if a.tie_embeddings and a.embedding != a.hidden:
         p.error("--tie-embeddings needs --embedding equal to --hidden")
     return a
@@ -479,7 +484,21 @@ def read_parallel(a):
                 raise ValueError(f"line {no}: the {which} has {len(ids)} pieces (1 to {limit} fit)")
         pairs.append((si, ti))
     vocab = {side: [proc.id_to_piece(i) for i in range(proc.get_piece_size())] for side, proc in sp.items()}
+    if a.sample_alpha is not None:  # subword regularisation: the library's own sampler, seeded (unigram
+        sentencepiece.set_random_generator_seed(a.seed)  # models: on BPE ones the library drops merges instead)
+        a.sampler = (sp, src, tgt, pairs)
     return pairs, vocab["src"], vocab["tgt"], models
+
+
+def sampled(a, i):
+    """Pair i with both sides' segmentations drawn by the library (attnseq's --sample-alpha: a draw over
+    the length limit keeps the best segmentation, as attnseq's sampled_pairs does)."""
+    sp, src, tgt, pairs = a.sampler
+    out = []
+    for side, line, best, limit in (("src", src[i], pairs[i][0], MAX_SOURCE), ("tgt", tgt[i], pairs[i][1], MAX_TARGET - 1)):
+        ids = sp[side].encode(line, enable_sampling=True, alpha=a.sample_alpha, nbest_size=-1)
+        out.append(ids if ids and len(ids) <= limit else best)
+    return tuple(out)
 
 
 def model_config(a, src_vocab, tgt_vocab) -> Config:
@@ -597,7 +616,7 @@ def main(argv=None):
     t0, tokens_seen, loss_avg, acc_avg = time.time(), 0, None, None
     net.train()
     for step in range(a.steps):
-        ex = [data[i] for i in next(stream)]
+        ex = [sampled(a, i) if a.sample_alpha is not None else data[i] for i in next(stream)]
         src, src_len, tgt_in, tgt_out = make_batch(ex, device)
         soft = teacher_probs(teachers, src, src_len, tgt_in) if teachers else None
         loss_sum, objective, correct, tokens = net(src, src_len, tgt_in, tgt_out, soft,
