@@ -10,19 +10,27 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { startServer, launch, openDemo, OUT } from './helpers.mjs';
-import { loadModel } from '../../wasm/attnseq.js';
+import { loadModel, createEnsemble } from '../../wasm/attnseq.js';
 
 const manifest = JSON.parse(await readFile('models/index.json', 'utf8')).models;
 const entry = manifest.find((m) => m.id === 'en-de');
 const french = manifest.find((m) => m.id === 'en-fr');
 let srv, browser, model, frModel;
+const members = [];
+// An entry's model as the package gives it: its one file, or its files decoding together.
+async function entryModel(e) {
+  const ms = [];
+  for (const f of e.files ?? [e.file]) ms.push(await loadModel(await readFile(path.join('models', f))));
+  members.push(...ms);
+  return ms.length === 1 ? ms[0] : createEnsemble(ms);
+}
 before(async () => {
   srv = await startServer();
   browser = await launch();
-  model = await loadModel(await readFile(path.join('models', entry.file)));
-  frModel = await loadModel(await readFile(path.join('models', french.file)));
+  model = await entryModel(entry);
+  frModel = await entryModel(french);
 });
-after(async () => { model?.dispose(); frModel?.dispose(); await browser?.close(); srv?.server.close(); });
+after(async () => { for (const m of members) m.dispose(); await browser?.close(); srv?.server.close(); });
 
 // The word matrix as the page draws it: source words, and each target word with its weights.
 const wordMatrix = (page) => page.evaluate(() => {
