@@ -959,6 +959,7 @@ int train_cmd(const std::vector<std::string>& args) {
   if (sources > 1) throw UsageError("give exactly one of --task NAME, --data FILE.tsv, --pron FILE or --src/--tgt");
   if (f.get("pron")) return train_pron(f, table);
   if (f.get("src") || f.get("tgt")) return train_parallel(f, table);
+  refuse_flags(f, {"sample-alpha"}, "applies to --src/--tgt, whose sides are SentencePiece models, only");
   refuse_flags(f, {"epochs",       "patience", "lr-decay", "bucket",         "eval-beam", "save-every", "stop-after",
                    "dev-fraction", "dev-seed", "dev-src",  "dev-tgt",        "src-spm",   "tgt-spm",    "phones",
                    "pron-dev",     "hangul",   "teacher",  "distill-weight", "init",      "keep-epochs"},

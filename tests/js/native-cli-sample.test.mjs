@@ -56,4 +56,5 @@ test('train --sample-alpha: refused where it cannot apply, and on a resume that 
     `--src-spm '${bpe}' is not a unigram model`);
   cliUsage(['train', '--pron', path.join(ROOT, 'data/cmudict/g014b2b.train'), '--sample-alpha', '0.1', '--out', P('p.safetensors')],
     '--sample-alpha applies to --src/--tgt');
+  cliUsage(['train', '--task', 'reverse', '--sample-alpha', '0.1', '--out', P('t.safetensors')], '--sample-alpha applies to --src/--tgt');
 });
