@@ -63,6 +63,8 @@ test('train --keep-epochs keeps each epoch\'s weights, the same after a stop and
   assert.equal(existsSync(P('again.epoch2.safetensors')), false);
   cliOk([...trainArgs(out2, { extra: ['--keep-epochs'] }), '--resume', `${out2}.last`]);
   for (const e of [1, 2, 3]) assert.deepEqual(tensors(P(`again.epoch${e}.safetensors`)), tensors(P(`run.epoch${e}.safetensors`)), `epoch ${e}`);
+  // Only epoch runs have epochs to keep.
+  cliUsage(['train', '--task', 'reverse', '--keep-epochs', '--out', P('task.safetensors')], '--keep-epochs applies to training in epochs');
   // Without the flag, no epoch files.
   cliOk(trainArgs(P('plain.safetensors')));
   assert.equal(existsSync(P('plain.epoch1.safetensors')), false);
