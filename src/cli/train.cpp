@@ -599,8 +599,8 @@ int train_parallel(const Flags& f, const std::vector<Option>& table) {
     const double alpha = parse_number("--sample-alpha", *a);
     if (!(alpha >= 0 && alpha <= 1e6))
       throw UsageError("--sample-alpha expects a number in [0, 1e6], got '" + *a + "'");
-    for (const char* flag : {"src-spm", "tgt-spm"})
-      if ((flag[0] == 's' ? src_spm : tgt_spm)->model().trainer.model_type != SpmModelType::Unigram)
+    for (const auto& [flag, t] : {std::pair{"src-spm", src_spm.get()}, std::pair{"tgt-spm", tgt_spm.get()}})
+      if (t->model().trainer.model_type != SpmModelType::Unigram)
         throw std::invalid_argument("--sample-alpha: --" + std::string(flag) + " '" + *f.get(flag) +
                                     "' is not a unigram model (sampling draws from a unigram lattice)");
     setup.resample = [&c, data, best = pairs, alpha, seed = setup.o.seed](int epoch) {
