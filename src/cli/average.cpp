@@ -22,27 +22,17 @@ namespace attnseq::cli {
 
 namespace {
 
-std::string base_name(const std::string& p) {
-  const auto slash = p.find_last_of('/');
-  return slash == std::string::npos ? p : p.substr(slash + 1);
-}
-
 // Throws std::invalid_argument naming `name` and what differs from the first checkpoint.
 void check_same_architecture(const Model& first, const Model& m, const std::string& first_name,
                              const std::string& name) {
-  const auto fa = train::architecture_record(first.config()), ma = train::architecture_record(m.config());
-  for (std::size_t i = 0; i < fa.size() && i < ma.size(); ++i)
-    if (fa[i] != ma[i])
-      throw std::invalid_argument(name + " has " + ma[i].first + " " + ma[i].second + ", where " + first_name +
-                                  " has " + fa[i].first + " " + fa[i].second +
-                                  ": only one architecture's weights average");
+  const auto arch = train::architecture_difference(first, m);
+  if (arch && arch->tensor.empty())
+    throw std::invalid_argument(name + " has " + arch->flag + " " + arch->theirs + ", where " + first_name + " has " +
+                                arch->flag + " " + arch->mine + ": only one architecture's weights average");
   const std::string d = vocabulary_difference(first.config(), m.config());
   if (!d.empty()) throw std::invalid_argument(name + " does not share " + first_name + "'s vocabularies: its " + d);
-  const auto &fs = first.params().specs, &ms = m.params().specs;
-  for (std::size_t i = 0; i < std::max(fs.size(), ms.size()); ++i)
-    if (i >= fs.size() || i >= ms.size() || fs[i].name != ms[i].name || fs[i].shape != ms[i].shape)
-      throw std::invalid_argument(name + "'s tensors differ from " + first_name + "'s from '" +
-                                  (i < fs.size() ? fs[i].name : ms[i].name) + "' on");
+  if (arch)
+    throw std::invalid_argument(name + "'s tensors differ from " + first_name + "'s from '" + arch->tensor + "' on");
 }
 
 }  // namespace
@@ -72,13 +62,13 @@ int average_cmd(const std::vector<std::string>& a) {
   Model first = load(ins[0]);
   const std::size_t n = first.params().data.size();
   std::vector<double> sum(first.params().data.begin(), first.params().data.end());
-  std::string names = base_name(ins[0]);
+  std::string names = file_name(ins[0]);
   for (std::size_t k = 1; k < ins.size(); ++k) {
     const Model m = load(ins[k]);
     check_same_architecture(first, m, ins[0], ins[k]);
     const float* x = m.params().data.data();
     for (std::size_t i = 0; i < n; ++i) sum[i] += double(x[i]);
-    names += ", " + base_name(ins[k]);
+    names += ", " + file_name(ins[k]);
   }
   ModelConfig c = first.config();
   std::vector<std::pair<std::string, std::string>> extra;

@@ -16,6 +16,9 @@ namespace attnseq::cli {
 // its folder is missing or read-only, ...). Leaves nothing behind.
 void check_writable(const std::string& path);
 
+// The last component of a path: what follows its last '/' (the whole path when it has none).
+std::string file_name(const std::string& path);
+
 // Removes the temporary files (`path`.tmp-XXXXXX, the names OutputFile and write_files use) that a
 // killed process left next to `path`; nothing else. Returns how many it removed.
 int remove_stale_temps(const std::string& path);

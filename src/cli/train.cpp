@@ -485,10 +485,7 @@ int train_pron(const Flags& f, const std::vector<Option>& table) {
   c.tgt_vocab = int(c.tgt_tokens.size());
   const std::string style = str("style"), score = str("score");
   const auto* nm = f.get("name");
-  auto base_of = [](const std::string& p) {
-    return p.substr(p.find_last_of('/') == std::string::npos ? 0 : p.find_last_of('/') + 1);
-  };
-  const std::string base = base_of(path);
+  const std::string base = file_name(path);
   char split[96];
   std::snprintf(split, sizeof split, "%g", fraction);
   c.extra = {{"name", nm ? *nm : "pron-" + style + (c.style == Style::None ? "" : "-" + score)},
@@ -497,7 +494,7 @@ int train_pron(const Flags& f, const std::vector<Option>& table) {
              {"data", base}};
   if (format == train::PronFormat::Ipa) c.extra.push_back({"phones", "ipa"});
   if (dev_path) {
-    c.extra.push_back({"dev", base_of(*dev_path)});
+    c.extra.push_back({"dev", file_name(*dev_path)});
   } else {
     c.extra.push_back({"dev_fraction", split});
     c.extra.push_back({"dev_seed", std::to_string(dev_seed)});
@@ -570,17 +567,13 @@ int train_parallel(const Flags& f, const std::vector<Option>& table) {
                                 "--unk_id: docs/training.md)");
   c.pad = ts.pad_id, c.bos = ts.bos_id, c.eos = ts.eos_id, c.unk = ts.unk_id;
   c.validate();
-  const auto base = [](const std::string& path) {
-    const auto slash = path.find_last_of('/');
-    return slash == std::string::npos ? path : path.substr(slash + 1);
-  };
   const std::string style = str("style"), score = str("score");
   const auto* nm = f.get("name");
   c.extra = {{"name", nm ? *nm : "translate-" + style + (c.style == Style::None ? "" : "-" + score)},
              {"task", "translate"},
              {"description", str("description")},
-             {"data", base(*f.get("src")) + " -> " + base(*f.get("tgt"))},
-             {"dev", base(*f.get("dev-src")) + " -> " + base(*f.get("dev-tgt"))}};
+             {"data", file_name(*f.get("src")) + " -> " + file_name(*f.get("tgt"))},
+             {"dev", file_name(*f.get("dev-src")) + " -> " + file_name(*f.get("dev-tgt"))}};
 
   const train::ParallelText data = train::read_parallel(*f.get("src"), *f.get("tgt"));
   const train::ParallelText dev = train::read_parallel(*f.get("dev-src"), *f.get("dev-tgt"));
@@ -618,24 +611,11 @@ void start_from(Model& model, const Model& from, const std::string& path) {
   const std::string name = "--init '" + path + "'";
   train::check_teachers(model.config(), {std::shared_ptr<const Model>(&from, [](const Model*) {})},
                         [&](std::size_t) { return name; });
-  const bool additive = model.config().score == Score::Additive;
-  const train::RunRecord want = train::architecture_record(model.config()),
-                         have = train::architecture_record(from.config());
-  for (const auto& [flag, value] : want) {
-    if (flag == "--attn-dim" && !additive) continue;
-    std::string theirs = "no";
-    for (const auto& [f2, v2] : have)
-      if (f2 == flag) theirs = v2;
-    if (theirs != value)
-      throw std::invalid_argument(name + " has " + flag + " " + theirs + "; this run's is " + value +
-                                  " (fine-tuning keeps the architecture)");
-  }
-  const auto &ws = model.params().specs, &hs = from.params().specs;
-  for (std::size_t i = 0; i < std::max(ws.size(), hs.size()); ++i)
-    if (i >= ws.size() || i >= hs.size() || ws[i].name != hs[i].name || ws[i].shape != hs[i].shape)
-      throw std::invalid_argument(name + "'s tensors differ from this run's from '" +
-                                  (i < hs.size() ? hs[i].name : ws[i].name) +
-                                  "' on (fine-tuning keeps the architecture)");
+  if (const auto d = train::architecture_difference(model, from))
+    throw std::invalid_argument(d->tensor.empty() ? name + " has " + d->flag + " " + d->theirs + "; this run's is " +
+                                                        d->mine + " (fine-tuning keeps the architecture)"
+                                                  : name + "'s tensors differ from this run's from '" + d->tensor +
+                                                        "' on (fine-tuning keeps the architecture)");
   model.params().data = from.params().data;
   model.prepare();
 }

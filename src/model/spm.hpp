@@ -60,7 +60,9 @@ class SpmTokenizer {
   std::vector<Segment> encode_unigram(std::string_view s) const;
   std::vector<Segment> encode_bpe(std::string_view s) const;
   std::vector<Segment> sample_unigram(std::string_view s, double alpha, Rng& rng) const;
-  std::vector<int> ids_of(const std::vector<Segment>& segs) const;  // encode()'s ids of a segmentation
+  template <class F>
+  std::size_t for_each_edge(std::string_view s, std::size_t start, F&& f) const;  // spm_segment.cpp
+  std::vector<int> ids_of(const std::vector<Segment>& segs) const;                // encode()'s ids of a segmentation
   // Length of the longest user-defined piece at the start of s, or 0.
   std::size_t user_defined_at(std::string_view s) const;
   SpmPieceType type(int id) const { return m_.pieces[std::size_t(id)].type; }

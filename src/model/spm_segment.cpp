@@ -13,10 +13,29 @@
 
 namespace attnseq {
 
-// unigram_model.cc EncodeOptimized: best path ending at each byte; pieces tried from each character
-// start by increasing length, a later one winning only with a strictly higher score; user-defined
-// pieces scored length * max_score - 0.1; a character no piece covers alone is an
-// unknown node scored min_score - 10.
+// The unigram lattice's edges from the character starting at `start` (what unigram_model.cc builds):
+// f(length, id, score, false) for each piece there, shortest first (UNUSED ones skipped; user-defined
+// ones scored length * max_score - 0.1, in spm's arithmetic: float(len) * max_score in float, then a
+// double), then, if no piece covers the character alone, f(its length, unk, min_score - 10, true) for an
+// unknown node. Returns the character's length in bytes.
+template <class F>
+std::size_t SpmTokenizer::for_each_edge(std::string_view s, std::size_t start, F&& f) const {
+  const std::size_t mblen = spm_utf8::one_char_len(s.substr(start));
+  bool single = false;
+  for_each_prefix(s.substr(start), [&](std::size_t len, int id) {
+    if (type(id) == SpmPieceType::Unused) return;
+    f(len, id,
+      type(id) == SpmPieceType::UserDefined ? double(float(len) * max_score_) - 0.1
+                                            : double(m_.pieces[std::size_t(id)].score),
+      false);
+    if (len == mblen) single = true;
+  });
+  if (!single) f(mblen, unk_, double(min_score_ - 10.0f), true);
+  return mblen;
+}
+
+// unigram_model.cc EncodeOptimized: best path ending at each byte over for_each_edge's edges, a later
+// edge into a node winning only with a strictly higher score.
 std::vector<SpmTokenizer::Segment> SpmTokenizer::encode_unigram(std::string_view s) const {
   struct Best {
     int id = -1;
@@ -25,27 +44,19 @@ std::vector<SpmTokenizer::Segment> SpmTokenizer::encode_unigram(std::string_view
   };
   const std::size_t size = s.size();
   std::vector<Best> best(size + 1);
-  const float unk_score = min_score_ - 10.0f;
   for (std::size_t start = 0; start < size;) {
     const float here = best[start].score;
-    const std::size_t mblen = spm_utf8::one_char_len(s.substr(start));
-    bool single = false;
-    for_each_prefix(s.substr(start), [&](std::size_t len, int id) {
-      if (type(id) == SpmPieceType::Unused) return;
+    const std::size_t mblen = for_each_edge(s, start, [&](std::size_t len, int id, double score, bool unknown) {
       Best& t = best[start + len];
-      // spm's ternary makes every candidate a double (user-defined: float(len) * max_score in float,
-      // then - 0.1), compared with the stored float and rounded to float when kept.
-      const double score = type(id) == SpmPieceType::UserDefined ? double(float(len) * max_score_) - 0.1
-                                                                 : double(m_.pieces[std::size_t(id)].score);
+      if (unknown) {  // spm adds the unknown node's score in float
+        const float cand = float(score) + here;
+        if (t.start == -1 || cand > t.score) t = {id, cand, long(start)};
+        return;
+      }
+      // A piece's candidate is a double, compared with the stored float and rounded to float when kept.
       const double cand = score + here;
       if (t.start == -1 || cand > double(t.score)) t = {id, float(cand), long(start)};
-      if (len == mblen) single = true;
     });
-    if (!single) {
-      Best& t = best[start + mblen];
-      const float cand = unk_score + here;
-      if (t.start == -1 || cand > t.score) t = {unk_, cand, long(start)};
-    }
     start += mblen;
   }
   std::vector<Segment> out;
@@ -58,8 +69,8 @@ std::vector<SpmTokenizer::Segment> SpmTokenizer::encode_unigram(std::string_view
   return {out.rbegin(), out.rend()};
 }
 
-// unigram_model.cc SampleEncode (nbest_size -1, FFBS): the lattice encode_unigram searches (the same
-// pieces, scores and unknown nodes), each path weighted exp(alpha * its score). Forward: the log of
+// unigram_model.cc SampleEncode (nbest_size -1, FFBS): the lattice encode_unigram searches
+// (for_each_edge), each path weighted exp(alpha * its score). Forward: the log of
 // the weights of every path from the start to each character boundary. Backward: from the end, an
 // edge into the current node drawn with probability exp(alpha * score + fwd[start] - fwd[node]).
 std::vector<SpmTokenizer::Segment> SpmTokenizer::sample_unigram(std::string_view s, double alpha, Rng& rng) const {
@@ -70,18 +81,10 @@ std::vector<SpmTokenizer::Segment> SpmTokenizer::sample_unigram(std::string_view
   };
   const std::size_t size = s.size();
   std::vector<std::vector<Edge>> into(size + 1);
-  const double unk_score = double(min_score_ - 10.0f);
   for (std::size_t start = 0; start < size;) {
-    const std::size_t mblen = spm_utf8::one_char_len(s.substr(start));
-    bool single = false;
-    for_each_prefix(s.substr(start), [&](std::size_t len, int id) {
-      if (type(id) == SpmPieceType::Unused) return;
-      const double score = type(id) == SpmPieceType::UserDefined ? double(float(len) * max_score_) - 0.1
-                                                                 : double(m_.pieces[std::size_t(id)].score);
+    const std::size_t mblen = for_each_edge(s, start, [&](std::size_t len, int id, double score, bool) {
       into[start + len].push_back({start, id, score});
-      if (len == mblen) single = true;
     });
-    if (!single) into[start + mblen].push_back({start, unk_, unk_score});
     start += mblen;
   }
   const double none = -std::numeric_limits<double>::infinity();

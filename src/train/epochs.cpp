@@ -99,7 +99,12 @@ EpochTrainer::EpochTrainer(Model& model, std::vector<Pair> train, std::shared_pt
       trainer_(model, Sampler{}, to_) {
   if (!dev_ || dev_->size() == 0)
     throw std::invalid_argument("epoch trainer: no development items (the dev set chooses the best epoch)");
-  data_fingerprint_ = fingerprint();
+  Fnv f;  // the data as given (a resampler changes the pairs an epoch trains on, not this)
+  f.add(train_.size());
+  for (const auto& p : train_) f.add(p.first), f.add(p.second);
+  f.add(dev_->size());
+  f.add(dev_->fingerprint());
+  data_fingerprint_ = f.h;
   start_epoch();
 }
 
@@ -113,16 +118,15 @@ EpochTrainer::EpochTrainer(Model& model, std::vector<Pair> train, std::vector<Re
                            EpochOptions epochs)
     : EpochTrainer(model, std::move(train), wer_dev(std::move(dev)), options, epochs) {}
 
-// The epoch's pairs (resampled, if so set) and their batches.
-std::vector<Pair> EpochTrainer::pairs_of(int epoch) const {
-  if (!resample_) return train_;
+// The resampler's pairs for an epoch (set_resampler), checked.
+std::vector<Pair> EpochTrainer::resampled(int epoch) const {
   auto p = resample_(epoch);
   if (p.size() != train_.size()) throw std::logic_error("EpochTrainer: the resampler changed the number of pairs");
   return p;
 }
 
 void EpochTrainer::start_epoch() {
-  if (resample_) train_ = pairs_of(epoch_);
+  if (resample_) train_ = resampled(epoch_);
   order_ = epoch_batches(train_, to_.batch_size, eo_.bucket, to_.seed, epoch_);
 }
 
@@ -170,16 +174,6 @@ EpochResult EpochTrainer::end_epoch(double loss_sum, long tokens) {
   return r;
 }
 
-std::uint64_t EpochTrainer::fingerprint() const {
-  if (data_fingerprint_) return data_fingerprint_;
-  Fnv f;
-  f.add(train_.size());
-  for (const auto& p : train_) f.add(p.first), f.add(p.second);
-  f.add(dev_->size());
-  f.add(dev_->fingerprint());
-  return f.h;
-}
-
 std::vector<std::uint8_t> EpochTrainer::save_state() const {
   // The Trainer's moments and counters, carried over unchanged, beside the weights.
   const Trainer::StateParts tp = trainer_.state_parts();
@@ -204,7 +198,7 @@ std::vector<std::uint8_t> EpochTrainer::save_state() const {
                               {"bucket", std::to_string(eo_.bucket)},
                               {"train_pairs", std::to_string(train_.size())},
                               {"dev_words", std::to_string(dev_->size())},
-                              {"data_hash", std::to_string(fingerprint())},
+                              {"data_hash", std::to_string(data_fingerprint_)},
                           });
   add_record(meta, record_);
   return safetensors::write(tensors, meta);
@@ -244,7 +238,7 @@ void EpochTrainer::load_state(const std::uint8_t* bytes, std::size_t size) {
   same("bucket", "bucket", std::to_string(eo_.bucket));
   same("train_pairs", "training pairs:", std::to_string(train_.size()));
   same("dev_words", "development items:", std::to_string(dev_->size()));
-  same("data_hash", "data fingerprint", std::to_string(fingerprint()));
+  same("data_hash", "data fingerprint", std::to_string(data_fingerprint_));
   const std::size_t n = model_.params().data.size();
   const auto tensor = [&](const char* name, bool required) {
     const auto* t = f.find(name);
@@ -304,7 +298,7 @@ void EpochTrainer::load_state(const std::uint8_t* bytes, std::size_t size) {
   const auto N = std::int64_t(n);
   const auto tb = safetensors::write({{"adam.m", {N}, m.data()}, {"adam.v", {N}, v.data()}},
                                      {{"step", need("step")}, {"rng", need("rng")}, {"lr_scale", need("lr_scale")}});
-  auto pairs = resample_ ? pairs_of(int(epoch)) : std::vector<Pair>{};
+  auto pairs = resample_ ? resampled(int(epoch)) : std::vector<Pair>{};
   const auto order = epoch_batches(resample_ ? pairs : train_, to_.batch_size, eo_.bucket, to_.seed, epoch);
   if (batch >= int(order.size()))
     throw std::invalid_argument("epoch trainer state: batch " + std::to_string(batch) + " of an epoch of " +

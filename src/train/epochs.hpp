@@ -100,12 +100,11 @@ class EpochTrainer {
 
  private:
   void start_epoch();
-  std::vector<Pair> pairs_of(int epoch) const;
+  std::vector<Pair> resampled(int epoch) const;
   EpochResult end_epoch(double loss_sum, long tokens);
-  std::uint64_t fingerprint() const;
   Model& model_;
   std::vector<Pair> train_;                         // the current epoch's pairs
-  std::uint64_t data_fingerprint_ = 0;              // of the pairs given (fingerprint())
+  std::uint64_t data_fingerprint_ = 0;              // of the pairs given and the dev set (save/load_state)
   std::function<std::vector<Pair>(int)> resample_;  // empty: every epoch trains on the pairs given
   std::shared_ptr<const DevEvaluator> dev_;
   TrainOptions to_;

@@ -1,6 +1,7 @@
 // The run record and the sampling trainer's state file (src/train/run_state.hpp).
 #include "train/run_state.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
@@ -32,6 +33,23 @@ RunRecord architecture_record(const ModelConfig& c) {
   if (c.tie_embeddings) r.push_back({"--tie-embeddings", "yes"});
   if (c.attn_query_bias) r.push_back({"--attn-query-bias", "yes"});
   return r;
+}
+
+std::optional<ArchitectureDifference> architecture_difference(const Model& mine, const Model& other) {
+  const bool additive = mine.config().score == Score::Additive;
+  const RunRecord want = architecture_record(mine.config()), have = architecture_record(other.config());
+  for (const auto& [flag, value] : want) {
+    if (flag == "--attn-dim" && !additive) continue;
+    std::string theirs = "no";
+    for (const auto& [f2, v2] : have)
+      if (f2 == flag) theirs = v2;
+    if (theirs != value) return ArchitectureDifference{flag, theirs, value, ""};
+  }
+  const auto &ws = mine.params().specs, &hs = other.params().specs;
+  for (std::size_t i = 0; i < std::max(ws.size(), hs.size()); ++i)
+    if (i >= ws.size() || i >= hs.size() || ws[i].name != hs[i].name || ws[i].shape != hs[i].shape)
+      return ArchitectureDifference{"", "", "", i < hs.size() ? hs[i].name : ws[i].name};
+  return std::nullopt;
 }
 
 std::string content_hash(std::string_view bytes) {

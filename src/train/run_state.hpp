@@ -6,6 +6,7 @@
 // which holds its own weights so that it is the commit point of a save.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -22,6 +23,15 @@ using RunRecord = std::vector<std::pair<std::string, std::string>>;
 
 // The architecture flags' values of a configuration (--style ... --bridge), as the record holds them.
 RunRecord architecture_record(const ModelConfig& c);
+// The first way `other`'s architecture differs from `mine`'s: an architecture_record flag (its name,
+// other's value, mine; "no" where other lacks the flag; --attn-dim counts for the additive score only),
+// or else the first tensor whose name or shape differs (`tensor` set, the flag fields empty). None when
+// the weights of one can stand for the other's (fine-tuning's --init, attnseq average).
+struct ArchitectureDifference {
+  std::string flag, theirs, mine, tensor;
+};
+std::optional<ArchitectureDifference> architecture_difference(const Model& mine, const Model& other);
+
 // FNV-1a (64 bits) of bytes as "fnv1a:" and 16 hex digits: the identity of a data file.
 std::string content_hash(std::string_view bytes);
 
