@@ -142,18 +142,19 @@ DecodeOptions eval_decode_options(const Flags& f) {
 }
 
 // The options as JSON members, every one of eval's ("beam":5,"length_penalty":1,...), and as text
-// (those that differ from their default, after the beam: "beam 5, no_repeat_ngram 4").
+// (those that differ from their default, after the beam: "beam 5, no_repeat_ngram 4"; `always` names one
+// shown at its default too).
 std::string decode_options_json(const DecodeOptions& o) {
   std::string out;
   for (const DecodeOptionSpec& s : decode_option_table())
     if (s.scope & kScopeEval) out += std::string(out.empty() ? "" : ",") + "\"" + s.key + "\":" + value_text(s, o);
   return out;
 }
-std::string decode_options_text(const DecodeOptions& o) {
+std::string decode_options_text(const DecodeOptions& o, const std::string& always = "") {
   std::string out = "beam " + std::to_string(o.beam);
   const DecodeOptions d;
   for (const DecodeOptionSpec& s : decode_option_table())
-    if ((s.scope & kScopeEval) && std::string(s.key) != "beam" && s.get(o) != s.get(d))
+    if ((s.scope & kScopeEval) && std::string(s.key) != "beam" && (s.get(o) != s.get(d) || s.key == always))
       out += ", " + std::string(s.key) + " " + value_text(s, o);
   return out;
 }
@@ -845,8 +846,8 @@ int eval_parallel(const Flags& f, const std::vector<Option>& table, const std::v
     return 0;
   }
   std::printf(
-      "%s -> %s: %zu lines, %s, length penalty %s%s\n", f.get("src")->c_str(), f.get("tgt")->c_str(), hyps.size(),
-      decode_options_text(opt).c_str(), number_text(opt.length_penalty).c_str(),
+      "%s -> %s: %zu lines, %s%s\n", f.get("src")->c_str(), f.get("tgt")->c_str(), hyps.size(),
+      decode_options_text(opt, "length_penalty").c_str(),
       model_paths.size() > 1 ? (", an ensemble of " + std::to_string(model_paths.size()) + " models").c_str() : "");
   const auto line = [](const char* what, const train::BleuStats& b) {
     std::printf("%-52s %6.2f  (%.1f/%.1f/%.1f/%.1f, BP %.3f, %lld/%lld tokens)\n", what, b.score(),
