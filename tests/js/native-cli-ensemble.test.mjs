@@ -122,3 +122,13 @@ test('npx attnseq: an ensemble\'s batch file runs on this thread; --threads abov
   assert.equal(t2.status, 2);
   assert.match(t2.stderr, /--threads with an ensemble: a pool of Workers holds one model; an ensemble runs on this thread/);
 });
+
+test('README: the shipped en-fr ensemble\'s command prints what its comment says, with both members\' attention', () => {
+  const md = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  const m = md.match(/build\/native\/attnseq translate (--model models\/en-fr\.safetensors --model models\/en-fr-2\.safetensors) \\\n\s+--beam 5 --length-penalty 1\.2 "([^"]+)"\s+# (.+)\n/);
+  assert.ok(m, 'README.md shows the en-fr ensemble\'s command');
+  const args = ['translate', '--model', MODEL('en-fr'), '--model', MODEL('en-fr-2'), '--beam', '5', '--length-penalty', '1.2', m[2]];
+  const out = json(args);
+  assert.equal(out.text, m[3]);
+  assert.equal(out.memberAttention.length, 2);
+});
