@@ -685,11 +685,14 @@ class EnsembleDecoderHandle {
       }
       rec_.assign(size, 0.f);
       topk_idx_.assign(kMaxTopk, 0);
+      override_.assign(std::size_t(T), 0.f);
       val r = ok();
       r.set("maxLength", sess_->max_length());
       return r;
     });
   }
+  // Where JavaScript writes an attention override row (source length) before step(..., true).
+  double overrideBuffer() const { return double(reinterpret_cast<std::uintptr_t>(override_.data())); }
   // {size, fields, members: [{offset, fields}]}: the ensemble's fields, then each member's, by name.
   val recordLayout() const {
     val ms = val::array();
@@ -705,15 +708,16 @@ class EnsembleDecoderHandle {
     r.set("members", ms);
     return r;
   }
-  // One step (forced < 0: the ensemble chooses); its numbers go into the record. 0, or 1 with the
-  // error in lastErrorCode()/lastErrorMessage().
-  int step(int forced, int topk) {
+  // One step (forced < 0: the ensemble chooses; use_override: every member attends with the row at
+  // overrideBuffer()); its numbers go into the record. 0, or 1 with the error in
+  // lastErrorCode()/lastErrorMessage().
+  int step(int forced, int topk, bool use_override) {
     try {
       if (!sess_) throw std::invalid_argument("the decoder has not been started");
       if (topk < 0 || topk > kMaxTopk)
         throw std::invalid_argument("topk is " + std::to_string(topk) + "; it must be in [0, " +
                                     std::to_string(kMaxTopk) + "]");
-      sess_->step(forced);
+      sess_->step(forced, use_override ? override_.data() : nullptr);
       write_step_record(mean_, *sess_, topk, topk_idx_.data(), rec_.data());
       for (std::size_t k = 0; k < member_layouts_.size(); ++k)
         write_member_record(member_layouts_[k], *sess_, int(k), rec_.data() + member_offsets_[k]);
@@ -738,6 +742,7 @@ class EnsembleDecoderHandle {
   std::vector<StepRecordLayout> member_layouts_;
   std::vector<std::size_t> member_offsets_;
   std::vector<float> rec_;
+  std::vector<float> override_;
   std::vector<std::int32_t> topk_idx_;
   std::string err_code_, err_msg_;
 };
@@ -989,7 +994,8 @@ EMSCRIPTEN_BINDINGS(attnseq) {
       .function("overrideBuffer", &DecoderHandle::overrideBuffer)
       .function("rawStepMicros", &DecoderHandle::rawStepMicros);
   with_decoder_functions(class_<EnsembleDecoderHandle>("EnsembleDecoder"))
-      .function("step", &EnsembleDecoderHandle::step);
+      .function("step", &EnsembleDecoderHandle::step)
+      .function("overrideBuffer", &EnsembleDecoderHandle::overrideBuffer);
   class_<TrainerHandle>("Trainer")
       .constructor<>()
       .function("create", &TrainerHandle::create)

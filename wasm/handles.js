@@ -650,7 +650,8 @@ export class Decoder extends Disposable {
  * does, with `attention` the members' mean, `logits` the members' mean log-probabilities (the scores
  * the token was chosen by; topk's p are their exponentials) and no query, context or scores of its
  * own: those are each member's, in `members[m]` ({ attention, scores, query, context, logits }).
- * options.force emits a token; an attention override (a what-if) needs one model and is refused.
+ * options.force emits a token; options.attention (a what-if) is every member's attention at this
+ * step, each reading its own encoder states with it, so that the mean shown is that row.
  */
 export class EnsembleDecoder extends Disposable {
   #M;
@@ -676,22 +677,26 @@ export class EnsembleDecoder extends Disposable {
   }
   /** One step of the ensemble (options.force: a token id or string to emit). */
   step(options) {
-    let forced = -1;
+    let forced = -1, override = null;
     const m = this.ensemble.models[0];
     if (options !== undefined) {
       checkStepOptions(options);
-      if (options.attention !== undefined)
-        throw new AttnseqError('BAD_INPUT', `an attention override needs one model; this decoder is an ensemble of ${this.ensemble.size}`);
       if (options.force !== undefined) {
         forced = typeof options.force === 'string' ? knownTargetIds(m, options.force, 'force', true)[0] : options.force;
         if (!Number.isInteger(forced) || forced < 0 || forced >= m.config.tgtVocabSize)
           throw new AttnseqError('BAD_INPUT', `force must be a target token id in [0, ${m.config.tgtVocabSize}) or a known token`);
       }
+      if (options.attention !== undefined) {
+        override = Float32Array.from(options.attention);
+        const T = this.encoded[0].length;
+        if (override.length !== T) throw new AttnseqError('BAD_INPUT', `attention override has ${override.length} weights; the source has ${T}`);
+      }
     }
     const h = this._h;
     for (const e of this.encoded) void e._h;  // DISPOSED if an encoding was disposed
-    if (h.step(forced, this.topk) !== 0) throw new AttnseqError(h.lastErrorCode(), h.lastErrorMessage());
     const R = this.#record, M = this.#M;
+    if (override) M.HEAPF32.set(override, h.overrideBuffer() / 4);  // the engine checks the weights
+    if (h.step(forced, this.topk, override !== null) !== 0) throw new AttnseqError(h.lastErrorCode(), h.lastErrorMessage());
     const base = h.record() / 4;
     const rec = M.HEAPF32.slice(base, base + R.size);
     const buf = rec.buffer;

@@ -366,8 +366,11 @@ export class EnsembleDecoder implements Disposable_ {
   readonly done: boolean;
   readonly length: number;
   readonly disposed: boolean;
-  /** options.force emits a token; an attention override (a what-if) needs one model: BAD_INPUT. */
-  step(options?: { force?: number | string | undefined }): EnsembleStepResult;
+  /**
+   * options.force emits a token; options.attention (a what-if) is every member's attention at this
+   * step, each reading its own encoder states with it, so that the mean shown is that row.
+   */
+  step(options?: StepOptions): EnsembleStepResult;
   dispose(): void;
   [Symbol.dispose](): void;
 }

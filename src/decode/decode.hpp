@@ -171,8 +171,8 @@ class Session {
     bool done = false;       // token is EOS or max_length was reached
   };
   // Runs one step. forced >= 0 chooses the token instead of the model; attn_override (src_len) replaces
-  // the attention weights (one model only: an ensemble refuses it). After EOS or max_length only a
-  // forced step is accepted.
+  // the attention weights (an ensemble: every member's, each reading its own encoder states with them,
+  // so that the mean shown is the override). After EOS or max_length only a forced step is accepted.
   const Step& step(std::int32_t forced = -1, const float* attn_override = nullptr);
   const Step& last() const { return last_; }
   int length() const { return int(tokens_.size()); }

@@ -89,10 +89,19 @@ Members::Members(const Ensemble& e, const Encoded* const* encs, int n, int capac
   }
 }
 
-void Members::step(const int* row_src, const std::int32_t* prev, int B, std::size_t step_index) {
-  for (int m = 0; m < M_; ++m) {
-    for (int r = 0; r < B; ++r) row_enc_[r] = encs_[std::size_t(row_src[r]) * M_ + m];
-    e_.member(m).step(row_enc_.data(), st_[m], prev, B);
+void Members::step(const int* row_src, const std::int32_t* prev, int B, std::size_t step_index,
+                   const float* attn_override) {
+  if (attn_override) {
+    if (B != 1) throw std::logic_error("Members::step: an attention override is for one row");
+    // Member 0 checks the weights before changing anything; the members read one source of one
+    // length (they share tokenizers and source folding), so what member 0 accepts, every one does.
+    const Encoded* const* encs = &encs_[std::size_t(row_src[0]) * M_];
+    for (int m = 0; m < M_; ++m) e_.member(m).step(*encs[m], st_[m], prev, 1, attn_override);
+  } else {
+    for (int m = 0; m < M_; ++m) {
+      for (int r = 0; r < B; ++r) row_enc_[r] = encs_[std::size_t(row_src[r]) * M_ + m];
+      e_.member(m).step(row_enc_.data(), st_[m], prev, B);
+    }
   }
   if (M_ == 1) return;
   const float inv = 1.f / float(M_);

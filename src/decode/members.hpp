@@ -21,8 +21,11 @@ class Members {
   int size() const { return M_; }
   int stride() const { return T_; }  // attention rows are laid out at this stride (the longest source)
   // One step of rows 0..B-1: row r continues source row_src[r] with token prev[r]. step_index (from 0)
-  // names the target position in errors (a member whose logits are not finite).
-  void step(const int* row_src, const std::int32_t* prev, int B, std::size_t step_index);
+  // names the target position in errors (a member whose logits are not finite). attn_override (one
+  // row, B = 1: its source's T weights), if given, is every member's attention at this step, each
+  // reading its own encoder states with it (a what-if); it is checked before any member changes.
+  void step(const int* row_src, const std::int32_t* prev, int B, std::size_t step_index,
+            const float* attn_override = nullptr);
   // After step(): row r's scores over the target vocabulary, and what to subtract from a score to
   // get a log-probability (one member: its log-sum-exp; more: 0).
   const float* scores(int r) const;

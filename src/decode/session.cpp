@@ -79,15 +79,12 @@ const Session::Step& Session::step(std::int32_t forced, const float* attn_overri
                                 "); force a token to continue");
   if (int(tokens_.size()) >= kMaxTargetLength)
     throw TooLong("the target already has " + std::to_string(kMaxTargetLength) + " tokens, the maximum");
-  if (attn_override && members_)
-    throw std::invalid_argument("an attention override needs one model; this decoder is an ensemble of " +
-                                std::to_string(members()));
   const std::int32_t prev = last_.token;
   const std::size_t V = c.tgt_vocab;
   const std::size_t k = tokens_.size();
   if (members_) {
     const int row = 0;
-    members_->step(&row, &prev, 1, k);
+    members_->step(&row, &prev, 1, k, attn_override);  // checks attn_override before changing anything
   } else {
     model_.step(enc_, st_, &prev, 1, attn_override);  // validates attn_override before changing anything
   }

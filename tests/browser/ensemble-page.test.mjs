@@ -2,7 +2,7 @@
 // en-ko and en-ko-general, which share their vocabularies) loads as one ensemble; the watched decode
 // steps it in the engine, the output is the package's ensemble translation, the matrix shows the
 // members' mean weights or, picked, one member's own, and the inspector shows that member's numbers;
-// a what-if, which needs one model, says so instead of re-decoding.
+// a what-if moves every member's attention, and the decode goes on as the package's does.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
@@ -31,7 +31,7 @@ const withEnsemble = (p) => p.route('**/models/index.json', async (route) => {
 const matrix = (page) => page.evaluate(() => Array.from(document.getElementById('alignment').tBodies[0].rows,
   (tr) => ({ word: tr.cells[0].textContent, w: Array.from(tr.querySelectorAll('td'), (td) => Number(td.dataset.weight)) })));
 
-test('an ensemble entry: the mean matrix, one member\'s on request, its numbers in the inspector, no what-if', async () => {
+test('an ensemble entry: the mean matrix, one member\'s on request, its numbers in the inspector, a what-if of every member', async () => {
   const { page, problems } = await openDemo(browser.ctx, srv.base, { route: withEnsemble });
   await page.selectOption('#model', 'en-ko-pair');
   await page.waitForFunction(() => /ensemble of 2 models/.test(document.getElementById('model-info').textContent));
@@ -54,13 +54,35 @@ test('an ensemble entry: the mean matrix, one member\'s on request, its numbers 
   assert.notDeepEqual(rows.map((r) => r.w), (() => { const m0 = []; for (let k = 0; k < want.rows; k++) m0.push(Array.from(want.memberAttention[0].subarray(k * want.cols, (k + 1) * want.cols))); return m0; })());
   assert.match(await page.textContent('#inspector-body'), /Model 2 of the 2 decoding together/);
   await page.screenshot({ path: path.join(OUT, 'ensemble-member.png'), fullPage: false });
-  // A what-if (◎ in the inspector) needs one model.
-  await page.locator('#inspector-body .look').first().click();
-  await page.waitForFunction(() => !document.getElementById('whatif-note').hidden);
-  assert.match(await page.textContent('#whatif-text'), /this is an ensemble of 2 models decoding together/);
-  assert.equal(await page.textContent('#output'), ensemble.translate(SRC).text, 'the decode is unchanged');
-  // Back to the mean; a single model hides the picker.
+  // A what-if (◎ in the inspector): step 2 looks only at "jane", in every member, and the decode goes
+  // on from there as the package's ensemble decoder does with that override.
+  const expected = (() => {
+    const dec = ensemble.decoder(SRC, { topk: 0 });
+    const out = [];
+    for (let j = 0; !dec.done; j++) {
+      const st = dec.step(j === 1 ? { attention: [1, 0, 0, 0, 0] } : {});
+      out.push({ text: st.text, mean: Array.from(st.attention), second: Array.from(st.members[1].attention) });
+    }
+    dec.dispose();
+    return out;
+  })();
+  await page.click('#alignment tbody tr[data-row="1"] .row-btn');
+  await page.click('#inspector-body tr[data-i="0"] .look');
+  await page.waitForFunction(() => document.getElementById('watch').dataset.state === 'done' && /without it/.test(document.getElementById('whatif-text').textContent));
+  rows = await matrix(page);
+  assert.deepEqual(rows.map((r) => r.word.replace('✎', '')), expected.map((x) => x.text), 'the edited row is marked ✎');
+  assert.ok(rows[1].word.endsWith('✎'));
+  close(rows, expected.flatMap((x) => x.second), 'model 2 after the what-if');
+  assert.deepEqual(rows[1].w, [1, 0, 0, 0, 0], 'model 2 looked only at “jane”');
+  assert.match(await page.textContent('#whatif-text'), /step 2 → “jane”/);
   await page.selectOption('#member', '');
+  rows = await matrix(page);
+  close(rows, expected.flatMap((x) => x.mean), 'the mean after the what-if');
+  assert.deepEqual(rows[1].w, [1, 0, 0, 0, 0], 'so did their mean');
+  await page.click('#whatif-clear');
+  await page.waitForFunction(() => document.getElementById('watch').dataset.state === 'done');
+  assert.equal(await page.textContent('#output'), ensemble.translate(SRC).text, 'undone');
+  // Back to the mean; a single model hides the picker.
   close(await matrix(page), want.attention, 'mean again');
   await page.selectOption('#model', 'en-ko');
   await page.waitForFunction(() => document.getElementById('members').hidden || document.getElementById('watch').dataset.state !== 'done');

@@ -141,6 +141,13 @@ test('a reader of French gets English → French, where the adjective follows it
   const row = (w) => m.rows.findIndex((x) => x.word === w);
   assert.ok(m.src.indexOf('red') < m.src.indexOf('car') && row('rouge') > row('voiture'), 'the alignment crosses');
   assert.equal(lookedAt(m, 'rue'), 'street');
+  // en-fr is an ensemble of two: a what-if moves both members' attention, and the decode goes on.
+  const street = m.src.indexOf('street');
+  await page.dragAndDrop('#alignment tbody tr:first-child td[data-col="0"]', `#alignment tbody tr:first-child td[data-col="${street}"]`);
+  await page.waitForFunction(() => !document.getElementById('whatif-note').hidden && /without it/.test(document.getElementById('whatif-text').textContent), null, { timeout: 60000 });
+  assert.match(await page.textContent('#whatif-text'), /step 1 → “street”/);
+  const after = await wordMatrix(page);
+  assert.equal(after.src[argmax(after.rows[0].w)], 'street', 'the first word looked only at “street”');
   assert.deepEqual(problems, []);
   await page.close();
 });

@@ -407,6 +407,41 @@ TEST_CASE(
   }
 }
 
+TEST_CASE("an ensemble Session's attention override (a what-if): every member attends with the row") {
+  auto cfg = test::small_config(Cell::GRU, Style::Luong, Score::General);
+  Model a(cfg), b(cfg);
+  test::randomize(a, 71, 1.0f);
+  test::randomize(b, 72, 1.0f);
+  const Ensemble e(std::vector<const Model*>{&a, &b});
+  const std::vector<std::int32_t> src = {5, 6, 7, 8};
+  std::vector<Encoded> enc(2);
+  a.encode(src.data(), 4, enc[0]);
+  b.encode(src.data(), 4, enc[1]);
+  const std::vector<float> row = {0.f, 0.f, 1.f, 0.f};
+  // Each member, alone, with the same override at step 2 (and the ensemble's tokens fed in).
+  Session both(e, {&enc[0], &enc[1]}, DecodeOptions{});
+  Session sa(a, enc[0], DecodeOptions{}), sb(b, enc[1], DecodeOptions{});
+  for (int k = 0; k < 4; ++k) {
+    CAPTURE(k);
+    const float* o = k == 2 ? row.data() : nullptr;
+    const std::int32_t t = both.step(-1, o).token;
+    sa.step(t, o);
+    sb.step(t, o);
+    CHECK(both.member_state(0).attention == sa.state().attention);  // bit for bit
+    CHECK(both.member_state(1).attention == sb.state().attention);
+    CHECK(both.member_state(0).logits == sa.state().logits);
+    CHECK(both.member_state(1).logits == sb.state().logits);
+    if (k == 2)
+      for (int i = 0; i < 4; ++i) CHECK(both.attention()[i] == row[std::size_t(i)]);  // the mean shown is the row
+  }
+  CHECK(sa.state().attention != std::vector<float>(sa.state().attention.size(), 0.f));
+  // An ensemble of one with an override is its model's Session with it, bit for bit.
+  const Ensemble one(std::vector<const Model*>{&a});
+  Session s1(one, {&enc[0]}, DecodeOptions{}), s0(a, enc[0], DecodeOptions{});
+  CHECK(s1.step(-1, row.data()).token == s0.step(-1, row.data()).token);
+  CHECK(s1.member_state(0).logits == s0.state().logits);
+}
+
 TEST_CASE("an ensemble Session: forced tokens, and what it refuses") {
   auto cfg = test::small_config(Cell::GRU, Style::Luong, Score::Dot);
   Model a(cfg), b(cfg);
@@ -418,10 +453,10 @@ TEST_CASE("an ensemble Session: forced tokens, and what it refuses") {
   a.encode(src.data(), 3, enc[0]);
   b.encode(src.data(), 3, enc[1]);
   Session s(e, {&enc[0], &enc[1]}, DecodeOptions{});
-  const std::vector<float> row = {1.f, 0.f, 0.f};
-  CHECK(test::error_of([&] { s.step(-1, row.data()); }) ==
-        "an attention override needs one model; this decoder is an ensemble of 2");
-  CHECK(s.length() == 0);  // refused before anything changed
+  const std::vector<float> bad = {1.f, -1.f, 0.f};
+  CHECK(test::error_of([&] { s.step(-1, bad.data()); }) ==
+        "step: attention override weight 1 is -1; weights must be finite and >= 0");
+  CHECK(s.length() == 0);  // refused before any member changed
   const auto& st = s.step(9);
   CHECK(st.token == 9);
   CHECK(st.forced);

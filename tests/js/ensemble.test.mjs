@@ -177,14 +177,38 @@ test('decoder(): different members step to the ensemble\'s translation; each mem
   }
 });
 
+test('decoder(): an attention override (a what-if) is every member\'s: the mean shown is the row, each member steps as alone with it', () => {
+  const e = createEnsemble([m['en-ko'], m['en-ko-general']]);
+  const text = 'jane went to the store';
+  const dec = e.decoder(text);
+  const alone = e.models.map((x) => x.decoder(x.encode(text)));
+  const T = dec.encoded[0].length;
+  const row = new Float32Array(T).fill(0);
+  row[T - 2] = 1;  // "store"
+  for (let k = 0; !dec.done && k < 6; k++) {
+    const opt = k === 1 ? { attention: row } : undefined;
+    const s = dec.step(opt);
+    alone.forEach((d, i) => {
+      const r = d.step({ force: s.token, ...(opt ?? {}) });
+      assert.deepEqual(s.members[i].attention, r.attention, `member ${i} at step ${k}`);
+      assert.deepEqual(s.members[i].logits, r.logits, `member ${i} at step ${k}`);
+    });
+    if (k === 1) assert.deepEqual([...s.attention], [...row], 'the mean shown is the override');
+    else assert.notDeepEqual([...s.attention], [...row]);
+  }
+  for (const d of [dec, ...alone]) d.dispose();
+});
+
 test('decoder(): forced tokens, and what an ensemble decoder refuses; the models keep working', () => {
   const e = createEnsemble([m['en-ko'], m['en-ko-general']]);
   const dec = e.decoder('jane went to the store');
   const s = dec.step({ force: 7 });
   assert.equal(s.token, 7);
   assert.equal(s.forced, true);
-  refused(() => dec.step({ attention: new Float32Array(dec.encoded[0].length).fill(0.2) }), 'BAD_INPUT',
-    'an attention override needs one model; this decoder is an ensemble of 2');
+  const T = dec.encoded[0].length;
+  refused(() => dec.step({ attention: new Float32Array(T + 1).fill(0.2) }), 'BAD_INPUT', `attention override has ${T + 1} weights; the source has ${T}`);
+  refused(() => dec.step({ attention: new Float32Array(T).fill(0) }), 'BAD_INPUT', 'attention override row 0 sums to 0');
+  refused(() => dec.step({ attention: new Float32Array(T).fill(-1) }), 'BAD_INPUT', 'attention override weight 0 is -1');
   refused(() => dec.step({ force: 10 ** 6 }), 'BAD_INPUT', 'force must be a target token id');
   assert.equal(dec.length, 1, 'the refused steps changed nothing');
   refused(() => e.decoder(m['en-ko'].encode('jane')), 'BAD_INPUT', 'an ensemble decodes text or ids, not an Encoded');

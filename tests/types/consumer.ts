@@ -106,6 +106,9 @@ const edec: EnsembleDecoder = ensemble.decoder('w5 w6 w7', { topk: 3 });
 const estep: EnsembleStepResult = edec.step();
 const own: MemberStep | undefined = estep.members[1];
 check(estep.attention.length === edec.encoded[0]!.length && own?.query.length === model.config.hidden && estep.topk.length === 3, 'ensemble decoder');
+// A what-if: every member attends with the row, so their mean is the row.
+const ewhatif: EnsembleStepResult = edec.step({ attention: [0, 1, 0] });
+check(ewhatif.attention[1] === 1 && ewhatif.members[0]!.attention[1] === 1, 'ensemble what-if');
 edec.dispose();
 check((() => {
   try {

@@ -45,11 +45,6 @@ const editLabels = new WeakMap();   // attention row -> label
 export function whatIf(k, col, span = 1, label = null) {
   const sess = state.sess;
   if (!sess || k >= sess.steps.length || sess.key !== inputKey() || isVanilla(sess)) return;
-  if (sess.members > 1) {   // the engine refuses it too: whose attention would move?
-    $('whatif-text').textContent = `A what-if moves one model's attention; this is an ensemble of ${sess.members} models decoding together, so it has none to move. Pick a single model to try one.`;
-    $('whatif-note').hidden = false;
-    return;
-  }
   const fromLook = !!document.activeElement?.closest('#inspector-body .look');  // pressed ◎ (keyboard or pointer)
   const overrides = new Map([...sess.overrides].filter(([j]) => j < k));
   const row = span > 1 ? new Float32Array(sess.src.length).fill(1 / span, col, col + span) : oneHot(sess.src.length, col);
@@ -62,7 +57,8 @@ export function whatIf(k, col, span = 1, label = null) {
     return showError(errText(e));
   }
   baseline(state.sess);   // asked for now, so that it is there when the decode ends
-  $('whatif-text').textContent = `What if step ${k + 1} had looked only at “${editLabels.get(row)}”? Re-decoding from there…`;
+  const who = state.sess.members > 1 ? ` (each of the ${state.sess.members} models decoding together)` : '';
+  $('whatif-text').textContent = `What if step ${k + 1} had looked only at “${editLabels.get(row)}”${who}? Re-decoding from there…`;
   $('whatif-note').hidden = false;
   for (let j = 0; j <= k; j++) if (!stepOnce()) break;
   state.selected = k;
