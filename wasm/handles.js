@@ -479,6 +479,9 @@ export class Ensemble {
   }
   /** The first member's tokenize(): every member reads text the same way. */
   tokenize(input, side = 'source') { return this.models[0].tokenize(input, side); }
+  /** The first member's detokenize() and words(): every member writes and groups pieces alike. */
+  detokenize(ids, side = 'target') { return this.models[0].detokenize(ids, side); }
+  words(srcIds, tgtIds, attention) { return this.models[0].words(srcIds, tgtIds, attention); }
   /** translateBatch() a window at a time, as a model's translateStream(). */
   translateStream(inputs, options = {}) {
     checkOptions(options, 'translateStream');

@@ -329,6 +329,9 @@ export class Ensemble {
   translateStream(inputs: Iterable<Input> | AsyncIterable<Input>, options?: TranslateStreamOptions): AsyncIterableIterator<Translation>;
   /** The first member's tokenize() (every member reads text alike). */
   tokenize(input: Input, side?: 'source' | 'target'): { ids: Int32Array; tokens: string[] };
+  /** The first member's detokenize() and words() (every member writes and groups pieces alike). */
+  detokenize(ids: ArrayLike<number>, side?: 'source' | 'target'): string;
+  words(srcIds: ArrayLike<number>, tgtIds: ArrayLike<number>, attention?: Float32Array | number[] | null): WordView;
   /**
    * Step-by-step decoding of one input (text or ids): each member encodes it (`encoded`, disposed with
    * the decoder) and each step ranks tokens by the members' mean log-probability.

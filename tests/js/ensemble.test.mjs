@@ -11,7 +11,7 @@ import { loadModel, createEnsemble, Ensemble, EnsembleDecoder, AttnseqError } fr
 const ROOT = new URL('../../', import.meta.url);
 const m = {};
 before(async () => {
-  for (const id of ['en-ko', 'en-ko-general', 'en-ko-bahdanau', 'dates', 'en-fr']) m[id] = await loadModel(new URL(`models/${id}.safetensors`, ROOT));
+  for (const id of ['en-ko', 'en-ko-general', 'en-ko-bahdanau', 'dates', 'en-fr', 'en-fr-2']) m[id] = await loadModel(new URL(`models/${id}.safetensors`, ROOT));
 });
 after(() => { for (const x of Object.values(m)) x.dispose(); });
 
@@ -234,4 +234,14 @@ test('dispose(): an ensemble disposes its models; a second call does nothing; ev
   const c = await loadModel(new URL('models/en-ko.safetensors', ROOT));
   createEnsemble([c])[Symbol.dispose]();
   assert.ok(c.disposed);
+});
+
+test('an ensemble tokenizes, detokenizes and groups pieces into words as its first member does (the shipped en-fr pair)', () => {
+  const e = createEnsemble([m['en-fr'], m['en-fr-2']]);
+  const t = e.translate('A red car is parked on the street.', { beam: 5, lengthPenalty: 1.2 });
+  assert.equal(e.detokenize(t.tokens), t.text);
+  assert.equal(e.detokenize(e.tokenize('Une voiture rouge.', 'target').ids), 'Une voiture rouge.');
+  const srcIds = e.tokenize('A red car.').ids, tgtIds = e.tokenize('Une voiture rouge.', 'target').ids;
+  assert.deepEqual(e.words(srcIds, tgtIds), m['en-fr'].words(srcIds, tgtIds));
+  refused(() => e.detokenize([10 ** 6]), 'BAD_INPUT', 'detokenize(): ids');
 });

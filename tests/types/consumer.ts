@@ -109,6 +109,8 @@ check(estep.attention.length === edec.encoded[0]!.length && own?.query.length ==
 // A what-if: every member attends with the row, so their mean is the row.
 const ewhatif: EnsembleStepResult = edec.step({ attention: [0, 1, 0] });
 check(ewhatif.attention[1] === 1 && ewhatif.members[0]!.attention[1] === 1, 'ensemble what-if');
+const etext: string = ensemble.detokenize(ensemble.tokenize('w5 w6', 'target').ids);
+check(typeof etext === 'string', 'ensemble detokenize');
 edec.dispose();
 check((() => {
   try {
