@@ -43,14 +43,15 @@ const wordMatrix = (page) => page.evaluate(() => {
 // What the package gives in this browser, in the page itself: the numbers the page's must equal. (An
 // int8 model such as en-de decodes with 7-bit activations on Chromium's relaxed-SIMD path, so its
 // weights differ a little from Node's plain path: README, "Instruction sets".)
-const inPage = (page, file, text) => page.evaluate(async ({ file, text }) => {
+const inPage = (page, files, text) => page.evaluate(async ({ files, text }) => {
   const mod = await import('/wasm/attnseq.js');  // the page's own engine, already initialised
-  const m = await mod.loadModel(`/models/${file}`);
+  const ms = await Promise.all(files.map((f) => mod.loadModel(`/models/${f}`)));
+  const m = ms.length === 1 ? ms[0] : mod.createEnsemble(ms);  // the entry as it ships
   const r = m.translate(text);
   const out = { text: r.text, source: r.words.source, target: r.words.target, attention: Array.from(r.words.attention) };
   m.dispose();
   return out;
-}, { file, text });
+}, { files, text });
 const argmax = (w) => w.indexOf(Math.max(...w));
 const lookedAt = (m, word) => {
   const row = m.rows.find((r) => r.word === word);
@@ -75,7 +76,7 @@ test('the page opens on English → German and its words look where a translator
   // A relative clause: German puts its verb last, and that word looks back at the English verb.
   await play(page, entry.examples[0]);
   const text = await page.textContent('#output');
-  const r = await inPage(page, entry.file, entry.examples[0]);
+  const r = await inPage(page, entry.files ?? [entry.file], entry.examples[0]);
   assert.equal(text, r.text, 'the page decodes what the package does (greedy)');
   assert.equal(text, 'Ein Kind, das einen Apfel isst.');
   const m = await wordMatrix(page);
