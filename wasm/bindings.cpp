@@ -970,6 +970,7 @@ const emscripten::class_<H>& with_decoder_functions(const emscripten::class_<H>&
       .function("record", &H::record)
       .function("lastErrorCode", &H::lastErrorCode)
       .function("lastErrorMessage", &H::lastErrorMessage)
+      .function("overrideBuffer", &H::overrideBuffer)
       .function("done", &H::done)
       .function("length", &H::length);
   return c;
@@ -991,11 +992,9 @@ EMSCRIPTEN_BINDINGS(attnseq) {
       .function("memory", &SourceHandle::memory);
   with_decoder_functions(class_<DecoderHandle>("Decoder"))
       .function("address", &DecoderHandle::address)
-      .function("overrideBuffer", &DecoderHandle::overrideBuffer)
       .function("rawStepMicros", &DecoderHandle::rawStepMicros);
   with_decoder_functions(class_<EnsembleDecoderHandle>("EnsembleDecoder"))
-      .function("step", &EnsembleDecoderHandle::step)
-      .function("overrideBuffer", &EnsembleDecoderHandle::overrideBuffer);
+      .function("step", &EnsembleDecoderHandle::step);
   class_<TrainerHandle>("Trainer")
       .constructor<>()
       .function("create", &TrainerHandle::create)

@@ -613,11 +613,7 @@ export class Decoder extends Disposable {
         if (!Number.isInteger(forced) || forced < 0 || forced >= m.config.tgtVocabSize)
           throw new AttnseqError('BAD_INPUT', `force must be a target token id in [0, ${m.config.tgtVocabSize}) or a known token`);
       }
-      if (options.attention !== undefined) {
-        override = Float32Array.from(options.attention);
-        if (override.length !== this.encoded.length)
-          throw new AttnseqError('BAD_INPUT', `attention override has ${override.length} weights; the source has ${this.encoded.length}`);
-      }
+      if (options.attention !== undefined) override = overrideRow(options.attention, this.encoded.length);
     }
     const h = this._h;  // DISPOSED before anything touches the handle's memory
     const M = this.#M;
@@ -660,6 +656,7 @@ export class EnsembleDecoder extends Disposable {
   #M;
   #record;
   #names;
+  #override;  // the override row's float index into HEAPF32 (fixed for the handle's life)
   constructor(ensemble, encs, handle, maxLength, topk) {
     super(handle, ensemble.models);
     this.ensemble = ensemble;
@@ -671,6 +668,7 @@ export class EnsembleDecoder extends Disposable {
     const layout = handle.recordLayout();
     const spans = (fields, base) => Object.fromEntries(fields.map((f) => [f.name, { offset: base + f.offset, length: f.length }]));
     this.#record = { size: layout.size, mean: spans(layout.fields, 0), members: layout.members.map((m) => spans(m.fields, m.offset)) };
+    this.#override = handle.overrideBuffer() / 4;
   }
   get done() { return this._h.done(); }
   get length() { return this._h.length(); }
@@ -689,16 +687,12 @@ export class EnsembleDecoder extends Disposable {
         if (!Number.isInteger(forced) || forced < 0 || forced >= m.config.tgtVocabSize)
           throw new AttnseqError('BAD_INPUT', `force must be a target token id in [0, ${m.config.tgtVocabSize}) or a known token`);
       }
-      if (options.attention !== undefined) {
-        override = Float32Array.from(options.attention);
-        const T = this.encoded[0].length;
-        if (override.length !== T) throw new AttnseqError('BAD_INPUT', `attention override has ${override.length} weights; the source has ${T}`);
-      }
+      if (options.attention !== undefined) override = overrideRow(options.attention, this.encoded[0].length);
     }
     const h = this._h;
     for (const e of this.encoded) void e._h;  // DISPOSED if an encoding was disposed
     const R = this.#record, M = this.#M;
-    if (override) M.HEAPF32.set(override, h.overrideBuffer() / 4);  // the engine checks the weights
+    if (override) M.HEAPF32.set(override, this.#override);  // the engine checks the weights
     if (h.step(forced, this.topk, override !== null) !== 0) throw new AttnseqError(h.lastErrorCode(), h.lastErrorMessage());
     const base = h.record() / 4;
     const rec = M.HEAPF32.slice(base, base + R.size);
@@ -718,6 +712,14 @@ export class EnsembleDecoder extends Disposable {
       members: R.members.map((s) => ({ attention: view(s.attention), scores: view(s.scores), query: view(s.query), context: view(s.context), logits: view(s.logits) })),
     };
   }
+}
+
+// A step's attention override (options.attention) as the engine reads it: T weights (their values the
+// engine checks), copied into a Float32Array.
+function overrideRow(attention, T) {
+  const row = Float32Array.from(attention);
+  if (row.length !== T) throw new AttnseqError('BAD_INPUT', `attention override has ${row.length} weights; the source has ${T}`);
+  return row;
 }
 
 // What the engine says of an Encoded given to a model other than its own (src/model/decoder.cpp), which
