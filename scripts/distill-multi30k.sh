@@ -12,7 +12,11 @@
 #      recipe's int8 file, length penalty and test sets (OUT.int8.safetensors, OUT.lp.txt, OUT.test.txt).
 #   bash scripts/distill-multi30k.sh de|fr OUT.safetensors TEACHER.safetensors TEACHER.safetensors...
 #   (the teachers: runs of scripts/train-multi30k.sh with different SEEDs, their f32 best checkpoints)
-#   env: SEED (the student's, default 1), THREADS, CLI, EPOCHS, STOP_AFTER_TRAINING as in train-multi30k.sh.
+#   env: SEED (the student's, default 1), THREADS, CLI, EPOCHS, STOP_AFTER_TRAINING, HIDDEN, EMBEDDING as in
+#   train-multi30k.sh; RAW (the folder of train, val and test files, default data/multi30k/raw: the tests
+#   use five-line sets); TARGETS_ONLY=1 ends the run after step 2 (the targets, for students trained from
+#   them with TRAIN_TGT=OUT.train.LANG bash scripts/train-multi30k.sh, as en-de's and en-fr's smaller
+#   members are: models/README.md).
 # shellcheck source=scripts/lib/recipe.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib/recipe.sh"
 usage="usage: bash scripts/distill-multi30k.sh de|fr OUT.safetensors TEACHER.safetensors TEACHER.safetensors..."
@@ -22,12 +26,16 @@ shift 2
 [ "$#" -ge 1 ] || { echo "$usage" >&2; exit 2; }
 case "$LANG_T" in de|fr) ;; *) echo "target language is de or fr, not '$LANG_T'" >&2; exit 2 ;; esac
 ensure_cli
-D=data/multi30k
+RAW="${RAW:-data/multi30k/raw}"
+if [ "$RAW" != data/multi30k/raw ] && [ "${TARGETS_ONLY:-0}" != 1 ]; then
+  echo "RAW=$RAW needs TARGETS_ONLY=1: the student trains on data/multi30k/raw (scripts/train-multi30k.sh)" >&2
+  exit 2
+fi
 MODELS=()
 for t in "$@"; do MODELS+=(--model "$t"); done
 mkdir -p "$(dirname "$OUT")"
 TARGETS="${OUT%.safetensors}.train.$LANG_T"
-LINES=$(wc -l < "$D/raw/train.en")
+LINES=$(wc -l < "$RAW/train.en")
 
 if [ ! -f "$TARGETS" ] || [ "$(wc -l < "$TARGETS")" != "$LINES" ]; then
   # 1. The ensemble's length penalty, on val (kept in OUT.teachers.lp once chosen).
@@ -37,12 +45,12 @@ if [ ! -f "$TARGETS" ] || [ "$(wc -l < "$TARGETS")" != "$LINES" ]; then
     best_lp="" best_bleu=-1
     : > "$OUT.teachers.txt"
     for lp in 0.6 0.8 1.0 1.2 1.4 1.6; do
-      bleu=$("$CLI" eval "${MODELS[@]}" --src "$D/raw/val.en" --tgt "$D/raw/val.$LANG_T" --beam 5 --length-penalty "$lp" \
+      bleu=$("$CLI" eval "${MODELS[@]}" --src "$RAW/val.en" --tgt "$RAW/val.$LANG_T" --beam 5 --length-penalty "$lp" \
         --threads "$THREADS" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["bleu_13a"])')
       echo "[distill] teachers ($#) on val, beam 5, length penalty $lp: BLEU (13a) $bleu" | tee -a "$OUT.teachers.txt" >&2
       if python3 -c "import sys; sys.exit(0 if $bleu > $best_bleu else 1)"; then best_lp=$lp best_bleu=$bleu; fi
     done
-    "$CLI" eval "${MODELS[@]}" --src "$D/raw/val.en" --tgt "$D/raw/val.$LANG_T" --beam 5 --length-penalty "$best_lp" \
+    "$CLI" eval "${MODELS[@]}" --src "$RAW/val.en" --tgt "$RAW/val.$LANG_T" --beam 5 --length-penalty "$best_lp" \
       --threads "$THREADS" | tee -a "$OUT.teachers.txt"
     echo "$best_lp" > "$OUT.teachers.lp"
   fi
@@ -58,8 +66,8 @@ if [ ! -f "$TARGETS" ] || [ "$(wc -l < "$TARGETS")" != "$LINES" ]; then
     c=$(printf '%s/%03d' "$CH" "$k")
     want=$(( k + 1 < n_chunks ? CHUNK : LINES - k * CHUNK ))
     [ -f "$c.hyp" ] && [ "$(wc -l < "$c.hyp")" = "$want" ] && continue
-    sed -n "$((k * CHUNK + 1)),$(((k + 1) * CHUNK))p" "$D/raw/train.en" > "$c.en"
-    sed -n "$((k * CHUNK + 1)),$(((k + 1) * CHUNK))p" "$D/raw/train.$LANG_T" > "$c.$LANG_T"
+    sed -n "$((k * CHUNK + 1)),$(((k + 1) * CHUNK))p" "$RAW/train.en" > "$c.en"
+    sed -n "$((k * CHUNK + 1)),$(((k + 1) * CHUNK))p" "$RAW/train.$LANG_T" > "$c.$LANG_T"
     echo "[distill] chunk $((k + 1)) of $n_chunks" >&2
     "$CLI" eval "${MODELS[@]}" --src "$c.en" --tgt "$c.$LANG_T" --beam 5 --length-penalty "$best_lp" \
       --threads "$THREADS" --hyp "$c.hyp.tmp" | tee -a "$OUT.teachers.txt"
@@ -68,12 +76,17 @@ if [ ! -f "$TARGETS" ] || [ "$(wc -l < "$TARGETS")" != "$LINES" ]; then
   for ((k = 0; k < n_chunks; k++)); do cat "$(printf '%s/%03d' "$CH" "$k").hyp"; done > "$TARGETS.hyp"
   # A translation that came out empty (the ensemble ended at once) cannot be a training line: the
   # reference stands in for it, and the count is recorded.
-  paste -d '\t' "$TARGETS.hyp" "$D/raw/train.$LANG_T" | awk -F '\t' '{ if ($1 ~ /^[[:space:]]*$/) { print $2; n++ } else print $1 }
+  paste -d '\t' "$TARGETS.hyp" "$RAW/train.$LANG_T" | awk -F '\t' '{ if ($1 ~ /^[[:space:]]*$/) { print $2; n++ } else print $1 }
     END { print n + 0 " empty translations replaced by their references" > "/dev/stderr" }' > "$TARGETS.tmp" \
     2> >(tee -a "$OUT.teachers.txt" >&2)
   [ "$(wc -l < "$TARGETS.tmp")" = "$LINES" ] || { echo "[distill] $TARGETS.tmp: not $LINES lines" >&2; exit 1; }
   rm -rf "$TARGETS.hyp" "$CH"
   mv "$TARGETS.tmp" "$TARGETS"
+fi
+
+if [ "${TARGETS_ONLY:-0}" = 1 ]; then
+  echo "[distill] the student's targets are $TARGETS (TARGETS_ONLY=1: no student trained)" >&2
+  exit 0
 fi
 
 # 3. The student.
