@@ -55,3 +55,16 @@ function refusedWith(code, args, fragments) {
   assert.equal(r.out, '', `${r.what}: nothing on stdout`);
   return r;
 }
+
+// A tiny English-to-French Multi30K model (hidden and embeddings of 16, tied, batch 16) trained here on
+// the pair `${train}.en` / `${train}.fr` with `${dev}.en` / `${dev}.fr` as its dev pair, with the
+// shipped SentencePiece models, written to `out`; returns `out`. For the recipe tests that need
+// members or teachers of their own.
+export function trainTinyEnFr({ train, dev, seed, epochs, out }) {
+  const spm = path.join(ROOT, 'data/multi30k/spm');
+  cliOk(['train', '--src', `${train}.en`, '--tgt', `${train}.fr`, '--dev-src', `${dev}.en`, '--dev-tgt', `${dev}.fr`,
+    '--src-spm', path.join(spm, 'm30k_en.model'), '--tgt-spm', path.join(spm, 'm30k_fr.model'),
+    '--hidden', '16', '--embedding', '16', '--tie-embeddings', '--batch', '16', '--epochs', String(epochs),
+    '--seed', String(seed), '--threads', '1', '--quiet', '--out', out]);
+  return out;
+}

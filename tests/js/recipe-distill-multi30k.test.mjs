@@ -11,7 +11,7 @@ import { mkdtempSync, mkdirSync, readFileSync, writeFileSync, rmSync, statSync, 
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { NATIVE_CLI, cliOk, requireNativeCli } from './native.mjs';
+import { NATIVE_CLI, cliOk, requireNativeCli, trainTinyEnFr } from './native.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const D = path.join(ROOT, 'data/multi30k');
@@ -31,15 +31,8 @@ for (const l of ['en', 'fr']) {
 const run = (args, env = {}) => spawnSync('bash', [path.join(ROOT, 'scripts/distill-multi30k.sh'), ...args], {
   encoding: 'utf8', timeout: 600000, env: { ...process.env, CLI: NATIVE_CLI, RAW, THREADS: '1', TARGETS_ONLY: '1', ...env },
 });
-function tiny(seed) {
-  const out = path.join(TMP, `tiny${seed}.safetensors`);
-  cliOk(['train', '--src', path.join(TMP, 'teach.en'), '--tgt', path.join(TMP, 'teach.fr'),
-    '--dev-src', path.join(RAW, 'val.en'), '--dev-tgt', path.join(RAW, 'val.fr'),
-    '--src-spm', path.join(D, 'spm/m30k_en.model'), '--tgt-spm', path.join(D, 'spm/m30k_fr.model'),
-    '--hidden', '16', '--embedding', '16', '--tie-embeddings', '--batch', '16', '--epochs', '2',
-    '--seed', String(seed), '--threads', '1', '--quiet', '--out', out]);
-  return out;
-}
+const tiny = (seed) => trainTinyEnFr({ train: path.join(TMP, 'teach'), dev: path.join(RAW, 'val'), seed, epochs: 2,
+  out: path.join(TMP, `tiny${seed}.safetensors`) });
 const models = (files) => files.flatMap((f) => ['--model', f]);
 const val13a = (files, lp) => JSON.parse(cliOk(['eval', ...models(files), '--src', path.join(RAW, 'val.en'),
   '--tgt', path.join(RAW, 'val.fr'), '--beam', '5', '--length-penalty', lp, '--threads', '1', '--json']).out).bleu_13a;

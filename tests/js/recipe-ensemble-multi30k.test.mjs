@@ -11,7 +11,7 @@ import { mkdtempSync, readFileSync, writeFileSync, rmSync, statSync, existsSync 
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { NATIVE_CLI, cliOk, requireNativeCli } from './native.mjs';
+import { NATIVE_CLI, cliOk, requireNativeCli, trainTinyEnFr } from './native.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const D = path.join(ROOT, 'data/multi30k');
@@ -33,15 +33,8 @@ const tsv = (file) => readFileSync(file, 'utf8').split('\n').filter(Boolean).map
   const [key, lp, bleu, bytes] = l.split('\t');
   return { key, lp, bleu: Number(bleu), bytes: Number(bytes) };
 });
-function tiny(seed) {
-  const out = path.join(TMP, `tiny${seed}.safetensors`);
-  cliOk(['train', '--src', path.join(TMP, 'train.en'), '--tgt', path.join(TMP, 'train.fr'),
-    '--dev-src', path.join(TMP, 'val.en'), '--dev-tgt', path.join(TMP, 'val.fr'),
-    '--src-spm', path.join(D, 'spm/m30k_en.model'), '--tgt-spm', path.join(D, 'spm/m30k_fr.model'),
-    '--hidden', '16', '--embedding', '16', '--tie-embeddings', '--batch', '16', '--epochs', '1',
-    '--seed', String(seed), '--threads', '1', '--quiet', '--out', out]);
-  return out;
-}
+const tiny = (seed) => trainTinyEnFr({ train: path.join(TMP, 'train'), dev: path.join(TMP, 'val'), seed, epochs: 1,
+  out: path.join(TMP, `tiny${seed}.safetensors`) });
 const val13a = (files, lp) => JSON.parse(cliOk(['eval', ...files.flatMap((f) => ['--model', f]),
   '--src', path.join(TMP, 'val.en'), '--tgt', path.join(TMP, 'val.fr'), '--beam', '5',
   '--length-penalty', lp, '--threads', '1', '--json']).out).bleu_13a;
