@@ -15,7 +15,13 @@ const files = readdirSync(DIR).filter((f) => f.endsWith('.safetensors')).sort();
 const readme = readFileSync(path.join(DIR, 'README.md'), 'utf8');
 // The shipped model a teacher belongs with: its name's prefix (g2p-en-s2 -> g2p-en, en-fr-ds1 -> en-fr).
 const shippedOf = (f) => ['g2p-en', 'en-de', 'en-fr'].find((id) => f.startsWith(`${id}-`));
-const inputs = { 'g2p-en': 'attention', 'en-de': 'A man is riding a bike.', 'en-fr': 'A red car is parked on the street.' };
+const index = JSON.parse(readFileSync(path.join(ROOT, 'models/index.json'), 'utf8'));
+// What a teacher decodes: the first example of its shipped model's entry in models/index.json.
+const inputOf = (id) => {
+  const entry = index.models.find((m) => m.id === id);
+  assert.ok(entry?.examples?.length, `models/index.json: no examples for ${id}`);
+  return entry.examples[0];
+};
 
 test('every teacher has its section in models/teachers/README.md and a shipped model of its task', () => {
   assert.ok(files.length >= 5, `models/teachers holds ${files.length} models`);
@@ -27,7 +33,6 @@ test('every teacher has its section in models/teachers/README.md and a shipped m
 });
 
 test('no teacher ships: models/index.json, which is all the attnseq-models package takes (tools/pack_models.mjs), leaves them out', () => {
-  const index = JSON.parse(readFileSync(path.join(ROOT, 'models/index.json'), 'utf8'));
   const listed = index.models.flatMap((m) => m.files ?? [m.file]).map((f) => path.basename(f));
   for (const f of files) assert.ok(!listed.includes(f), `${f} is listed in models/index.json`);
 });
@@ -35,12 +40,13 @@ test('no teacher ships: models/index.json, which is all the attnseq-models packa
 test('every teacher loads and decodes together with its shipped model', async () => {
   for (const f of files) {
     const id = shippedOf(f);
+    const input = inputOf(id);
     const [t, s] = [await loadModel(path.join(DIR, f)), await loadModel(path.join(ROOT, 'models', `${id}.safetensors`))];
     try {
-      const alone = t.translate(inputs[id]);
-      assert.ok(alone.tokens.length > 0, `${f}: an empty answer for ${inputs[id]}`);
+      const alone = t.translate(input);
+      assert.ok(alone.tokens.length > 0, `${f}: an empty answer for ${input}`);
       const e = createEnsemble([s, t]);
-      assert.ok(e.translate(inputs[id]).tokens.length > 0, `${f} with ${id}: an empty answer`);
+      assert.ok(e.translate(input).tokens.length > 0, `${f} with ${id}: an empty answer`);
     } finally {
       t.dispose();
       s.dispose();
