@@ -17,6 +17,8 @@
 #   use five-line sets); TARGETS_ONLY=1 ends the run after step 2 (the targets, for students trained from
 #   them with TRAIN_TGT=OUT.train.LANG bash scripts/train-multi30k.sh, as en-de's and en-fr's smaller
 #   members are: models/README.md).
+#   TEACHERS_LP=X: the teachers' length penalty for the targets, given instead of chosen by the
+#   teachers' own val BLEU (a student may learn better from shorter targets: docs/translation.md).
 # shellcheck source=scripts/lib/recipe.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib/recipe.sh"
 usage="usage: bash scripts/distill-multi30k.sh de|fr OUT.safetensors TEACHER.safetensors TEACHER.safetensors..."
@@ -25,6 +27,10 @@ OUT="${2:?$usage}"
 shift 2
 [ "$#" -ge 1 ] || { echo "$usage" >&2; exit 2; }
 case "$LANG_T" in de|fr) ;; *) echo "target language is de or fr, not '$LANG_T'" >&2; exit 2 ;; esac
+if [ -n "${TEACHERS_LP:-}" ] && ! [[ "$TEACHERS_LP" =~ ^[0-9]+(\.[0-9]+)?$ ]]; then
+  echo "TEACHERS_LP is a length penalty (a number, 0 or more), not '$TEACHERS_LP'" >&2
+  exit 2
+fi
 ensure_cli
 RAW="${RAW:-data/multi30k/raw}"
 if [ "$RAW" != data/multi30k/raw ] && [ "${TARGETS_ONLY:-0}" != 1 ]; then
@@ -41,6 +47,12 @@ if [ ! -f "$TARGETS" ] || [ "$(wc -l < "$TARGETS")" != "$LINES" ]; then
   # 1. The ensemble's length penalty, on val (kept in OUT.teachers.lp once chosen).
   if [ -s "$OUT.teachers.lp" ]; then
     best_lp=$(cat "$OUT.teachers.lp")
+  elif [ -n "${TEACHERS_LP:-}" ]; then
+    # A penalty given: the targets' length is chosen by the student's val BLEU instead (docs/translation.md).
+    best_lp=$TEACHERS_LP
+    "$CLI" eval "${MODELS[@]}" --src "$RAW/val.en" --tgt "$RAW/val.$LANG_T" --beam 5 --length-penalty "$best_lp" \
+      --threads "$THREADS" | tee "$OUT.teachers.txt"
+    echo "$best_lp" > "$OUT.teachers.lp"
   else
     best_lp="" best_bleu=-1
     : > "$OUT.teachers.txt"

@@ -3,7 +3,8 @@
 // a five-line val set (RAW) with two tiny teachers trained here: the teachers' penalty is the best of
 // the six on val, the targets are their ensemble's translations of the training sources at that
 // penalty (an empty one replaced by its reference, and counted), made in chunks that a rerun keeps,
-// and a rerun with the targets there does nothing again. Uses the native binary (tests/js/native.mjs).
+// and a rerun with the targets there does nothing again; TEACHERS_LP gives the penalty instead, with
+// no sweep. Uses the native binary (tests/js/native.mjs).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -95,6 +96,21 @@ test('distill-multi30k.sh TARGETS_ONLY=1: the teachers\' penalty on val, their t
   assert.deepEqual(resumed, ['un', 'deux', 'trois', 'quatre', 'cinq', ...targets.slice(5)]);
 });
 
+test('distill-multi30k.sh TEACHERS_LP: the targets at the penalty given, with no sweep on val', () => {
+  requireNativeCli();
+  const teachers = [tiny(1), tiny(2)];
+  const out = path.join(TMP, 'g', 'student.safetensors');
+  const r = run(['fr', out, ...teachers], { TEACHERS_LP: '1.4' });
+  assert.equal(r.status, 0, r.stderr);
+  assert.doesNotMatch(r.stderr, /on val, beam 5, length penalty/, 'no sweep');
+  assert.equal(readFileSync(`${out}.teachers.lp`, 'utf8').trim(), '1.4');
+  // The ensemble's val figures at that penalty are kept, as for a chosen one.
+  assert.match(readFileSync(`${out}.teachers.txt`, 'utf8'), /beam 5, length_penalty 1.4, an ensemble of 2 models/);
+  const refs = readFileSync(path.join(RAW, 'train.fr'), 'utf8').split('\n').slice(0, -1);
+  const targets = readFileSync(path.join(TMP, 'g', 'student.train.fr'), 'utf8').split('\n').slice(0, -1);
+  assert.deepEqual(targets, translations(teachers, '1.4').map((h, i) => (h.trim() === '' ? refs[i] : h)));
+});
+
 test('distill-multi30k.sh: bad arguments are refused, naming what is wrong', () => {
   requireNativeCli();
   const out = path.join(TMP, 'bad', 'student.safetensors');
@@ -108,5 +124,10 @@ test('distill-multi30k.sh: bad arguments are refused, naming what is wrong', () 
   r = run(['fr', out, path.join(ROOT, 'models/en-fr.safetensors')], { TARGETS_ONLY: '0' });
   assert.equal(r.status, 2);
   assert.match(r.stderr, /RAW=.* needs TARGETS_ONLY=1/);
+  for (const lp of ['x', '-1', '1.2.3']) {
+    r = run(['fr', out, path.join(ROOT, 'models/en-fr.safetensors')], { TEACHERS_LP: lp });
+    assert.equal(r.status, 2, lp);
+    assert.match(r.stderr, new RegExp(`TEACHERS_LP is a length penalty \\(a number, 0 or more\\), not '${lp.replace(/\./g, '\\.')}'`));
+  }
   assert.equal(existsSync(path.join(TMP, 'bad')), false, 'nothing written');
 });
