@@ -18,7 +18,8 @@
 #   them with TRAIN_TGT=OUT.train.LANG bash scripts/train-multi30k.sh, as en-de's and en-fr's smaller
 #   members are: models/README.md).
 #   TEACHERS_LP=X: the teachers' length penalty for the targets, given instead of chosen by the
-#   teachers' own val BLEU (a student may learn better from shorter targets: docs/translation.md).
+#   teachers' own val BLEU, so that students' val BLEU can choose it (docs/translation.md); a run that
+#   goes on with another penalty in OUT.teachers.lp is refused.
 # shellcheck source=scripts/lib/recipe.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib/recipe.sh"
 usage="usage: bash scripts/distill-multi30k.sh de|fr OUT.safetensors TEACHER.safetensors TEACHER.safetensors..."
@@ -47,6 +48,10 @@ if [ ! -f "$TARGETS" ] || [ "$(wc -l < "$TARGETS")" != "$LINES" ]; then
   # 1. The ensemble's length penalty, on val (kept in OUT.teachers.lp once chosen).
   if [ -s "$OUT.teachers.lp" ]; then
     best_lp=$(cat "$OUT.teachers.lp")
+    if [ -n "${TEACHERS_LP:-}" ] && [ "$TEACHERS_LP" != "$best_lp" ]; then
+      echo "TEACHERS_LP=$TEACHERS_LP, but $OUT.teachers.lp holds $best_lp from an earlier run: remove it (and its chunks) or give that penalty" >&2
+      exit 2
+    fi
   elif [ -n "${TEACHERS_LP:-}" ]; then
     # A penalty given: the targets' length is chosen by the student's val BLEU instead (docs/translation.md).
     best_lp=$TEACHERS_LP

@@ -109,6 +109,13 @@ test('distill-multi30k.sh TEACHERS_LP: the targets at the penalty given, with no
   const refs = readFileSync(path.join(RAW, 'train.fr'), 'utf8').split('\n').slice(0, -1);
   const targets = readFileSync(path.join(TMP, 'g', 'student.train.fr'), 'utf8').split('\n').slice(0, -1);
   assert.deepEqual(targets, translations(teachers, '1.4').map((h, i) => (h.trim() === '' ? refs[i] : h)));
+
+  // Going on from an earlier run's penalty with another one given is refused, naming both.
+  rmSync(path.join(TMP, 'g', 'student.train.fr'));
+  const again = run(['fr', out, ...teachers], { TEACHERS_LP: '0.6' });
+  assert.equal(again.status, 2, again.stderr);
+  assert.match(again.stderr, /TEACHERS_LP=0\.6, but .*student\.safetensors\.teachers\.lp holds 1\.4 from an earlier run/);
+  assert.equal(existsSync(path.join(TMP, 'g', 'student.train.fr')), false, 'no targets written');
 });
 
 test('distill-multi30k.sh: bad arguments are refused, naming what is wrong', () => {
